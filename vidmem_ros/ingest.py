@@ -1,0 +1,150 @@
+"""The ingest pipeline: frames in, gated, analysed and written to the store.
+
+``IngestPipeline`` is synchronous and used directly by the evaluator and tests;
+``IngestWorker`` runs it on a thread behind a bounded queue for live topics, so
+a slow model never blocks a subscription callback and memory never grows with
+the input rate.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections import deque
+
+from vidmem_ros.config import VidmemConfig
+from vidmem_ros.errors import InputError, StoreError
+from vidmem_ros.frames import FrameInput
+from vidmem_ros.imaging import rgb_to_jpeg
+from vidmem_ros.memory.gates import FrameGate
+from vidmem_ros.memory.poses import PoseBuffer
+from vidmem_ros.memory.records import Moment
+from vidmem_ros.memory.stats import IngestStats
+from vidmem_ros.memory.store import MemoryStore
+from vidmem_ros.perception.types import Detector
+
+log = logging.getLogger(__name__)
+
+# A backwards jump of the sensor clock larger than this is a restarted source
+# (a looped or replayed bag), not a late frame: the gate starts over.
+CLOCK_RESET_S = 30.0
+
+
+class IngestPipeline:
+    def __init__(self, config: VidmemConfig, store: MemoryStore, detector: Detector | None) -> None:
+        self.config = config
+        self.store = store
+        self.detector = detector
+        self.stats = IngestStats()
+        self.poses = PoseBuffer()
+        self.gate = FrameGate(config.ingest)
+        self._last_stamp: float | None = None
+
+    def ingest(self, frame: FrameInput) -> Moment | None:
+        """Count a newly arrived frame and process it."""
+        self.stats.received()
+        return self.process(frame)
+
+    def process(self, frame: FrameInput) -> Moment | None:
+        if not self.config.ingest.enabled:
+            return self._drop("disabled")
+        self._watch_clock(frame.stamp)
+        reason = self.gate.check_time(frame.stamp)
+        if reason:
+            return self._drop(reason)
+        try:
+            rgb = frame.image.decode()
+        except InputError as exc:
+            log.warning("dropped frame from %s at %.3f: %s", frame.source, frame.stamp, exc)
+            return self._drop(exc.reason)
+        verdict = self.gate.check_image(frame.stamp, rgb)
+        if not verdict.keep:
+            return self._drop(verdict.reason)
+        cfg = self.config.ingest
+        moment = Moment(
+            stamp=frame.stamp,
+            source=frame.source,
+            width=int(rgb.shape[1]),
+            height=int(rgb.shape[0]),
+            jpeg=rgb_to_jpeg(rgb, cfg.jpeg_quality, cfg.store_max_width),
+            sharpness=verdict.sharpness,
+            detections=self.detector.detect(rgb) if self.detector else [],
+            pose=self.poses.nearest(frame.stamp, cfg.pose_max_age_s),
+        )
+        try:
+            self.store.add_moment(moment)
+        except StoreError as exc:
+            log.error("could not store frame at %.3f: %s", frame.stamp, exc)
+            return self._drop("store_error")
+        self.stats.kept()
+        return moment
+
+    def _watch_clock(self, stamp: float) -> None:
+        last = self._last_stamp
+        if last is not None and last - stamp > CLOCK_RESET_S:
+            log.warning("sensor clock jumped back %.1f s (source restarted?); restarting the frame gate", last - stamp)
+            self.gate.reset()
+        self._last_stamp = stamp
+
+    def _drop(self, reason: str) -> Moment | None:
+        """Count a dropped frame; returns None so callers can `return self._drop(...)`."""
+        self.stats.dropped(reason)
+        return None
+
+
+class IngestWorker:
+    """Runs a pipeline on its own thread behind a bounded queue that drops the oldest frame when full."""
+
+    def __init__(self, pipeline: IngestPipeline, capacity: int) -> None:
+        self.pipeline = pipeline
+        self.capacity = capacity
+        self._queue: deque[FrameInput] = deque()
+        self._cond = threading.Condition()
+        self._busy = False
+        self._stopping = False
+        self._thread = threading.Thread(target=self._run, name="vidmem-ingest", daemon=True)
+        self._thread.start()
+
+    def submit(self, frame: FrameInput) -> None:
+        self.pipeline.stats.received()
+        with self._cond:
+            if len(self._queue) >= self.capacity:
+                self._queue.popleft()
+                self.pipeline.stats.dropped("queue_full")
+            self._queue.append(frame)
+            self._cond.notify()
+
+    @property
+    def depth(self) -> int:
+        """Frames waiting or being processed."""
+        with self._cond:
+            return len(self._queue) + int(self._busy)
+
+    def wait_idle(self, timeout_s: float) -> bool:
+        """Block until the queue is empty and no frame is being processed."""
+        with self._cond:
+            return self._cond.wait_for(lambda: not self._queue and not self._busy, timeout_s)
+
+    def stop(self, timeout_s: float = 5.0) -> None:
+        with self._cond:
+            self._stopping = True
+            self._cond.notify_all()
+        self._thread.join(timeout_s)
+
+    def _run(self) -> None:
+        while True:
+            with self._cond:
+                self._cond.wait_for(lambda: self._queue or self._stopping)
+                if self._stopping:
+                    return
+                frame = self._queue.popleft()
+                self._busy = True
+            try:
+                self.pipeline.process(frame)
+            except Exception:  # a bug on one frame must not stop ingestion
+                log.exception("internal error while processing a frame at %.3f", frame.stamp)
+                self.pipeline.stats.dropped("internal_error")
+            finally:
+                with self._cond:
+                    self._busy = False
+                    self._cond.notify_all()

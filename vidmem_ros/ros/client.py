@@ -1,0 +1,76 @@
+"""A client for a running vidmem: ask questions, watch memory_stats.  Used by the CLI, demo and tests."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import rclpy
+from rclpy.node import Node
+
+from vidmem_ros.msg import MemoryStats
+from vidmem_ros.ros.convert import to_time
+from vidmem_ros.srv import Query
+
+
+class MemoryClient:
+    def __init__(self, node: Node, namespace: str = "") -> None:
+        self.node = node
+        prefix = namespace.rstrip("/")
+        self._query = node.create_client(Query, f"{prefix}/query")
+        self._stats_lock = threading.Lock()
+        self.latest_stats: MemoryStats | None = None
+        node.create_subscription(MemoryStats, f"{prefix}/memory_stats", self._on_stats, 10)
+
+    def _on_stats(self, msg: MemoryStats) -> None:
+        with self._stats_lock:
+            self.latest_stats = msg
+
+    def stats(self) -> MemoryStats | None:
+        with self._stats_lock:
+            return self.latest_stats
+
+    def wait_for_service(self, timeout_s: float) -> bool:
+        return bool(self._query.wait_for_service(timeout_sec=timeout_s))
+
+    def ask(
+        self, question: str, as_of: float | None = None, timeout_s: float = 30.0, max_turns: int = 0
+    ) -> Query.Response:
+        request = Query.Request(question=question, max_turns=max_turns, timeout_s=float(timeout_s))
+        if as_of is not None:
+            request.as_of = to_time(as_of)
+        future = self._query.call_async(request)
+        rclpy.spin_until_future_complete(self.node, future, timeout_sec=timeout_s)
+        if not future.done():
+            self._query.remove_pending_request(future)
+            raise TimeoutError(f"no answer to {question!r} within {timeout_s} s")
+        response = future.result()
+        assert response is not None
+        return response
+
+    def wait_for_stats(self, predicate: object, timeout_s: float) -> MemoryStats | None:
+        """Spin until a memory_stats message satisfies ``predicate``; returns it, or None on timeout."""
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            rclpy.spin_once(self.node, timeout_sec=0.1)
+            stats = self.stats()
+            if stats is not None and predicate(stats):  # type: ignore[operator]
+                return stats
+        return None
+
+    def wait_until_idle(self, received_at_least: int, timeout_s: float, settle_s: float = 2.0) -> MemoryStats | None:
+        """Wait until ingestion has taken in ``received_at_least`` frames (or stopped receiving) and drained."""
+        deadline = time.monotonic() + timeout_s
+        last_count, since = -1, time.monotonic()
+        while time.monotonic() < deadline:
+            with self._stats_lock:
+                self.latest_stats = None  # wait for a fresh message
+            stats = self.wait_for_stats(lambda s: True, max(0.1, deadline - time.monotonic()))
+            if stats is None:
+                return None
+            if stats.frames_received != last_count:
+                last_count, since = stats.frames_received, time.monotonic()
+            settled = time.monotonic() - since > settle_s
+            if stats.queue_depth == 0 and (stats.frames_received >= received_at_least or settled):
+                return stats
+        return None

@@ -1,0 +1,76 @@
+"""Conversions between ROS messages and the library's plain records.  No algorithm lives here."""
+
+from __future__ import annotations
+
+from builtin_interfaces.msg import Time
+from geometry_msgs.msg import PoseStamped
+from nav_msgs.msg import Odometry
+from sensor_msgs.msg import CompressedImage, Image
+
+from vidmem_ros.agent.answer import Answer, EvidenceItem
+from vidmem_ros.frames import CompressedImage as CompressedFrame
+from vidmem_ros.frames import FrameInput, RawImage
+from vidmem_ros.memory.records import Pose
+from vidmem_ros.msg import Evidence
+from vidmem_ros.srv import Query
+
+
+def to_seconds(stamp: Time) -> float:
+    return stamp.sec + stamp.nanosec * 1e-9
+
+
+def to_time(seconds: float) -> Time:
+    sec = int(seconds // 1)
+    nanosec = min(round((seconds - sec) * 1e9), 999_999_999)
+    return Time(sec=sec, nanosec=nanosec)
+
+
+def image_frame(msg: Image, source: str) -> FrameInput:
+    image = RawImage(memoryview(msg.data), msg.width, msg.height, msg.encoding, msg.step, bool(msg.is_bigendian))
+    return FrameInput(to_seconds(msg.header.stamp), source, image)
+
+
+def compressed_frame(msg: CompressedImage, source: str) -> FrameInput:
+    return FrameInput(to_seconds(msg.header.stamp), source, CompressedFrame(memoryview(msg.data), msg.format))
+
+
+def odometry_pose(msg: Odometry) -> tuple[float, Pose]:
+    p = msg.pose.pose.position
+    q = msg.pose.pose.orientation
+    return to_seconds(msg.header.stamp), Pose(msg.header.frame_id, p.x, p.y, p.z, q.x, q.y, q.z, q.w)
+
+
+def pose_stamped(pose: Pose, stamp: float) -> PoseStamped:
+    msg = PoseStamped()
+    msg.header.frame_id = pose.frame_id
+    msg.header.stamp = to_time(stamp)
+    msg.pose.position.x, msg.pose.position.y, msg.pose.position.z = pose.x, pose.y, pose.z
+    o = msg.pose.orientation
+    o.x, o.y, o.z, o.w = pose.qx, pose.qy, pose.qz, pose.qw
+    return msg
+
+
+def evidence_msg(item: EvidenceItem) -> Evidence:
+    msg = Evidence(kind=item.kind, ref=item.ref, text=item.text, score=float(item.score))
+    msg.stamp = to_time(item.stamp)
+    msg.end_stamp = to_time(item.end_stamp)
+    if item.pose is not None:
+        msg.pose = pose_stamped(item.pose, item.stamp)
+        msg.has_pose = True
+    return msg
+
+
+def fill_response(response: Query.Response, answer: Answer, trace_json: str) -> Query.Response:
+    response.success = answer.success
+    response.answer = answer.text
+    response.confidence = float(answer.confidence)
+    response.error = answer.error
+    response.trace = trace_json
+    if answer.stamp is not None:
+        response.answer_stamp = to_time(answer.stamp)
+        response.has_answer_stamp = True
+    if answer.pose is not None and answer.stamp is not None:
+        response.answer_pose = pose_stamped(answer.pose, answer.stamp)
+        response.has_answer_pose = True
+    response.evidence = [evidence_msg(e) for e in answer.evidence]
+    return response

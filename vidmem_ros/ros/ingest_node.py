@@ -1,0 +1,106 @@
+"""Ingest node: camera and pose topics in, moments written to the store, memory_stats out."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from nav_msgs.msg import Odometry
+from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
+from rclpy.node import Node
+from rclpy.qos import qos_profile_sensor_data
+from sensor_msgs.msg import CompressedImage, Image
+
+from vidmem_ros.errors import InputError
+from vidmem_ros.frames import FrameInput
+from vidmem_ros.ingest import IngestPipeline, IngestWorker
+from vidmem_ros.memory.store import SqliteStore
+from vidmem_ros.msg import MemoryStats
+from vidmem_ros.perception.registry import build_detector
+from vidmem_ros.ros.convert import compressed_frame, image_frame, odometry_pose
+from vidmem_ros.ros.params import declare_config, watch_runtime_changes
+from vidmem_ros.ros.runtime import bridge_logging, run_nodes
+
+
+class IngestNode(Node):
+    def __init__(self, **kwargs: object) -> None:
+        super().__init__("vidmem_ingest", **kwargs)  # type: ignore[arg-type]
+        bridge_logging(self)
+        self.config = declare_config(self)
+        cfg = self.config
+        self.store = SqliteStore(cfg.store_path())
+        self.pipeline = IngestPipeline(cfg, self.store, build_detector(cfg.detector))
+        self.worker = IngestWorker(self.pipeline, cfg.ingest.queue_size)
+        watch_runtime_changes(self, cfg)
+        # Callbacks only convert and enqueue; the worker thread does the heavy work.
+        sensors = MutuallyExclusiveCallbackGroup()
+        self.image_topic = self.resolve_topic_name("image")
+        self.compressed_topic = self.resolve_topic_name("image/compressed")
+        self.create_subscription(Image, "image", self._on_image, qos_profile_sensor_data, callback_group=sensors)
+        self.create_subscription(
+            CompressedImage, "image/compressed", self._on_compressed, qos_profile_sensor_data, callback_group=sensors
+        )
+        self.create_subscription(Odometry, "odom", self._on_odom, 50, callback_group=sensors)
+        self.stats_publisher = self.create_publisher(MemoryStats, "memory_stats", 10)
+        self.create_timer(cfg.ingest.stats_period_s, self.publish_stats)
+        self.get_logger().info(
+            f"ingesting {self.image_topic} and {self.compressed_topic} into {cfg.store_path()} "
+            f"(profile {cfg.profile}, {cfg.ingest.sample_fps} fps, detector {cfg.detector.backend})"
+        )
+
+    def _on_image(self, msg: Image) -> None:
+        self._submit(lambda: image_frame(msg, self.image_topic))
+
+    def _on_compressed(self, msg: CompressedImage) -> None:
+        self._submit(lambda: compressed_frame(msg, self.compressed_topic))
+
+    def _submit(self, convert: object) -> None:
+        try:
+            frame: FrameInput = convert()  # type: ignore[operator]
+        except InputError as exc:
+            self.pipeline.stats.received()
+            self.pipeline.stats.dropped(exc.reason)
+            self.get_logger().warning(f"dropped a frame: {exc}")
+            return
+        self.worker.submit(frame)
+
+    def _on_odom(self, msg: Odometry) -> None:
+        stamp, pose = odometry_pose(msg)
+        self.pipeline.poses.add(stamp, pose)
+
+    def publish_stats(self) -> None:
+        snap = self.pipeline.stats.snapshot()
+        msg = MemoryStats()
+        msg.header.stamp = self.get_clock().now().to_msg()
+        msg.frames_received = snap.received
+        msg.frames_dropped = snap.dropped_total
+        msg.drop_reasons = sorted(snap.dropped)
+        msg.drop_counts = [snap.dropped[r] for r in msg.drop_reasons]
+        msg.frames_kept = snap.kept
+        msg.ram_bytes = _rss_bytes()
+        msg.disk_bytes = self.store.disk_bytes()
+        msg.ingest_rate_hz = float(snap.rate_hz)
+        msg.queue_depth = self.worker.depth
+        msg.queue_capacity = self.worker.capacity
+        msg.rejected_queries = self.store.counter("rejected_queries")
+        self.stats_publisher.publish(msg)
+
+    def close(self) -> None:
+        self.worker.stop()
+        self.store.close()
+
+
+def _rss_bytes() -> int:
+    try:
+        with open(f"/proc/{os.getpid()}/statm") as statm:
+            return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except OSError:
+        return 0
+
+
+def main(args: list[str] | None = None) -> int:
+    return run_nodes([IngestNode], args if args is not None else sys.argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,125 @@
+"""The ``vidmem`` command."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+DEFAULT_DATA = Path("data")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="vidmem", description="Long-term visual memory for ROS 2 robots.")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    demo = sub.add_parser("demo", help="replay the sample patrol through the real nodes and ask it questions")
+    demo.add_argument("--data", type=Path, default=DEFAULT_DATA, help="where the sample bag and demo memory go")
+    demo.add_argument("--rate", type=float, default=4.0, help="replay speed factor")
+
+    bag = sub.add_parser("make-bag", help="write the sample patrol rosbag2 (MCAP)")
+    bag.add_argument("out", type=Path)
+    bag.add_argument("--camera-hz", type=float, default=10.0)
+    bag.add_argument("--raw", action="store_true", help="sensor_msgs/Image instead of CompressedImage")
+
+    play = sub.add_parser("replay", help="play a rosbag2 into live topics")
+    play.add_argument("bag", type=Path)
+    play.add_argument("--rate", type=float, default=1.0, help="speed factor; 0 plays as fast as possible")
+    play.add_argument("--remap", action="append", default=[], metavar="FROM:=TO")
+
+    up = sub.add_parser("up", help="start the ingest and query nodes")
+    up.add_argument("--store", required=True)
+    up.add_argument("--config", default="", help="YAML settings file")
+    up.add_argument("--profile", default="cpu", choices=("cpu", "gpu"))
+    up.add_argument("--camera", default="/camera/image_raw")
+    up.add_argument("--odom", default="/odom")
+    up.add_argument("--namespace", default="")
+
+    ask = sub.add_parser("ask", help="ask a running vidmem a question")
+    ask.add_argument("question")
+    ask.add_argument("--namespace", default="")
+    ask.add_argument("--timeout", type=float, default=30.0)
+
+    args = parser.parse_args(argv)
+    return int(_COMMANDS[args.command](args))
+
+
+def _demo(args: argparse.Namespace) -> int:
+    from vidmem_ros.tools.demo import run_demo
+
+    return run_demo(args.data, args.rate)
+
+
+def _make_bag(args: argparse.Namespace) -> int:
+    from vidmem_ros.tools.sample_bag import write_sample_bag
+
+    print(write_sample_bag(args.out, camera_hz=args.camera_hz, raw=args.raw))
+    return 0
+
+
+def _replay(args: argparse.Namespace) -> int:
+    import rclpy
+
+    from vidmem_ros.tools.replay import replay
+
+    remap = dict(item.split(":=", 1) for item in args.remap)
+    rclpy.init()
+    node = rclpy.create_node("vidmem_replay")
+    try:
+        result = replay(node, args.bag, rate=args.rate, remap=remap)
+    finally:
+        node.destroy_node()
+        rclpy.shutdown()
+    for topic, reason in result.skipped_topics.items():
+        print(f"skipped {topic}: {reason}", file=sys.stderr)
+    for topic, count in sorted(result.published.items()):
+        print(f"{topic}: {count} messages")
+    return 0
+
+
+def _up(args: argparse.Namespace) -> int:
+    from vidmem_ros.ros.ingest_node import IngestNode
+    from vidmem_ros.ros.query_node import QueryNode
+    from vidmem_ros.ros.runtime import run_nodes
+    from vidmem_ros.tools.launcher import NodeOptions, ros_args
+
+    options = NodeOptions(
+        store=args.store,
+        config_file=args.config,
+        profile=args.profile,
+        camera=args.camera,
+        odom=args.odom,
+        namespace=args.namespace,
+    )
+    return run_nodes([IngestNode, QueryNode], ["vidmem", *ros_args(options)])
+
+
+def _ask(args: argparse.Namespace) -> int:
+    import rclpy
+
+    from vidmem_ros.ros.client import MemoryClient
+
+    rclpy.init()
+    node = rclpy.create_node("vidmem_ask")
+    try:
+        client = MemoryClient(node, args.namespace)
+        if not client.wait_for_service(args.timeout):
+            print("no vidmem query service is running", file=sys.stderr)
+            return 1
+        response = client.ask(args.question, timeout_s=args.timeout)
+    finally:
+        node.destroy_node()
+        rclpy.shutdown()
+    if not response.success:
+        print(f"error: {response.error}", file=sys.stderr)
+        return 1
+    print(f"{response.answer}  [confidence {response.confidence:.2f}]")
+    for e in response.evidence:
+        print(f"  {e.kind} {e.ref} {e.stamp.sec}.{e.stamp.nanosec:09d}: {e.text}")
+    return 0
+
+
+_COMMANDS = {"demo": _demo, "make-bag": _make_bag, "replay": _replay, "up": _up, "ask": _ask}
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,72 @@
+"""Command lines for the nodes, shared by ``vidmem up``, the demo and the tests."""
+
+from __future__ import annotations
+
+import os
+import random
+import subprocess
+import sys
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+NODE_MODULES = {"ingest": "vidmem_ros.ros.ingest_node", "query": "vidmem_ros.ros.query_node"}
+
+
+@dataclass
+class NodeOptions:
+    store: str
+    config_file: str = ""
+    profile: str = "cpu"
+    camera: str = "/camera/image_raw"
+    odom: str = "/odom"
+    namespace: str = ""
+    params: Mapping[str, Any] = field(default_factory=dict)
+
+
+def ros_args(options: NodeOptions) -> list[str]:
+    args = ["--ros-args", "-p", f"store.path:={options.store}", "-p", f"profile:={options.profile}"]
+    if options.config_file:
+        args += ["-p", f"config_file:={options.config_file}"]
+    for name, value in options.params.items():
+        args += ["-p", f"{name}:={_param_text(value)}"]
+    args += [
+        "-r",
+        f"image:={options.camera}",
+        "-r",
+        f"image/compressed:={options.camera}/compressed",
+        "-r",
+        f"odom:={options.odom}",
+    ]
+    if options.namespace:
+        args += ["-r", f"__ns:={options.namespace}"]
+    return args
+
+
+def node_command(which: str, options: NodeOptions) -> list[str]:
+    return [sys.executable, "-m", NODE_MODULES[which], *ros_args(options)]
+
+
+def start_node(
+    which: str, options: NodeOptions, env: Mapping[str, str] | None = None, log_path: str | None = None
+) -> subprocess.Popen[bytes]:
+    out = open(log_path, "wb") if log_path else subprocess.DEVNULL  # noqa: SIM115 - owned by the child
+    return subprocess.Popen(
+        node_command(which, options), env=dict(env or os.environ), stdout=out, stderr=subprocess.STDOUT
+    )
+
+
+def loopback_env(base: Mapping[str, str] | None = None) -> dict[str, str]:
+    """Environment that keeps DDS on this machine, with its own domain and log directory unless given."""
+    env = dict(base if base is not None else os.environ)
+    env["ROS_AUTOMATIC_DISCOVERY_RANGE"] = "LOCALHOST"
+    env.setdefault("ROS_DOMAIN_ID", str(random.randint(1, 101)))
+    env.setdefault("ROS_LOG_DIR", tempfile.mkdtemp(prefix="vidmem-ros-log-"))
+    return env
+
+
+def _param_text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
