@@ -103,7 +103,12 @@ class OfflineAnswerer:
         return Answer(success=True, text=f"No, I have not seen {target}.", confidence=NOT_SEEN_CONFIDENCE)
 
     def _evidence(self, sightings: list[Sighting], chosen: Sighting) -> list[EvidenceItem]:
-        ranked = [chosen, *sorted((s for s in _best_per_moment(sightings) if s.moment_id != chosen.moment_id), key=lambda s: -s.score)]
+        ranked = [
+            chosen,
+            *sorted(
+                (s for s in _best_per_moment(sightings) if s.moment_id != chosen.moment_id), key=lambda s: -s.score
+            ),
+        ]
         return [
             EvidenceItem(
                 "detection", f"moment/{s.moment_id}", s.stamp, s.stamp, f"{s.label} ({s.score:.2f})", s.score, s.pose

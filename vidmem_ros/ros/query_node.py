@@ -18,6 +18,8 @@ from vidmem_ros.srv import Query
 
 
 class QueryNode(Node):
+    concurrent_callbacks = True  # questions are answered in parallel
+
     def __init__(self, **kwargs: object) -> None:
         super().__init__("vidmem_query", **kwargs)  # type: ignore[arg-type]
         bridge_logging(self)

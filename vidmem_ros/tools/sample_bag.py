@@ -146,9 +146,7 @@ def _stamp(typestore: Any, seconds: float) -> Any:
     return time_cls(sec=sec, nanosec=round((seconds - sec) * 1e9))
 
 
-def _messages(
-    camera: Camera, camera_hz: float, odom_hz: float, raw: bool
-) -> Iterator[tuple[str, float, Any]]:
+def _messages(camera: Camera, camera_hz: float, odom_hz: float, raw: bool) -> Iterator[tuple[str, float, Any]]:
     end = camera.visits[-1].end
     events = [(i / camera_hz, "camera") for i in range(int(end * camera_hz) + 1)]
     events += [(i / odom_hz, "odom") for i in range(int(end * odom_hz) + 1)]
