@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from vidmem_ros.imaging import compressed_to_rgb, raw_to_rgb
+from vidmem_ros.imaging import compressed_to_rgb, ensure_rgb, raw_to_rgb
 
 
 @dataclass(frozen=True)
@@ -36,7 +36,7 @@ class DecodedImage:
     rgb: np.ndarray
 
     def decode(self) -> np.ndarray:
-        return self.rgb
+        return ensure_rgb(self.rgb)
 
 
 @dataclass(frozen=True)

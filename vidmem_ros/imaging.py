@@ -108,3 +108,16 @@ def resize_to_width(rgb: np.ndarray, width: int | None) -> np.ndarray:
         return rgb
     height = max(1, round(rgb.shape[0] * width / rgb.shape[1]))
     return cv2.resize(rgb, (width, height), interpolation=cv2.INTER_AREA)
+
+
+def ensure_rgb(image: np.ndarray) -> np.ndarray:
+    """Accept an already decoded array (grey, RGB or RGBA, 8-bit) as an RGB frame."""
+    if image.dtype != np.uint8:
+        raise InputError("bad_image", f"decoded frames must be 8-bit, got {image.dtype}")
+    if image.ndim == 2 or (image.ndim == 3 and image.shape[2] == 1):
+        return cv2.cvtColor(image, cv2.COLOR_GRAY2RGB)
+    if image.ndim == 3 and image.shape[2] == 4:
+        return cv2.cvtColor(image, cv2.COLOR_RGBA2RGB)
+    if image.ndim != 3 or image.shape[2] != 3 or 0 in image.shape:
+        raise InputError("bad_image", f"decoded frame has shape {image.shape}; expected (height, width, 3)")
+    return image

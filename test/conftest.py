@@ -1,0 +1,51 @@
+"""Shared fixtures.  DDS is kept on loopback, on a random domain, with logs in a temporary directory."""
+
+from __future__ import annotations
+
+import os
+import random
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+# Before anything imports rclpy.
+os.environ["ROS_AUTOMATIC_DISCOVERY_RANGE"] = "LOCALHOST"
+os.environ["ROS_DOMAIN_ID"] = str(random.randint(1, 101))
+os.environ["ROS_LOG_DIR"] = tempfile.mkdtemp(prefix="vidmem-test-ros-log-")
+
+from vidmem_ros.config import VidmemConfig, load_config
+
+
+def photo(name: str) -> np.ndarray:
+    import skimage.data
+
+    image = getattr(skimage.data, name)()
+    if isinstance(image, tuple):
+        image = image[0]
+    return np.ascontiguousarray(image[..., :3])
+
+
+@pytest.fixture(scope="session")
+def photos() -> dict[str, np.ndarray]:
+    return {name: photo(name) for name in ("coffee", "chelsea", "astronaut", "stereo_motorcycle", "brick")}
+
+
+@pytest.fixture(scope="session")
+def detector():  # type: ignore[no-untyped-def]
+    from vidmem_ros.perception.registry import build_detector
+
+    return build_detector(load_config().detector)
+
+
+@pytest.fixture
+def config(tmp_path: Path) -> VidmemConfig:
+    return load_config(overrides={"store.path": str(tmp_path / "memory.db")})
+
+
+@pytest.fixture(scope="session")
+def sample_bag(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from vidmem_ros.tools.sample_bag import write_sample_bag
+
+    return write_sample_bag(tmp_path_factory.mktemp("bags") / "sample_patrol", camera_hz=5.0)

@@ -1,0 +1,73 @@
+"""The offline answerer on a memory built from real photos by the real detector."""
+
+import pytest
+
+from vidmem_ros.agent.offline import NOT_SEEN_CONFIDENCE, OfflineAnswerer
+from vidmem_ros.config import VidmemConfig
+from vidmem_ros.frames import DecodedImage, FrameInput
+from vidmem_ros.ingest import IngestPipeline
+from vidmem_ros.memory.records import Pose
+from vidmem_ros.memory.store import SqliteStore
+from vidmem_ros.perception.coco import COCO_LABELS
+
+T0 = 1_700_000_000.0
+# (seconds after T0, photo, pose x)
+SCHEDULE = [(0, "brick", 0.0), (10, "coffee", 1.0), (20, "chelsea", 2.0), (30, "astronaut", 3.0), (40, "coffee", 4.0)]
+
+
+@pytest.fixture
+def answerer(config: VidmemConfig, detector, photos) -> OfflineAnswerer:  # type: ignore[no-untyped-def]
+    store = SqliteStore(config.store_path())
+    pipeline = IngestPipeline(config, store, detector)
+    for offset, name, x in SCHEDULE:
+        pipeline.poses.add(T0 + offset, Pose("map", x, 0.5))
+        assert pipeline.ingest(FrameInput(T0 + offset, "/cam", DecodedImage(photos[name]))) is not None
+    return OfflineAnswerer(store, tuple(COCO_LABELS.values()), config.query, config.detector.min_score)
+
+
+def test_did_you_see(answerer: OfflineAnswerer) -> None:
+    yes = answerer.answer("Did you see a cat?")
+    assert yes.success and yes.text.startswith("Yes") and yes.confidence > 0.8
+    assert yes.evidence[0].ref.startswith("moment/") and yes.evidence[0].stamp == T0 + 20
+    no = answerer.answer("Did you see a giraffe?")
+    assert no.success and no.text.startswith("No") and no.confidence == NOT_SEEN_CONFIDENCE and not no.evidence
+
+
+def test_first_and_last(answerer: OfflineAnswerer) -> None:
+    first = answerer.answer("When did you first see a mug?")
+    last = answerer.answer("When did you last see a cup?")
+    assert (first.stamp, last.stamp) == (T0 + 10, T0 + 40)
+    assert "10.0 s after" in first.text and "40.0 s after" in last.text
+
+
+def test_where(answerer: OfflineAnswerer) -> None:
+    where = answerer.answer("Where did you see the cat?")
+    assert where.pose == Pose("map", 2.0, 0.5)
+    assert "x=2.0" in where.text
+
+
+def test_as_of_hides_the_future(answerer: OfflineAnswerer) -> None:
+    before = answerer.answer("Did you see a person?", as_of=T0 + 25)
+    assert before.text.startswith("No")
+    after = answerer.answer("Did you see a person?", as_of=T0 + 35)
+    assert after.text.startswith("Yes")
+    last_then = answerer.answer("When did you last see a cup?", as_of=T0 + 35)
+    assert last_then.stamp == T0 + 10
+    nothing = answerer.answer("Did you see a cup?", as_of=T0 - 1)
+    assert nothing.confidence == 0.0 and "no memory" in nothing.text
+
+
+def test_things_the_detector_cannot_see_are_called_out(answerer: OfflineAnswerer) -> None:
+    rocket = answerer.answer("Did you see a rocket?")
+    assert rocket.success and rocket.confidence == 0.0 and "does not recognise" in rocket.text
+
+
+@pytest.mark.parametrize("question", ["", "   ", "x" * 2001])
+def test_bad_questions_fail_cleanly(answerer: OfflineAnswerer, question: str) -> None:
+    answer = answerer.answer(question)
+    assert not answer.success and answer.error and "rejected" in answer.trace
+
+
+def test_unsupported_questions_say_what_is_supported(answerer: OfflineAnswerer) -> None:
+    answer = answerer.answer("What did the sign in the corridor say?")
+    assert not answer.success and "did you see" in answer.error

@@ -1,0 +1,41 @@
+from pathlib import Path
+
+import pytest
+
+from vidmem_ros.config import load_config, profile_path
+from vidmem_ros.errors import ConfigError
+
+
+@pytest.mark.parametrize("profile", ["cpu", "gpu"])
+def test_shipped_profiles_validate(profile: str) -> None:
+    config = load_config(profile_path(profile))
+    assert config.profile == profile
+    assert config.ingest.sample_fps > 0
+
+
+def test_overrides_apply_and_are_validated() -> None:
+    config = load_config(overrides={"ingest.sample_fps": 2.5})
+    assert config.ingest.sample_fps == 2.5
+    with pytest.raises(ConfigError, match=r"ingest\.sample_fps"):
+        load_config(overrides={"ingest.sample_fps": -1})
+
+
+def test_unknown_settings_are_refused(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("ingest:\n  sample_fsp: 2.0\n")
+    with pytest.raises(ConfigError, match="sample_fsp"):
+        load_config(bad)
+
+
+def test_unreadable_or_malformed_files_name_the_file(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"missing\.yaml"):
+        load_config(tmp_path / "missing.yaml")
+    broken = tmp_path / "broken.yaml"
+    broken.write_text("ingest: [unclosed\n")
+    with pytest.raises(ConfigError, match="not valid YAML"):
+        load_config(broken)
+
+
+def test_unknown_profile_is_refused() -> None:
+    with pytest.raises(ConfigError, match="unknown profile"):
+        profile_path("tpu")

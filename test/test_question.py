@@ -1,0 +1,60 @@
+import pytest
+
+from vidmem_ros.agent.labels import resolve_labels
+from vidmem_ros.agent.question import Intent, parse_question, validate_question
+from vidmem_ros.errors import InputError
+from vidmem_ros.perception.coco import COCO_LABELS
+
+VOCAB = tuple(COCO_LABELS.values())
+
+
+@pytest.mark.parametrize(
+    ("text", "intent", "target"),
+    [
+        ("Did you see a cat?", Intent.DID, "cat"),
+        ("have you ever seen any dogs", Intent.DID, "dogs"),
+        ("Was there a person?", Intent.DID, "person"),
+        ("When did you first see the red cup?", Intent.FIRST, "red cup"),
+        ("When was the first time you saw a motorcycle", Intent.FIRST, "motorcycle"),
+        ("When did you last see my coffee mug?", Intent.LAST, "coffee mug"),
+        ("when did you see a laptop", Intent.LAST, "laptop"),
+        ("Where did you see the motorcycle?", Intent.WHERE, "motorcycle"),
+        ("Where was the cat?", Intent.WHERE, "cat"),
+    ],
+)
+def test_supported_questions_parse(text: str, intent: Intent, target: str) -> None:
+    parsed = parse_question(text)
+    assert parsed is not None
+    assert (parsed.intent, parsed.target) == (intent, target)
+
+
+@pytest.mark.parametrize("text", ["What did the sign say?", "hello", "see"])
+def test_unsupported_questions_do_not_parse(text: str) -> None:
+    assert parse_question(text) is None
+
+
+@pytest.mark.parametrize(
+    ("phrase", "labels"),
+    [
+        ("cat", ["cat"]),
+        ("cats", ["cat"]),
+        ("coffee mug", ["cup"]),
+        ("red cup", ["cup"]),
+        ("people", ["person"]),
+        ("motorbikes", ["motorcycle"]),
+        ("cell phone", ["cell phone"]),
+        ("giraffes", ["giraffe"]),
+        ("rocket", []),
+        ("unicorn", []),
+    ],
+)
+def test_targets_map_onto_the_detector_vocabulary(phrase: str, labels: list[str]) -> None:
+    assert resolve_labels(phrase, VOCAB) == labels
+
+
+def test_empty_and_oversized_questions_are_refused() -> None:
+    with pytest.raises(InputError, match="empty"):
+        validate_question("   \n", 2000)
+    with pytest.raises(InputError, match="2001 characters"):
+        validate_question("x" * 2001, 2000)
+    assert validate_question("  did you see a cat? ", 2000) == "did you see a cat?"

@@ -1,0 +1,68 @@
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from vidmem_ros.errors import StoreError
+from vidmem_ros.memory.records import Moment, Pose
+from vidmem_ros.memory.store import SqliteStore
+from vidmem_ros.perception.types import Detection
+
+
+def moment(stamp: float, *labels: tuple[str, float], pose: Pose | None = None) -> Moment:
+    dets = [Detection(label, score, (0.0, 0.0, 10.0, 10.0)) for label, score in labels]
+    return Moment(stamp=stamp, source="/cam", width=64, height=48, jpeg=b"\xff\xd8jpeg", detections=dets, pose=pose)
+
+
+def test_sightings_respect_label_score_and_as_of(tmp_path: Path) -> None:
+    store = SqliteStore(tmp_path / "m.db")
+    store.add_moment(moment(10.0, ("cup", 0.9), ("person", 0.4)))
+    store.add_moment(moment(20.0, ("cup", 0.3)))
+    store.add_moment(moment(30.0, ("cup", 0.8), pose=Pose("map", 1.0, 2.0)))
+    assert [s.stamp for s in store.sightings(["cup"], None, 0.5)] == [10.0, 30.0]
+    assert [s.stamp for s in store.sightings(["cup"], 25.0, 0.5)] == [10.0]
+    assert store.sightings(["person"], None, 0.5) == []
+    assert store.sightings(["cup"], None, 0.5)[-1].pose == Pose("map", 1.0, 2.0)
+    assert store.time_span(15.0) == (10.0, 10.0)
+    assert store.moment_count() == 3
+
+
+def test_memory_survives_reopening(tmp_path: Path) -> None:
+    path = tmp_path / "m.db"
+    store = SqliteStore(path)
+    mid = store.add_moment(moment(5.0, ("cat", 0.95), pose=Pose("odom", 3.0, 4.0, 0.0, 0.0, 0.0, 0.6, 0.8)))
+    store.bump_counter("rejected_queries")
+    store.close()
+    again = SqliteStore(path)
+    restored = again.moment(mid)
+    assert restored is not None
+    assert restored.detections[0].label == "cat"
+    assert restored.pose == Pose("odom", 3.0, 4.0, 0.0, 0.0, 0.0, 0.6, 0.8)
+    assert again.counter("rejected_queries") == 1
+    assert again.integrity_ok()
+
+
+def test_a_reader_in_another_connection_sees_each_commit(tmp_path: Path) -> None:
+    writer = SqliteStore(tmp_path / "m.db")
+    reader = SqliteStore(tmp_path / "m.db", readonly=True)
+    assert reader.moment_count() == 0
+    writer.add_moment(moment(1.0, ("dog", 0.7)))
+    assert reader.moment_count() == 1
+    with pytest.raises(StoreError, match="read-only"):
+        reader.add_moment(moment(2.0))
+
+
+def test_a_reader_of_a_missing_store_says_so(tmp_path: Path) -> None:
+    with pytest.raises(StoreError, match="does not exist"):
+        SqliteStore(tmp_path / "none.db", readonly=True)
+
+
+def test_a_file_that_is_not_a_store_is_refused(tmp_path: Path) -> None:
+    junk = tmp_path / "junk.db"
+    junk.write_bytes(b"this is not sqlite" * 100)
+    with pytest.raises(StoreError):
+        SqliteStore(junk)
+    other = tmp_path / "other.db"
+    sqlite3.connect(other).execute("CREATE TABLE t (x)").connection.commit()
+    with pytest.raises(StoreError, match=r"not a vidmem memory store|schema version"):
+        SqliteStore(other, readonly=True)
