@@ -10,12 +10,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-# Before anything imports rclpy.
-os.environ["ROS_AUTOMATIC_DISCOVERY_RANGE"] = "LOCALHOST"
+from vidmem_ros.config import VidmemConfig, load_config
+from vidmem_ros.tools.launcher import loopback_env
+
+# Before anything imports rclpy (the launcher module does not).
 os.environ["ROS_DOMAIN_ID"] = str(random.randint(1, 101))
 os.environ["ROS_LOG_DIR"] = tempfile.mkdtemp(prefix="vidmem-test-ros-log-")
-
-from vidmem_ros.config import VidmemConfig, load_config
+os.environ.update(loopback_env())
 
 
 def photo(name: str) -> np.ndarray:

@@ -9,8 +9,10 @@ import sys
 import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
+FASTDDS_PROFILE = Path(__file__).resolve().parents[2] / "config" / "fastdds.xml"
 NODE_MODULES = {"ingest": "vidmem_ros.ros.ingest_node", "query": "vidmem_ros.ros.query_node"}
 
 
@@ -63,6 +65,8 @@ def loopback_env(base: Mapping[str, str] | None = None) -> dict[str, str]:
     env["ROS_AUTOMATIC_DISCOVERY_RANGE"] = "LOCALHOST"
     env.setdefault("ROS_DOMAIN_ID", str(random.randint(1, 101)))
     env.setdefault("ROS_LOG_DIR", tempfile.mkdtemp(prefix="vidmem-ros-log-"))
+    if FASTDDS_PROFILE.is_file():
+        env.setdefault("FASTRTPS_DEFAULT_PROFILES_FILE", str(FASTDDS_PROFILE))
     return env
 
 

@@ -1,0 +1,199 @@
+"""Real ingest and query nodes, as separate processes, talking DDS on loopback."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+import rclpy
+from nav_msgs.msg import Odometry
+from rclpy.node import Node
+from sensor_msgs.msg import CompressedImage, Image
+
+from vidmem_ros.memory.store import SqliteStore
+from vidmem_ros.ros.client import MemoryClient
+from vidmem_ros.ros.convert import to_seconds, to_time
+from vidmem_ros.tools.launcher import NodeOptions, start_node
+
+pytestmark = pytest.mark.ros
+NAMESPACE = "/robot1"
+CAMERA = "/test_cam/image_raw"
+T0 = 1_750_000_000.0
+
+
+class Robot:
+    """A test-side node that plays camera and odometry and asks questions."""
+
+    def __init__(self, node: Node) -> None:
+        self.node = node
+        self.client = MemoryClient(node, NAMESPACE)
+        self.raw = node.create_publisher(Image, CAMERA, 50)
+        self.compressed = node.create_publisher(CompressedImage, CAMERA + "/compressed", 50)
+        self.odom = node.create_publisher(Odometry, "/odom", 50)
+
+    def send(self, msg: Image | CompressedImage) -> None:
+        """Publish at a camera's pace: sensor QoS is best-effort, and a burst of large frames may be shed."""
+        (self.compressed if isinstance(msg, CompressedImage) else self.raw).publish(msg)
+        time.sleep(0.2)
+
+    def wait_connected(self, timeout_s: float = 60.0) -> None:
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            pubs = (self.raw, self.compressed, self.odom)
+            if all(p.get_subscription_count() for p in pubs) and self.client.wait_for_service(0.2):
+                return
+            rclpy.spin_once(self.node, timeout_sec=0.2)
+        raise TimeoutError("the nodes did not connect")
+
+    def kept_at_least(self, n: int, timeout_s: float = 30.0):  # type: ignore[no-untyped-def]
+        stats = self.client.wait_for_stats(lambda s: s.frames_kept >= n and s.queue_depth == 0, timeout_s)
+        assert stats is not None, f"fewer than {n} frames kept; last stats: {self.client.stats()}"
+        return stats
+
+
+def image_msg(rgb: np.ndarray, stamp: float, encoding: str = "rgb8", pad: int = 0, bigendian: bool = False) -> Image:
+    if encoding == "bgr8":
+        pixels = rgb[..., ::-1]
+    elif encoding == "mono16":
+        grey = cv2.cvtColor(rgb, cv2.COLOR_RGB2GRAY).astype(np.uint16) * 257
+        pixels = grey.astype(">u2" if bigendian else "<u2")
+    else:
+        pixels = rgb
+    rows = np.ascontiguousarray(pixels).reshape(rgb.shape[0], -1).view(np.uint8)
+    step = rows.shape[1] + pad
+    data = np.zeros((rows.shape[0], step), np.uint8)
+    data[:, : rows.shape[1]] = rows
+    msg = Image(height=rgb.shape[0], width=rgb.shape[1], encoding=encoding, step=step, is_bigendian=int(bigendian))
+    msg.header.stamp = to_time(stamp)
+    msg.data = data.tobytes()
+    return msg
+
+
+def jpeg_msg(rgb: np.ndarray, stamp: float) -> CompressedImage:
+    ok, jpeg = cv2.imencode(".jpg", cv2.cvtColor(rgb, cv2.COLOR_RGB2BGR))
+    assert ok
+    msg = CompressedImage(format="jpeg")
+    msg.header.stamp = to_time(stamp)
+    msg.data = jpeg.tobytes()
+    return msg
+
+
+def odom_msg(stamp: float, x: float, y: float) -> Odometry:
+    msg = Odometry()
+    msg.header.stamp = to_time(stamp)
+    msg.header.frame_id = "map"
+    msg.pose.pose.position.x, msg.pose.pose.position.y = x, y
+    msg.pose.pose.orientation.w = 1.0
+    return msg
+
+
+@pytest.fixture(scope="module")
+def nodes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, list[subprocess.Popen[bytes]]]]:
+    workdir = tmp_path_factory.mktemp("nodes")
+    store = workdir / "memory.db"
+    options = NodeOptions(store=str(store), camera=CAMERA, namespace=NAMESPACE)
+    procs = [start_node(w, options, os.environ, str(workdir / f"{w}.log")) for w in ("ingest", "query")]
+    yield store, procs
+    for p in procs:
+        p.terminate()
+        p.wait(10)
+
+
+@pytest.fixture(scope="module")
+def robot(nodes) -> Iterator[Robot]:  # type: ignore[no-untyped-def]
+    rclpy.init()
+    node = rclpy.create_node("vidmem_test_robot")
+    r = Robot(node)
+    r.wait_connected()
+    yield r
+    node.destroy_node()
+    rclpy.shutdown()
+
+
+def test_frames_in_every_encoding_become_answerable_memory(robot: Robot, photos) -> None:  # type: ignore[no-untyped-def]
+    for i in range(6):
+        robot.odom.publish(odom_msg(T0 + i * 5, x=float(i), y=2.0))
+    time.sleep(0.5)
+    robot.send(image_msg(photos["coffee"], T0 + 0, "rgb8", pad=4))
+    robot.send(image_msg(photos["chelsea"], T0 + 5, "bgr8"))
+    robot.send(jpeg_msg(photos["astronaut"], T0 + 10))
+    robot.send(image_msg(photos["stereo_motorcycle"], T0 + 15, "mono16", bigendian=True))
+    robot.send(image_msg(photos["coffee"], T0 + 20, "rgb8"))
+    robot.kept_at_least(5)
+
+    cat = robot.client.ask("Did you see a cat?")
+    assert cat.success and cat.answer.startswith("Yes") and cat.confidence > 0.8
+    assert to_seconds(cat.evidence[0].stamp) == pytest.approx(T0 + 5)
+    assert cat.evidence[0].has_pose and cat.evidence[0].pose.pose.position.x == pytest.approx(1.0)
+
+    first = robot.client.ask("When did you first see a cup?")
+    last = robot.client.ask("When did you last see a cup?")
+    assert first.has_answer_stamp and to_seconds(first.answer_stamp) == pytest.approx(T0)
+    assert to_seconds(last.answer_stamp) == pytest.approx(T0 + 20)
+
+    where = robot.client.ask("Where did you see the person?")
+    assert where.has_answer_pose and where.answer_pose.pose.position.x == pytest.approx(2.0)
+    assert where.answer_pose.header.frame_id == "map"
+
+    moto = robot.client.ask("Did you see a motorcycle?")  # from the mono16 big-endian frame
+    assert moto.answer.startswith("Yes")
+
+    giraffe = robot.client.ask("Did you see a giraffe?")
+    assert giraffe.success and giraffe.answer.startswith("No") and giraffe.confidence < 0.5
+
+    early = robot.client.ask("Did you see a person?", as_of=T0 + 7)
+    assert early.answer.startswith("No")
+
+
+def test_malformed_messages_are_counted_and_the_node_stays_up(robot: Robot, nodes, photos) -> None:  # type: ignore[no-untyped-def]
+    before = robot.client.wait_for_stats(lambda s: True, 10)
+    assert before is not None
+    base = T0 + 100
+    bad_step = image_msg(photos["coffee"], base)
+    bad_step.step = 10
+    unknown = image_msg(photos["coffee"], base + 2)
+    unknown.encoding = "yuv422"
+    truncated = image_msg(photos["coffee"], base + 4)
+    truncated.data = truncated.data[:1000]
+    backwards = image_msg(photos["chelsea"], base + 3)  # older than the last kept frame, not a clock restart
+    for msg in (bad_step, unknown, truncated):
+        robot.send(msg)
+    robot.send(CompressedImage(format="jpeg", data=b"definitely not a jpeg", header=truncated.header))
+    robot.send(image_msg(photos["astronaut"], base + 8))
+    robot.send(backwards)
+    after = robot.client.wait_for_stats(
+        lambda s: s.frames_received >= before.frames_received + 6 and s.queue_depth == 0, 20
+    )
+    assert after is not None
+    drops = dict(zip(after.drop_reasons, after.drop_counts, strict=True))
+    old = dict(zip(before.drop_reasons, before.drop_counts, strict=True))
+    for reason in ("bad_step", "bad_encoding", "truncated", "decode_error", "stamp_backwards"):
+        assert drops.get(reason, 0) == old.get(reason, 0) + 1, reason
+    assert after.frames_kept == before.frames_kept + 1
+    _, procs = nodes
+    assert all(p.poll() is None for p in procs)
+    assert robot.client.ask("Did you see a cat?").answer.startswith("Yes")
+
+
+def test_empty_and_oversized_questions_are_refused_and_counted(robot: Robot) -> None:
+    before = robot.client.wait_for_stats(lambda s: True, 10)
+    assert before is not None
+    for question in ("", "why " * 600):
+        response = robot.client.ask(question)
+        assert not response.success and response.error and not response.answer
+    after = robot.client.wait_for_stats(lambda s: s.rejected_queries >= before.rejected_queries + 2, 10)
+    assert after is not None and after.rejected_queries == before.rejected_queries + 2
+
+
+def test_memory_is_durable_on_disk_while_nodes_run(nodes) -> None:  # type: ignore[no-untyped-def]
+    store_path, _ = nodes
+    reader = SqliteStore(store_path, readonly=True)
+    assert reader.moment_count() >= 6
+    assert reader.integrity_ok()
+    reader.close()
