@@ -38,7 +38,8 @@ demo: setup
 test: setup lint typecheck unit
 
 lint: setup
-	$(BIN)/ruff check vidmem_ros test
+	$(BIN)/ruff check vidmem_ros test launch
+	$(BIN)/ruff format --check vidmem_ros test launch
 
 typecheck: setup
 	$(BIN)/mypy vidmem_ros
