@@ -62,10 +62,11 @@ class OfflineAnswerer:
         if not strong:
             return self._not_seen(target, sightings, span)
         chosen = strong[0] if intent is Intent.FIRST else strong[-1]
-        confidence = _noisy_or([s.score for s in _best_per_moment(strong)])
+        moments = _best_per_moment(strong)
+        confidence = _noisy_or([s.score for s in moments])
         when = _describe_time(chosen.stamp, span)
         if intent is Intent.DID:
-            text = f"Yes, I saw {target} {len(_best_per_moment(strong))} time(s); most recently {when}."
+            text = f"Yes, I saw {target} {len(moments)} time(s); most recently {when}."
         elif intent is Intent.FIRST:
             text = f"I first saw {target} {when}."
         elif intent is Intent.LAST:

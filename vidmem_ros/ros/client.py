@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 
 import rclpy
 from rclpy.node import Node
@@ -48,13 +49,13 @@ class MemoryClient:
         assert response is not None
         return response
 
-    def wait_for_stats(self, predicate: object, timeout_s: float) -> MemoryStats | None:
+    def wait_for_stats(self, predicate: Callable[[MemoryStats], bool], timeout_s: float) -> MemoryStats | None:
         """Spin until a memory_stats message satisfies ``predicate``; returns it, or None on timeout."""
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:
             rclpy.spin_once(self.node, timeout_sec=0.1)
             stats = self.stats()
-            if stats is not None and predicate(stats):  # type: ignore[operator]
+            if stats is not None and predicate(stats):
                 return stats
         return None
 

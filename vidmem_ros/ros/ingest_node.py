@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 
 from nav_msgs.msg import Odometry
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
@@ -54,9 +55,9 @@ class IngestNode(Node):
     def _on_compressed(self, msg: CompressedImage) -> None:
         self._submit(lambda: compressed_frame(msg, self.compressed_topic))
 
-    def _submit(self, convert: object) -> None:
+    def _submit(self, convert: Callable[[], FrameInput]) -> None:
         try:
-            frame: FrameInput = convert()  # type: ignore[operator]
+            frame = convert()
         except InputError as exc:
             self.pipeline.stats.received()
             self.pipeline.stats.dropped(exc.reason)

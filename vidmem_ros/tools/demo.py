@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import signal
 import subprocess
@@ -46,8 +47,6 @@ def run_demo(data_dir: Path, rate: float = 4.0) -> int:
     options = NodeOptions(store=str(store), camera=CAMERA_TOPIC.removesuffix("/compressed"))
     logs = store.parent
     nodes = [start_node(w, options, env, str(logs / f"{w}.log")) for w in ("ingest", "query")]
-    import os
-
     os.environ.update(env)
     rclpy.init()
     node = rclpy.create_node("vidmem_demo")

@@ -53,10 +53,13 @@ def node_command(which: str, options: NodeOptions) -> list[str]:
 def start_node(
     which: str, options: NodeOptions, env: Mapping[str, str] | None = None, log_path: str | None = None
 ) -> subprocess.Popen[bytes]:
-    out = open(log_path, "wb") if log_path else subprocess.DEVNULL  # noqa: SIM115 - owned by the child
-    return subprocess.Popen(
-        node_command(which, options), env=dict(env or os.environ), stdout=out, stderr=subprocess.STDOUT
-    )
+    """Start a node as its own process, its output going to ``log_path`` (or nowhere)."""
+    if not log_path:
+        return subprocess.Popen(node_command(which, options), env=dict(env or os.environ), stdout=subprocess.DEVNULL)
+    with open(log_path, "wb") as log:  # the child keeps its own copy of the descriptor
+        return subprocess.Popen(
+            node_command(which, options), env=dict(env or os.environ), stdout=log, stderr=subprocess.STDOUT
+        )
 
 
 def loopback_env(base: Mapping[str, str] | None = None) -> dict[str, str]:

@@ -146,7 +146,7 @@ def _stamp(typestore: Any, seconds: float) -> Any:
     return time_cls(sec=sec, nanosec=round((seconds - sec) * 1e9))
 
 
-def _messages(camera: Camera, camera_hz: float, odom_hz: float, raw: bool) -> Iterator[tuple[str, float, Any]]:
+def _messages(camera: Camera, camera_hz: float, odom_hz: float) -> Iterator[tuple[str, float, Any]]:
     end = camera.visits[-1].end
     events = [(i / camera_hz, "camera") for i in range(int(end * camera_hz) + 1)]
     events += [(i / odom_hz, "odom") for i in range(int(end * odom_hz) + 1)]
@@ -183,7 +183,7 @@ def write_sample_bag(
         else:
             cam = writer.add_connection(CAMERA_TOPIC, Compressed.__msgtype__, typestore=ts)
         odom = writer.add_connection(ODOM_TOPIC, Odometry.__msgtype__, typestore=ts)
-        for kind, t, payload in _messages(camera, camera_hz, odom_hz, raw):
+        for kind, t, payload in _messages(camera, camera_hz, odom_hz):
             stamp = START_STAMP + t
             nanos = round(stamp * 1e9)
             if kind == "camera":
