@@ -39,3 +39,11 @@ def test_unreadable_or_malformed_files_name_the_file(tmp_path: Path) -> None:
 def test_unknown_profile_is_refused() -> None:
     with pytest.raises(ConfigError, match="unknown profile"):
         profile_path("tpu")
+
+
+def test_cli_commands_use_the_package_dds_profile_unless_one_is_set() -> None:
+    from vidmem_ros.tools.launcher import FASTDDS_PROFILE, use_package_dds_profile
+
+    assert use_package_dds_profile({})["FASTRTPS_DEFAULT_PROFILES_FILE"] == str(FASTDDS_PROFILE)
+    own = {"FASTRTPS_DEFAULT_PROFILES_FILE": "/etc/robot/dds.xml"}
+    assert use_package_dds_profile(own)["FASTRTPS_DEFAULT_PROFILES_FILE"] == "/etc/robot/dds.xml"

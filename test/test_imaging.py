@@ -109,3 +109,11 @@ def test_decoded_arrays_are_normalised_or_rejected() -> None:
         with pytest.raises(InputError) as err:
             ensure_rgb(bad)
         assert err.value.reason == "bad_image"
+
+
+def test_empty_grey_arrays_are_rejected_with_a_reason() -> None:
+    from vidmem_ros.imaging import ensure_rgb
+
+    with pytest.raises(InputError) as err:
+        ensure_rgb(np.zeros((0, 5), np.uint8))
+    assert err.value.reason == "bad_image"

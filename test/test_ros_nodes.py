@@ -19,7 +19,7 @@ from sensor_msgs.msg import CompressedImage, Image
 from vidmem_ros.memory.store import SqliteStore
 from vidmem_ros.ros.client import MemoryClient
 from vidmem_ros.ros.convert import to_seconds, to_time
-from vidmem_ros.tools.launcher import NodeOptions, start_node
+from vidmem_ros.tools.launcher import NodeOptions, start_node, stop_processes
 
 pytestmark = pytest.mark.ros
 NAMESPACE = "/robot1"
@@ -99,10 +99,10 @@ def nodes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, list
     store = workdir / "memory.db"
     options = NodeOptions(store=str(store), camera=CAMERA, namespace=NAMESPACE)
     procs = [start_node(w, options, os.environ, str(workdir / f"{w}.log")) for w in ("ingest", "query")]
-    yield store, procs
-    for p in procs:
-        p.terminate()
-        p.wait(10)
+    try:
+        yield store, procs
+    finally:
+        stop_processes(procs)
 
 
 @pytest.fixture(scope="module")

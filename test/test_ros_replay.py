@@ -10,7 +10,7 @@ import rclpy
 
 from vidmem_ros.ros.client import MemoryClient
 from vidmem_ros.ros.convert import to_seconds
-from vidmem_ros.tools.launcher import NodeOptions, start_node
+from vidmem_ros.tools.launcher import NodeOptions, start_node, stop_processes
 from vidmem_ros.tools.replay import replay
 from vidmem_ros.tools.sample_bag import START_STAMP
 
@@ -21,6 +21,13 @@ def test_sample_patrol_replayed_through_the_nodes(tmp_path: Path, sample_bag: Pa
     """The demo's path: a bag played over DDS into both nodes, then questions with and without as_of."""
     options = NodeOptions(store=str(tmp_path / "patrol.db"), camera="/camera/image_raw")
     procs = [start_node(w, options, os.environ, str(tmp_path / f"{w}.log")) for w in ("ingest", "query")]
+    try:
+        _replay_and_ask(sample_bag)
+    finally:
+        stop_processes(procs)  # even when rclpy fails to start, no node outlives the test
+
+
+def _replay_and_ask(sample_bag: Path) -> None:
     rclpy.init()
     node = rclpy.create_node("vidmem_test_replay")
     try:
@@ -40,6 +47,3 @@ def test_sample_patrol_replayed_through_the_nodes(tmp_path: Path, sample_bag: Pa
     finally:
         node.destroy_node()
         rclpy.shutdown()
-        for p in procs:
-            p.terminate()
-            p.wait(10)

@@ -114,10 +114,12 @@ def ensure_rgb(image: np.ndarray) -> np.ndarray:
     """Accept an already decoded array (grey, RGB or RGBA, 8-bit) as an RGB frame."""
     if image.dtype != np.uint8:
         raise InputError("bad_image", f"decoded frames must be 8-bit, got {image.dtype}")
+    if image.size == 0:
+        raise InputError("bad_image", f"decoded frame has shape {image.shape}; it holds no pixels")
     if image.ndim == 2 or (image.ndim == 3 and image.shape[2] == 1):
         return cv2.cvtColor(image, cv2.COLOR_GRAY2RGB)
     if image.ndim == 3 and image.shape[2] == 4:
         return cv2.cvtColor(image, cv2.COLOR_RGBA2RGB)
-    if image.ndim != 3 or image.shape[2] != 3 or 0 in image.shape:
+    if image.ndim != 3 or image.shape[2] != 3:
         raise InputError("bad_image", f"decoded frame has shape {image.shape}; expected (height, width, 3)")
     return image

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -41,6 +42,9 @@ def main(argv: list[str] | None = None) -> int:
     ask.add_argument("--timeout", type=float, default=30.0)
 
     args = parser.parse_args(argv)
+    from vidmem_ros.tools.launcher import use_package_dds_profile
+
+    use_package_dds_profile(os.environ)  # type: ignore[arg-type]  # before any command starts DDS
     return int(_COMMANDS[args.command](args))
 
 

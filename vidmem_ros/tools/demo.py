@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import os
 import shutil
-import signal
 import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from vidmem_ros.tools.launcher import NodeOptions, loopback_env, start_node
+from vidmem_ros.tools.launcher import NodeOptions, loopback_env, start_node, stop_processes
 from vidmem_ros.tools.sample_bag import CAMERA_TOPIC, START_STAMP, write_sample_bag
 
 
@@ -76,7 +75,7 @@ def run_demo(data_dir: Path, rate: float = 4.0) -> int:
     finally:
         node.destroy_node()
         rclpy.shutdown()
-        _stop(nodes)
+        stop_processes(nodes)
 
 
 def _wait_started(client: object, nodes: list[subprocess.Popen[bytes]], timeout_s: float) -> bool:
@@ -102,15 +101,3 @@ def _print_answer(question: DemoQuestion, response: object) -> None:
         where = f" at x={e.pose.pose.position.x:.1f}, y={e.pose.pose.position.y:.1f}" if e.has_pose else ""
         print(f"   evidence: {e.kind} {e.ref} at {t:.1f} s into the patrol: {e.text}{where}")
     print()
-
-
-def _stop(processes: list[subprocess.Popen[bytes]]) -> None:
-    for p in processes:
-        if p.poll() is None:
-            p.send_signal(signal.SIGINT)
-    deadline = time.monotonic() + 10
-    for p in processes:
-        try:
-            p.wait(max(0.1, deadline - time.monotonic()))
-        except subprocess.TimeoutExpired:
-            p.kill()

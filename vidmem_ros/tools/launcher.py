@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import os
 import random
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -54,12 +56,38 @@ def start_node(
     which: str, options: NodeOptions, env: Mapping[str, str] | None = None, log_path: str | None = None
 ) -> subprocess.Popen[bytes]:
     """Start a node as its own process, its output going to ``log_path`` (or nowhere)."""
-    if not log_path:
-        return subprocess.Popen(node_command(which, options), env=dict(env or os.environ), stdout=subprocess.DEVNULL)
-    with open(log_path, "wb") as log:  # the child keeps its own copy of the descriptor
+    log = open(log_path, "wb") if log_path else None  # noqa: SIM115 - closed below; the child keeps its own copy
+    try:
         return subprocess.Popen(
-            node_command(which, options), env=dict(env or os.environ), stdout=log, stderr=subprocess.STDOUT
+            node_command(which, options),
+            env=dict(env or os.environ),
+            stdout=log or subprocess.DEVNULL,
+            stderr=subprocess.STDOUT,
         )
+    finally:
+        if log:
+            log.close()
+
+
+def stop_processes(processes: list[subprocess.Popen[bytes]], grace_s: float = 10.0) -> None:
+    """Ask nodes to shut down (SIGINT, as Ctrl-C would); kill any still running after ``grace_s``."""
+    for p in processes:
+        if p.poll() is None:
+            p.send_signal(signal.SIGINT)
+    deadline = time.monotonic() + grace_s
+    for p in processes:
+        try:
+            p.wait(max(0.1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+
+
+def use_package_dds_profile(env: dict[str, str]) -> dict[str, str]:
+    """Point Fast DDS at the package's profile (large shared-memory segments) unless one is already chosen."""
+    if FASTDDS_PROFILE.is_file():
+        env.setdefault("FASTRTPS_DEFAULT_PROFILES_FILE", str(FASTDDS_PROFILE))
+    return env
 
 
 def loopback_env(base: Mapping[str, str] | None = None) -> dict[str, str]:
@@ -68,9 +96,7 @@ def loopback_env(base: Mapping[str, str] | None = None) -> dict[str, str]:
     env["ROS_AUTOMATIC_DISCOVERY_RANGE"] = "LOCALHOST"
     env.setdefault("ROS_DOMAIN_ID", str(random.randint(1, 101)))
     env.setdefault("ROS_LOG_DIR", tempfile.mkdtemp(prefix="vidmem-ros-log-"))
-    if FASTDDS_PROFILE.is_file():
-        env.setdefault("FASTRTPS_DEFAULT_PROFILES_FILE", str(FASTDDS_PROFILE))
-    return env
+    return use_package_dds_profile(env)
 
 
 def _param_text(value: Any) -> str:
