@@ -25,6 +25,8 @@ def photo(name: str) -> np.ndarray:
     image = getattr(skimage.data, name)()
     if isinstance(image, tuple):
         image = image[0]
+    if image.ndim == 2:  # grey photos (brick, camera)
+        image = np.stack([image] * 3, axis=-1)
     return np.ascontiguousarray(image[..., :3])
 
 

@@ -12,16 +12,20 @@ import logging
 import threading
 from collections import deque
 
+import numpy as np
+
 from vidmem_ros.config import VidmemConfig
 from vidmem_ros.errors import InputError, StoreError
 from vidmem_ros.frames import FrameInput
 from vidmem_ros.imaging import rgb_to_jpeg
+from vidmem_ros.memory.engine import MemoryEngine, Observation
 from vidmem_ros.memory.gates import FrameGate
 from vidmem_ros.memory.poses import PoseBuffer
 from vidmem_ros.memory.records import Moment
 from vidmem_ros.memory.stats import IngestStats
-from vidmem_ros.memory.store import MemoryStore
-from vidmem_ros.perception.types import Detector
+from vidmem_ros.memory.store import SqliteStore
+from vidmem_ros.perception.embedding import ImageEmbedder, colour_histogram
+from vidmem_ros.perception.types import Detection, Detector
 
 log = logging.getLogger(__name__)
 
@@ -30,11 +34,23 @@ log = logging.getLogger(__name__)
 CLOCK_RESET_S = 30.0
 
 
+# Detection boxes smaller than this (pixels per side) are too small to embed for entity matching.
+MIN_CROP_PX = 16
+
+
 class IngestPipeline:
-    def __init__(self, config: VidmemConfig, store: MemoryStore, detector: Detector | None) -> None:
+    def __init__(
+        self,
+        config: VidmemConfig,
+        store: SqliteStore,
+        detector: Detector | None,
+        embedder: ImageEmbedder | None = None,
+    ) -> None:
         self.config = config
         self.store = store
         self.detector = detector
+        self.embedder = embedder
+        self.engine = MemoryEngine(store, config)
         self.stats = IngestStats()
         self.poses = PoseBuffer()
         self.gate = FrameGate(config.ingest)
@@ -61,23 +77,47 @@ class IngestPipeline:
         if not verdict.keep:
             return self._drop(verdict.reason)
         cfg = self.config.ingest
-        moment = Moment(
+        assert verdict.grey is not None
+        detections = self.detector.detect(rgb) if self.detector else []
+        observation = Observation(
             stamp=frame.stamp,
             source=frame.source,
             width=int(rgb.shape[1]),
             height=int(rgb.shape[0]),
             jpeg=rgb_to_jpeg(rgb, cfg.jpeg_quality, cfg.store_max_width),
+            grey=verdict.grey,
             sharpness=verdict.sharpness,
-            detections=self.detector.detect(rgb) if self.detector else [],
+            quality=verdict.quality,
+            embedding=self.embedder.embed(rgb) if self.embedder else None,
+            detections=detections,
+            crop_embeddings=[self._embed_crop(rgb, d) for d in detections],
             pose=self.poses.nearest(frame.stamp, cfg.pose_max_age_s),
         )
         try:
-            self.store.add_moment(moment)
+            moment = self.engine.observe(observation)
         except StoreError as exc:
             log.error("could not store frame at %.3f: %s", frame.stamp, exc)
             return self._drop("store_error")
         self.stats.kept()
         return moment
+
+    def finish(self) -> None:
+        """Close the open event so everything seen so far is archived (call at shutdown)."""
+        try:
+            self.engine.finish()
+        except StoreError as exc:
+            log.error("could not close the last event: %s", exc)
+
+    def _embed_crop(self, rgb: np.ndarray, detection: Detection) -> np.ndarray | None:
+        """Appearance of a detected object, so entities of one label can be told apart."""
+        if detection.score < self.config.archive.label_min_score:
+            return None
+        x0, y0, x1, y1 = (round(v) for v in detection.box)
+        x0, y0 = max(0, x0), max(0, y0)
+        crop = rgb[y0 : max(y0, y1), x0 : max(x0, x1)]
+        if min(crop.shape[:2]) < MIN_CROP_PX:
+            return None
+        return colour_histogram(crop)
 
     def _watch_clock(self, stamp: float) -> None:
         last = self._last_stamp

@@ -1,7 +1,8 @@
-"""Cheap-first frame gates: working-rate sampling, blur and static rejection.
+"""Cheap-first frame gates: working-rate sampling, blur, static and near-duplicate rejection.
 
 Order matters for cost: the rate check needs only the stamp, so it runs before
-the image is even decoded; blur and static look at a small grey copy.
+the image is even decoded; blur, static and SSIM look at a small grey copy,
+cheapest first.  Kept frames get a keyframe quality score (HOMER).
 """
 
 from __future__ import annotations
@@ -19,6 +20,13 @@ class GateVerdict:
     keep: bool
     reason: str = ""  # why a frame was dropped
     sharpness: float = 0.0
+    quality: float = 0.0
+    grey: np.ndarray | None = None  # the small grey copy the gates looked at
+
+
+_SSIM_C1 = (0.01 * 255) ** 2
+_SSIM_C2 = (0.03 * 255) ** 2
+_HUE_BINS = 36
 
 
 def grey_thumbnail(rgb: np.ndarray, width: int) -> np.ndarray:
@@ -38,6 +46,39 @@ def mean_abs_diff(a: np.ndarray, b: np.ndarray) -> float:
     if a.shape != b.shape:
         return float("inf")  # a change of resolution is a change of view
     return float(cv2.absdiff(a, b).mean())
+
+
+def ssim(a: np.ndarray, b: np.ndarray) -> float:
+    """Mean structural similarity of two grey images (Gaussian window, sigma 1.5); 0 when shapes differ."""
+    if a.shape != b.shape:
+        return 0.0
+    x, y = a.astype(np.float32), b.astype(np.float32)
+
+    def blur(img: np.ndarray) -> np.ndarray:
+        return cv2.GaussianBlur(img, (11, 11), 1.5)
+
+    mx, my = blur(x), blur(y)
+    vx, vy, cxy = blur(x * x) - mx * mx, blur(y * y) - my * my, blur(x * y) - mx * my
+    num = (2 * mx * my + _SSIM_C1) * (2 * cxy + _SSIM_C2)
+    den = (mx * mx + my * my + _SSIM_C1) * (vx + vy + _SSIM_C2)
+    return float((num / den).mean())
+
+
+def hue_entropy(rgb: np.ndarray) -> float:
+    """Entropy of the hue of coloured pixels, scaled to [0, 1]: colourful, varied views score high."""
+    small = rgb if rgb.shape[1] <= 160 else cv2.resize(rgb, (160, max(1, rgb.shape[0] * 160 // rgb.shape[1])))
+    hsv = cv2.cvtColor(small, cv2.COLOR_RGB2HSV)
+    coloured = hsv[..., 1] > 40  # grey pixels have no meaningful hue
+    hist = np.bincount((hsv[..., 0][coloured].astype(np.int32) * _HUE_BINS) // 180, minlength=_HUE_BINS)
+    total = hist.sum()
+    if total == 0:
+        return 0.0
+    p = hist[hist > 0] / total
+    return float(-(p * np.log(p)).sum() / np.log(_HUE_BINS))
+
+
+def keyframe_quality(sharp: float, rgb: np.ndarray, hue_weight: float) -> float:
+    return sharp * (1.0 + hue_weight * hue_entropy(rgb))
 
 
 class FrameGate:
@@ -74,11 +115,14 @@ class FrameGate:
         if self._last_kept_grey is not None and self._last_kept_stamp is not None:
             waited = stamp - self._last_kept_stamp
             keepalive_due = cfg.static_keepalive_s > 0 and waited >= cfg.static_keepalive_s
-            if not keepalive_due and mean_abs_diff(grey, self._last_kept_grey) < cfg.static_max_mean_diff:
-                return GateVerdict(False, "static", sharp)
+            if not keepalive_due:
+                if mean_abs_diff(grey, self._last_kept_grey) < cfg.static_max_mean_diff:
+                    return GateVerdict(False, "static", sharp)
+                if ssim(grey, self._last_kept_grey) > cfg.duplicate_min_ssim:
+                    return GateVerdict(False, "duplicate", sharp)
         self._last_kept_stamp = stamp
         self._last_kept_grey = grey
-        return GateVerdict(True, "", sharp)
+        return GateVerdict(True, "", sharp, keyframe_quality(sharp, rgb, cfg.quality_hue_weight), grey)
 
     def reset(self) -> None:
         """Forget the reference frame, e.g. after a jump in time."""

@@ -1,71 +1,51 @@
 """Durable memory store: SQLite in WAL mode.
 
-One writer connection (the ingest pipeline) and any number of readers (queries,
-possibly in another process).  WAL lets readers see only committed data and
-never block the writer.  Every moment is committed as it is written, so a
-killed process loses only frames still in flight.
+One writer connection (the ingest engine) and a read-only connection per
+reading thread (queries, possibly in another process).  WAL lets readers see
+only committed data and never block the writer.  Each kept frame is committed
+in its own transaction, so a killed process loses only frames still in flight.
 """
 
 from __future__ import annotations
 
+import json
+import re
 import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
+
+import numpy as np
 
 from vidmem_ros.errors import StoreError
-from vidmem_ros.memory.records import Moment, Pose, Sighting
+from vidmem_ros.memory import schema
+from vidmem_ros.memory.records import Event, Moment, Pose, SearchHit, Sighting, TextLine, Transcript
 from vidmem_ros.perception.types import Detection
 
-SCHEMA_VERSION = 1
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
-CREATE TABLE IF NOT EXISTS moments (
-    id INTEGER PRIMARY KEY,
-    stamp REAL NOT NULL,
-    source TEXT NOT NULL,
-    width INTEGER NOT NULL,
-    height INTEGER NOT NULL,
-    sharpness REAL NOT NULL,
-    jpeg BLOB,
-    pose_frame TEXT, px REAL, py REAL, pz REAL, qx REAL, qy REAL, qz REAL, qw REAL
-);
-CREATE INDEX IF NOT EXISTS moments_stamp ON moments (stamp);
-CREATE TABLE IF NOT EXISTS detections (
-    id INTEGER PRIMARY KEY,
-    moment_id INTEGER NOT NULL REFERENCES moments (id) ON DELETE CASCADE,
-    stamp REAL NOT NULL,
-    label TEXT NOT NULL,
-    score REAL NOT NULL,
-    x0 REAL NOT NULL, y0 REAL NOT NULL, x1 REAL NOT NULL, y1 REAL NOT NULL
-);
-CREATE INDEX IF NOT EXISTS detections_label_stamp ON detections (label, stamp);
-CREATE INDEX IF NOT EXISTS detections_moment ON detections (moment_id);
-"""
-
-_POSE_COLUMNS = "pose_frame, px, py, pz, qx, qy, qz, qw"
+POSE_SQL = ", ".join(schema.POSE_COLUMNS)
+_MOMENT_SQL = f"id, stamp, source, width, height, sharpness, quality, event_id, tier, {POSE_SQL}"
 
 
 class MemoryStore(Protocol):
-    """What the pipeline and the agent need from a store; a server-backed engine can implement it too."""
+    """What the engine and the agent need from a store; a server-backed engine can implement it too."""
 
     def add_moment(self, moment: Moment) -> int: ...
 
-    def moment(self, moment_id: int) -> Moment | None: ...
+    def moment(self, moment_id: int, with_payload: bool = True) -> Moment | None: ...
 
     def sightings(self, labels: Sequence[str], as_of: float | None, min_score: float) -> list[Sighting]: ...
 
     def moment_count(self, as_of: float | None = None) -> int: ...
 
+    def event_count(self) -> int: ...
+
     def time_span(self, as_of: float | None = None) -> tuple[float, float] | None: ...
 
     def disk_bytes(self) -> int: ...
 
-    def bump_counter(self, name: str) -> None: ...
+    def bump_counter(self, name: str, by: int = 1) -> None: ...
 
     def counter(self, name: str) -> int: ...
 
@@ -76,158 +56,524 @@ class SqliteStore:
     def __init__(self, path: str | Path, readonly: bool = False, timeout_s: float = 5.0) -> None:
         self.path = Path(path).expanduser()
         self.readonly = readonly
-        self._lock = threading.Lock()
+        self.timeout_s = timeout_s
+        self._write_lock = threading.RLock()
+        self._local = threading.local()
+        self._connections: list[sqlite3.Connection] = []
+        self._connections_lock = threading.Lock()
+        self._writer: sqlite3.Connection | None = None
         try:
-            self._db = self._connect(timeout_s)
+            if readonly:
+                self._check_version(self._reader())
+            else:
+                self._writer = self._open_writer()
         except sqlite3.DatabaseError as exc:
+            self.close()
             raise StoreError(f"cannot open memory store {self.path}: {exc}") from exc
 
-    def _connect(self, timeout_s: float) -> sqlite3.Connection:
-        if self.readonly:
-            if not self.path.exists():
-                raise StoreError(f"memory store {self.path} does not exist yet (has the ingest node run?)")
-            db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, timeout=timeout_s, check_same_thread=False)
-            db.execute("PRAGMA query_only = ON")
-            self._check_version(db)
-            return db
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        db = sqlite3.connect(self.path, timeout=timeout_s, check_same_thread=False)
+    # -- connections -------------------------------------------------------------
+
+    def _open_writer(self) -> sqlite3.Connection:
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(f"cannot create the directory of memory store {self.path}: {exc.strerror}") from exc
+        db = sqlite3.connect(self.path, timeout=self.timeout_s, check_same_thread=False, isolation_level=None)
+        self._track(db)
+        self._check_is_store(db)
         mode = db.execute("PRAGMA journal_mode = WAL").fetchone()[0]
         if mode.lower() != "wal":
             raise StoreError(f"memory store {self.path} cannot use WAL journaling (got {mode})")
         # NORMAL is crash-safe in WAL mode: a killed process loses nothing committed.
         db.execute("PRAGMA synchronous = NORMAL")
         db.execute("PRAGMA foreign_keys = ON")
-        with db:
-            db.executescript(_SCHEMA)
-            db.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+        schema.create_or_upgrade(db)
         self._check_version(db)
         return db
+
+    def _reader(self) -> sqlite3.Connection:
+        db: sqlite3.Connection | None = getattr(self._local, "db", None)
+        if db is None:
+            if not self.path.exists():
+                raise StoreError(f"memory store {self.path} does not exist yet (has the ingest node run?)")
+            db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, timeout=self.timeout_s, check_same_thread=False)
+            db.execute("PRAGMA query_only = ON")
+            self._track(db)
+            self._local.db = db
+        return db
+
+    def _track(self, db: sqlite3.Connection) -> None:
+        with self._connections_lock:
+            self._connections.append(db)
+
+    def _check_is_store(self, db: sqlite3.Connection) -> None:
+        try:
+            db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"{self.path} is not a readable SQLite file: {exc}") from exc
 
     def _check_version(self, db: sqlite3.Connection) -> None:
         try:
             row = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{self.path} is not a vidmem memory store: {exc}") from exc
-        if row is None or int(row[0]) != SCHEMA_VERSION:
-            raise StoreError(f"{self.path} has schema version {row and row[0]}, this build reads {SCHEMA_VERSION}")
+        if row is None or int(row[0]) != schema.SCHEMA_VERSION:
+            version = row and row[0]
+            raise StoreError(f"{self.path} has schema version {version}, this build reads {schema.SCHEMA_VERSION}")
 
     @contextmanager
-    def _cursor(self) -> Iterator[sqlite3.Connection]:
-        with self._lock:
+    def write(self) -> Iterator[sqlite3.Connection]:
+        """One atomic transaction on the writer connection; nested calls join the outer one."""
+        if self._writer is None:
+            raise StoreError(f"memory store {self.path} is open read-only")
+        with self._write_lock:
+            outer = getattr(self._local, "writing", False)
+            if outer:
+                yield self._writer
+                return
+            self._local.writing = True
             try:
-                yield self._db
-            except sqlite3.OperationalError as exc:
-                raise StoreError(f"memory store {self.path}: {exc}") from exc
+                self._writer.execute("BEGIN IMMEDIATE")
+                try:
+                    yield self._writer
+                except BaseException:
+                    if self._writer.in_transaction:  # SQLite rolls back by itself on some errors (disk full)
+                        self._writer.execute("ROLLBACK")
+                    raise
+                self._writer.execute("COMMIT")
+            except sqlite3.Error as exc:
+                raise _store_error(self.path, exc) from exc
+            finally:
+                self._local.writing = False
 
-    # -- writing -----------------------------------------------------------------
+    @contextmanager
+    def read(self) -> Iterator[sqlite3.Connection]:
+        """A connection that sees committed data (and, inside ``write()``, that transaction's own rows)."""
+        try:
+            if getattr(self._local, "writing", False) and self._writer is not None:
+                yield self._writer
+            else:
+                yield self._reader()
+        except sqlite3.Error as exc:
+            raise _store_error(self.path, exc) from exc
+
+    # -- meta and counters ---------------------------------------------------------
+
+    def get_meta(self, key: str) -> str | None:
+        with self.read() as db:
+            row = db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def set_meta(self, key: str, value: str) -> None:
+        with self.write() as db:
+            db.execute(
+                "INSERT INTO meta VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value", (key, value)
+            )
+
+    def bump_counter(self, name: str, by: int = 1) -> None:
+        """Add to a durable counter shared by every process using this store."""
+        with self.write() as db:
+            db.execute(
+                "INSERT INTO counters VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = value + excluded.value",
+                (name, by),
+            )
+
+    def counter(self, name: str) -> int:
+        with self.read() as db:
+            row = db.execute("SELECT value FROM counters WHERE name = ?", (name,)).fetchone()
+        return 0 if row is None else int(row[0])
+
+    def counters(self, prefix: str = "") -> dict[str, int]:
+        with self.read() as db:
+            rows = db.execute("SELECT name, value FROM counters WHERE name LIKE ?", (prefix + "%",)).fetchall()
+        return {str(name): int(value) for name, value in rows}
+
+    # -- moments -------------------------------------------------------------------
 
     def add_moment(self, moment: Moment) -> int:
-        if self.readonly:
-            raise StoreError(f"memory store {self.path} is open read-only")
-        pose = _pose_values(moment.pose)
-        with self._cursor() as db, db:
-            cur = db.execute(
-                f"INSERT INTO moments (stamp, source, width, height, sharpness, jpeg, {_POSE_COLUMNS}) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (moment.stamp, moment.source, moment.width, moment.height, moment.sharpness, moment.jpeg, *pose),
-            )
-            moment_id = int(cur.lastrowid or 0)
-            db.executemany(
-                "INSERT INTO detections (moment_id, stamp, label, score, x0, y0, x1, y1) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                [(moment_id, moment.stamp, d.label, d.score, *d.box) for d in moment.detections],
-            )
-        moment.id = moment_id
-        return moment_id
+        with self.write() as db:
+            return insert_moment(db, moment)
 
-    def bump_counter(self, name: str) -> None:
-        """Add one to a durable counter shared by every process using this store."""
-        with self._cursor() as db, db:
-            db.execute("INSERT INTO counters VALUES (?, 1) ON CONFLICT (name) DO UPDATE SET value = value + 1", (name,))
-
-    # -- reading -----------------------------------------------------------------
-
-    def moment(self, moment_id: int) -> Moment | None:
-        with self._cursor() as db:
-            row = db.execute(
-                f"SELECT id, stamp, source, width, height, sharpness, jpeg, {_POSE_COLUMNS} FROM moments WHERE id = ?",
-                (moment_id,),
-            ).fetchone()
+    def moment(self, moment_id: int, with_payload: bool = True) -> Moment | None:
+        with self.read() as db:
+            row = db.execute(f"SELECT {_MOMENT_SQL} FROM moments WHERE id = ?", (moment_id,)).fetchone()
             if row is None:
                 return None
-            dets = db.execute(
-                "SELECT label, score, x0, y0, x1, y1 FROM detections WHERE moment_id = ? ORDER BY score DESC",
-                (moment_id,),
+            moment = _moment_from(row)
+            _attach_details(db, [moment], with_payload)
+        return moment
+
+    def moments(
+        self, start: float, end: float, as_of: float | None = None, limit: int = 1000, with_payload: bool = False
+    ) -> list[Moment]:
+        """Moments with ``start <= stamp <= min(end, as_of)``, oldest first."""
+        with self.read() as db:
+            rows = db.execute(
+                f"SELECT {_MOMENT_SQL} FROM moments WHERE stamp BETWEEN ? AND ? ORDER BY stamp LIMIT ?",
+                (start, min(end, _upper(as_of)), limit),
             ).fetchall()
-        return Moment(
-            id=row[0],
-            stamp=row[1],
-            source=row[2],
-            width=row[3],
-            height=row[4],
-            sharpness=row[5],
-            jpeg=row[6],
-            pose=_pose_from(row[7:15]),
-            detections=[Detection(label, score, (x0, y0, x1, y1)) for label, score, x0, y0, x1, y1 in dets],
-        )
+            found = [_moment_from(row) for row in rows]
+            _attach_details(db, found, with_payload)
+        return found
+
+    def event_moments(self, event_id: int, with_payload: bool = False) -> list[Moment]:
+        with self.read() as db:
+            rows = db.execute(
+                f"SELECT {_MOMENT_SQL} FROM moments WHERE event_id = ? ORDER BY stamp", (event_id,)
+            ).fetchall()
+            found = [_moment_from(row) for row in rows]
+            _attach_details(db, found, with_payload)
+        return found
 
     def sightings(self, labels: Sequence[str], as_of: float | None, min_score: float) -> list[Sighting]:
         """Every detection of any of ``labels`` at or above ``min_score``, oldest first, none after ``as_of``."""
         if not labels:
             return []
         marks = ", ".join("?" for _ in labels)
+        pose = ", ".join("m." + c for c in schema.POSE_COLUMNS)
         sql = (
-            f"SELECT d.moment_id, d.stamp, d.label, d.score, {', '.join('m.' + c.strip() for c in _POSE_COLUMNS.split(','))} "
+            f"SELECT d.moment_id, d.stamp, d.label, d.score, {pose} "
             f"FROM detections d JOIN moments m ON m.id = d.moment_id "
             f"WHERE d.label IN ({marks}) AND d.score >= ? AND d.stamp <= ? ORDER BY d.stamp, d.score DESC"
         )
-        with self._cursor() as db:
+        with self.read() as db:
             rows = db.execute(sql, (*labels, min_score, _upper(as_of))).fetchall()
-        return [Sighting(r[0], r[1], r[2], r[3], _pose_from(r[4:12])) for r in rows]
+        return [Sighting(r[0], r[1], r[2], r[3], pose_from(r[4:12])) for r in rows]
 
     def moment_count(self, as_of: float | None = None) -> int:
-        with self._cursor() as db:
+        with self.read() as db:
             return int(db.execute("SELECT COUNT(*) FROM moments WHERE stamp <= ?", (_upper(as_of),)).fetchone()[0])
 
+    def event_count(self) -> int:
+        with self.read() as db:
+            return int(db.execute("SELECT COUNT(*) FROM events").fetchone()[0])
+
     def time_span(self, as_of: float | None = None) -> tuple[float, float] | None:
-        with self._cursor() as db:
+        with self.read() as db:
             row = db.execute("SELECT MIN(stamp), MAX(stamp) FROM moments WHERE stamp <= ?", (_upper(as_of),)).fetchone()
         return None if row[0] is None else (float(row[0]), float(row[1]))
 
-    def counter(self, name: str) -> int:
-        with self._cursor() as db:
-            row = db.execute("SELECT value FROM counters WHERE name = ?", (name,)).fetchone()
-        return 0 if row is None else int(row[0])
+    def vectors(self, table: str, after: int = -1) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        """(ids, vectors, stamps) with ids above ``after``, in chunks, from ``moment_vectors`` or ``event_vectors``."""
+        key = _vector_key(table)
+        last = after
+        while True:
+            with self.read() as db:
+                rows = db.execute(
+                    f"SELECT {key}, stamp, vector FROM {table} WHERE {key} > ? ORDER BY {key} LIMIT 20000", (last,)
+                ).fetchall()
+            if not rows:
+                return
+            last = int(rows[-1][0])
+            ids = np.array([r[0] for r in rows], dtype=np.int64)
+            stamps = np.array([r[1] for r in rows], dtype=np.float64)
+            vectors = np.stack([np.frombuffer(r[2], dtype=np.float32) for r in rows])
+            yield ids, vectors, stamps
+
+    # -- events and transcripts ------------------------------------------------------
+
+    def event(self, event_id: int) -> Event | None:
+        with self.read() as db:
+            row = db.execute(f"SELECT {EVENT_SQL} FROM events WHERE id = ?", (event_id,)).fetchone()
+        return None if row is None else event_from(row)
+
+    def events(self, start: float = -np.inf, end: float = np.inf, as_of: float | None = None) -> list[Event]:
+        """Events overlapping [start, end], oldest first.  With ``as_of``, only events closed by then."""
+        visible = "end <= ? AND status = 'closed'" if as_of is not None else "? IS NULL"
+        with self.read() as db:
+            rows = db.execute(
+                f"SELECT {EVENT_SQL} FROM events WHERE end >= ? AND start <= ? AND {visible} ORDER BY start",
+                (start, end, as_of),
+            ).fetchall()
+        return [event_from(row) for row in rows]
+
+    def add_transcript(self, transcript: Transcript) -> int:
+        with self.write() as db:
+            return insert_transcript(db, transcript)
+
+    def transcripts(self, start: float, end: float, as_of: float | None = None) -> list[Transcript]:
+        with self.read() as db:
+            rows = db.execute(
+                "SELECT id, start, end, text, speaker FROM transcripts WHERE end >= ? AND start <= ? AND end <= ? "
+                "ORDER BY start",
+                (start, end, _upper(as_of)),
+            ).fetchall()
+        return [Transcript(r[1], r[2], r[3], r[4], r[0]) for r in rows]
+
+    # -- search ----------------------------------------------------------------------
+
+    def search_text(
+        self, query: str, limit: int = 10, as_of: float | None = None, kinds: Sequence[str] = ()
+    ) -> list[SearchHit]:
+        """Full-text search over event documents, texts read and transcripts (BM25), plus detected labels."""
+        words = [w.lower() for w in re.findall(r"\w+", query)]
+        if not words or limit <= 0:
+            return []
+        match = " OR ".join('"' + w.replace('"', "") + '"' for w in words)
+        kind_filter = f"AND kind IN ({', '.join('?' for _ in kinds)})" if kinds else ""
+        with self.read() as db:
+            rows = db.execute(
+                f"SELECT kind, ref, stamp, end_stamp, -bm25(documents), text FROM documents "
+                f"WHERE documents MATCH ? AND end_stamp <= ? {kind_filter} ORDER BY bm25(documents) LIMIT ?",
+                (match, _upper(as_of), *kinds, limit),
+            ).fetchall()
+            hits = [SearchHit(r[0], int(r[1]), float(r[2]), float(r[3]), float(r[4]), r[5]) for r in rows]
+            if not kinds or "moment" in kinds:
+                hits += _label_hits(db, words, as_of, limit)
+        hits.sort(key=lambda h: -h.score)
+        return hits[:limit]
+
+    def search_place(
+        self,
+        x: float,
+        y: float,
+        radius: float,
+        as_of: float | None = None,
+        frame_id: str | None = None,
+        limit: int = 50,
+    ) -> list[SearchHit]:
+        """Moments whose pose lies within ``radius`` metres of (x, y), nearest first, at most one per event."""
+        frame_filter = "AND pose_frame = ?" if frame_id else ""
+        args: tuple[Any, ...] = (x - radius, x + radius, y - radius, y + radius, _upper(as_of))
+        with self.read() as db:
+            rows = db.execute(
+                f"SELECT {_MOMENT_SQL} FROM moments WHERE px BETWEEN ? AND ? AND py BETWEEN ? AND ? AND stamp <= ? "
+                f"{frame_filter} ORDER BY stamp",
+                args + ((frame_id,) if frame_id else ()),
+            ).fetchall()
+        best: dict[object, SearchHit] = {}
+        for row in rows:
+            m = _moment_from(row)
+            assert m.pose is not None and m.id is not None
+            distance = float(np.hypot(m.pose.x - x, m.pose.y - y))
+            if distance > radius:
+                continue
+            key = m.event_id if m.event_id is not None else ("moment", m.id)
+            hit = SearchHit("moment", m.id, m.stamp, m.stamp, 1.0 - distance / radius if radius else 1.0, "", m.pose)
+            if key not in best or hit.score > best[key].score:
+                best[key] = hit
+        return sorted(best.values(), key=lambda h: -h.score)[:limit]
+
+    # -- health ----------------------------------------------------------------------
 
     def disk_bytes(self) -> int:
-        return sum(p.stat().st_size for p in _store_files(self.path) if p.exists())
+        """Bytes the store occupies on disk: the database file plus its WAL and shared-memory files."""
+        return sum(p.stat().st_size for p in store_files(self.path) if p.exists())
+
+    def used_bytes(self) -> int:
+        """Bytes of live pages (free pages excluded) plus the WAL: what the disk budget counts."""
+        with self.read() as db:
+            page_size = db.execute("PRAGMA page_size").fetchone()[0]
+            pages = db.execute("PRAGMA page_count").fetchone()[0] - db.execute("PRAGMA freelist_count").fetchone()[0]
+        wal = store_files(self.path)[1]
+        return int(pages * page_size) + (wal.stat().st_size if wal.exists() else 0)
 
     def integrity_ok(self) -> bool:
-        with self._cursor() as db:
+        with self.read() as db:
             return bool(db.execute("PRAGMA integrity_check").fetchone()[0] == "ok")
 
+    def checkpoint(self) -> None:
+        """Fold the WAL back into the database file and give free pages back to the file system."""
+        if self._writer is None:
+            return
+        with self._write_lock:
+            try:
+                self._writer.execute("PRAGMA incremental_vacuum")
+                self._writer.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            except sqlite3.Error as exc:
+                raise _store_error(self.path, exc) from exc
+
     def close(self) -> None:
-        with self._lock:
-            self._db.close()
+        with self._connections_lock:
+            for db in self._connections:
+                with suppress(sqlite3.Error):
+                    db.close()
+            self._connections.clear()
+        self._local = threading.local()
+        self._writer = None
+
+
+# -- row helpers shared by the memory modules ------------------------------------------
+
+EVENT_SQL = (
+    "id, start, end, status, reason, frame_count, caption, change, labels, texts, transcript, keyframes, super_id, "
+    + ", ".join("start_" + c for c in schema.POSE_COLUMNS)
+    + ", "
+    + ", ".join("end_" + c for c in schema.POSE_COLUMNS)
+    + ", path_m"
+)
+
+
+def event_from(row: Sequence[Any]) -> Event:
+    return Event(
+        id=int(row[0]),
+        start=float(row[1]),
+        end=float(row[2]),
+        status=str(row[3]),
+        reason=str(row[4]),
+        frame_count=int(row[5]),
+        caption=str(row[6]),
+        change=str(row[7]),
+        labels=json.loads(row[8]),
+        texts=json.loads(row[9]),
+        transcript=json.loads(row[10]),
+        keyframe_ids=json.loads(row[11]),
+        super_id=row[12],
+        start_pose=pose_from(row[13:21]),
+        end_pose=pose_from(row[21:29]),
+        path_m=float(row[29]),
+    )
+
+
+def insert_moment(db: sqlite3.Connection, moment: Moment) -> int:
+    """Write a moment with its payload, vector, detections and texts read; returns its id."""
+    cur = db.execute(
+        "INSERT INTO moments (stamp, source, width, height, sharpness, quality, event_id, tier, "
+        f"{POSE_SQL}) VALUES ({', '.join('?' * 16)})",
+        (
+            moment.stamp,
+            moment.source,
+            moment.width,
+            moment.height,
+            moment.sharpness,
+            moment.quality,
+            moment.event_id,
+            moment.tier,
+            *pose_values(moment.pose),
+        ),
+    )
+    moment_id = int(cur.lastrowid or 0)
+    if moment.jpeg is not None:
+        db.execute("INSERT INTO payloads VALUES (?, ?)", (moment_id, moment.jpeg))
+    if moment.embedding is not None:
+        db.execute(
+            "INSERT INTO moment_vectors VALUES (?, ?, ?)", (moment_id, moment.stamp, vector_blob(moment.embedding))
+        )
+    db.executemany(
+        "INSERT INTO detections (moment_id, stamp, label, score, x0, y0, x1, y1) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        [(moment_id, moment.stamp, d.label, d.score, *d.box) for d in moment.detections],
+    )
+    for line in moment.texts:
+        cur = db.execute(
+            "INSERT INTO texts (moment_id, stamp, text, score, x0, y0, x1, y1) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (moment_id, moment.stamp, line.text, line.score, *line.box),
+        )
+        add_document(db, "text", int(cur.lastrowid or 0), moment.stamp, moment.stamp, line.text)
+    moment.id = moment_id
+    return moment_id
+
+
+def insert_transcript(db: sqlite3.Connection, transcript: Transcript) -> int:
+    cur = db.execute(
+        "INSERT INTO transcripts (start, end, text, speaker) VALUES (?, ?, ?, ?)",
+        (transcript.start, transcript.end, transcript.text, transcript.speaker),
+    )
+    ref = int(cur.lastrowid or 0)
+    add_document(db, "transcript", ref, transcript.start, transcript.end, transcript.text)
+    return ref
+
+
+def add_document(db: sqlite3.Connection, kind: str, ref: int, stamp: float, end_stamp: float, text: str) -> None:
+    db.execute("DELETE FROM documents WHERE kind = ? AND ref = ?", (kind, ref))
+    if text.strip():
+        db.execute(
+            "INSERT INTO documents (text, kind, ref, stamp, end_stamp) VALUES (?, ?, ?, ?, ?)",
+            (text, kind, ref, stamp, end_stamp),
+        )
+
+
+def vector_blob(vector: np.ndarray) -> bytes:
+    return np.ascontiguousarray(vector, dtype=np.float32).tobytes()
+
+
+def pose_values(pose: Pose | None) -> tuple[object, ...]:
+    if pose is None:
+        return (None,) * 8
+    return (pose.frame_id, pose.x, pose.y, pose.z, pose.qx, pose.qy, pose.qz, pose.qw)
+
+
+def pose_from(values: Sequence[object]) -> Pose | None:
+    if values[0] is None:
+        return None
+    frame_id, *numbers = values
+    x, y, z, qx, qy, qz, qw = (float(v) for v in numbers)  # type: ignore[arg-type]
+    return Pose(str(frame_id), x, y, z, qx, qy, qz, qw)
+
+
+def store_files(path: Path) -> list[Path]:
+    return [path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")]
+
+
+def existing_vectors(db: sqlite3.Connection, table: str, ids: Sequence[int]) -> set[int]:
+    key = _vector_key(table)
+    marks = ", ".join("?" * len(ids))
+    return {int(r[0]) for r in db.execute(f"SELECT {key} FROM {table} WHERE {key} IN ({marks})", tuple(ids))}
+
+
+def _vector_key(table: str) -> str:
+    if table not in ("moment_vectors", "event_vectors"):
+        raise ValueError(f"no vector table {table!r}")
+    return "moment_id" if table == "moment_vectors" else "event_id"
 
 
 def _upper(as_of: float | None) -> float:
     return float("inf") if as_of is None else as_of
 
 
-def _store_files(path: Path) -> list[Path]:
-    return [path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")]
+def _moment_from(row: Sequence[Any]) -> Moment:
+    return Moment(
+        id=int(row[0]),
+        stamp=float(row[1]),
+        source=str(row[2]),
+        width=int(row[3]),
+        height=int(row[4]),
+        sharpness=float(row[5]),
+        quality=float(row[6]),
+        event_id=row[7],
+        tier=str(row[8]),
+        pose=pose_from(row[9:17]),
+        jpeg=None,
+    )
 
 
-def _pose_values(pose: Pose | None) -> tuple[object, ...]:
-    if pose is None:
-        return (None,) * 8
-    return (pose.frame_id, pose.x, pose.y, pose.z, pose.qx, pose.qy, pose.qz, pose.qw)
+def _attach_details(db: sqlite3.Connection, moments: list[Moment], with_payload: bool) -> None:
+    """Fill detections, texts read and (optionally) the JPEG payload of moments read from rows."""
+    by_id = {m.id: m for m in moments}
+    if not by_id:
+        return
+    marks = ", ".join("?" for _ in by_id)
+    ids = tuple(by_id)
+    for mid, label, score, x0, y0, x1, y1 in db.execute(
+        f"SELECT moment_id, label, score, x0, y0, x1, y1 FROM detections WHERE moment_id IN ({marks}) "
+        "ORDER BY score DESC",
+        ids,
+    ):
+        by_id[mid].detections.append(Detection(label, score, (x0, y0, x1, y1)))
+    for mid, text, score, x0, y0, x1, y1 in db.execute(
+        f"SELECT moment_id, text, score, x0, y0, x1, y1 FROM texts WHERE moment_id IN ({marks}) ORDER BY id", ids
+    ):
+        by_id[mid].texts.append(TextLine(text, score, (x0, y0, x1, y1)))
+    if with_payload:
+        for mid, jpeg in db.execute(f"SELECT moment_id, jpeg FROM payloads WHERE moment_id IN ({marks})", ids):
+            by_id[mid].jpeg = bytes(jpeg)
 
 
-def _pose_from(values: Sequence[object]) -> Pose | None:
-    if values[0] is None:
-        return None
-    frame_id, *numbers = values
-    x, y, z, qx, qy, qz, qw = (float(v) for v in numbers)  # type: ignore[arg-type]
-    return Pose(str(frame_id), x, y, z, qx, qy, qz, qw)
+def _label_hits(db: sqlite3.Connection, words: list[str], as_of: float | None, limit: int) -> list[SearchHit]:
+    """Most recent moments where a detector reported one of the words as a label."""
+    labels = sorted({w for w in words} | {w[:-1] for w in words if w.endswith("s") and len(w) > 3})
+    marks = ", ".join("?" for _ in labels)
+    rows = db.execute(
+        f"SELECT moment_id, MAX(stamp), label, MAX(score) FROM detections WHERE label IN ({marks}) AND stamp <= ? "
+        "GROUP BY moment_id ORDER BY MAX(stamp) DESC LIMIT ?",
+        (*labels, _upper(as_of), limit),
+    ).fetchall()
+    return [SearchHit("moment", int(r[0]), float(r[1]), float(r[1]), float(r[3]), f"detected {r[2]}") for r in rows]
+
+
+def _store_error(path: Path, exc: sqlite3.Error) -> StoreError:
+    text = str(exc)
+    if "full" in text:
+        return StoreError(f"memory store {path}: the disk is full ({text}); nothing already committed was lost")
+    if "locked" in text or "busy" in text:
+        return StoreError(f"memory store {path} is locked by another process ({text})")
+    return StoreError(f"memory store {path}: {text}")

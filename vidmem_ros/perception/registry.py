@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from vidmem_ros.config import DetectorConfig
+from vidmem_ros.config import DetectorConfig, EmbedderConfig
+from vidmem_ros.perception.embedding import ImageEmbedder
 from vidmem_ros.perception.types import Detector
 
 
@@ -23,3 +24,13 @@ def detector_vocabulary(config: DetectorConfig) -> tuple[str, ...]:
 
         return tuple(COCO_LABELS.values())
     return ()
+
+
+def build_embedder(config: EmbedderConfig) -> ImageEmbedder | None:
+    if config.backend == "none":
+        return None
+    if config.backend == "color_layout":
+        from vidmem_ros.perception.embedding import ColorLayoutEmbedder
+
+        return ColorLayoutEmbedder()
+    raise AssertionError(f"unhandled embedder backend {config.backend}")

@@ -17,7 +17,7 @@ from vidmem_ros.frames import FrameInput
 from vidmem_ros.ingest import IngestPipeline, IngestWorker
 from vidmem_ros.memory.store import SqliteStore
 from vidmem_ros.msg import MemoryStats
-from vidmem_ros.perception.registry import build_detector
+from vidmem_ros.perception.registry import build_detector, build_embedder
 from vidmem_ros.ros.convert import compressed_frame, image_frame, odometry_pose
 from vidmem_ros.ros.params import declare_config, watch_runtime_changes
 from vidmem_ros.ros.runtime import bridge_logging, run_nodes
@@ -30,7 +30,7 @@ class IngestNode(Node):
         self.config = declare_config(self)
         cfg = self.config
         self.store = SqliteStore(cfg.store_path())
-        self.pipeline = IngestPipeline(cfg, self.store, build_detector(cfg.detector))
+        self.pipeline = IngestPipeline(cfg, self.store, build_detector(cfg.detector), build_embedder(cfg.embedder))
         self.worker = IngestWorker(self.pipeline, cfg.ingest.queue_size)
         watch_runtime_changes(self, cfg)
         # Callbacks only convert and enqueue; the worker thread does the heavy work.
@@ -78,6 +78,7 @@ class IngestNode(Node):
         msg.drop_reasons = sorted(snap.dropped)
         msg.drop_counts = [snap.dropped[r] for r in msg.drop_reasons]
         msg.frames_kept = snap.kept
+        msg.events = self.store.event_count()
         msg.ram_bytes = _rss_bytes()
         msg.disk_bytes = self.store.disk_bytes()
         msg.ingest_rate_hz = float(snap.rate_hz)
@@ -88,6 +89,7 @@ class IngestNode(Node):
 
     def close(self) -> None:
         self.worker.stop()
+        self.pipeline.finish()
         self.store.close()
 
 

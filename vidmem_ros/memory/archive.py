@@ -1,0 +1,183 @@
+"""Long-term event archive: events open at a boundary, grow with every kept frame, and are closed into documents.
+
+An event row exists from its first frame on and is updated in the same
+transaction as each moment, so a killed process leaves open events that the
+next start closes from their committed moments: nothing is lost but the
+frames in flight.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import sqlite3
+
+import numpy as np
+
+from vidmem_ros.config import VidmemConfig
+from vidmem_ros.memory import graph, hierarchy
+from vidmem_ros.memory.captions import Caption, EventCaptioner, EventFacts, event_labels, event_texts
+from vidmem_ros.memory.records import Edge, Event, Moment, Transcript
+from vidmem_ros.memory.schema import POSE_COLUMNS as _POSE_COLS
+from vidmem_ros.memory.store import EVENT_SQL, SqliteStore, add_document, event_from, pose_values, vector_blob
+from vidmem_ros.perception.embedding import TextEmbedder
+
+log = logging.getLogger(__name__)
+
+
+class EventArchive:
+    def __init__(
+        self,
+        store: SqliteStore,
+        config: VidmemConfig,
+        captioner: EventCaptioner,
+        text_embedder: TextEmbedder | None = None,
+    ) -> None:
+        self.store = store
+        self.config = config
+        self.captioner = captioner
+        self.text_embedder = text_embedder
+
+    def open(self, db: sqlite3.Connection, stamp: float, reason: str) -> int:
+        cur = db.execute(
+            "INSERT INTO events (start, end, status, reason) VALUES (?, ?, 'open', ?)", (stamp, stamp, reason)
+        )
+        return int(cur.lastrowid or 0)
+
+    def extend(self, db: sqlite3.Connection, event_id: int, moment: Moment) -> None:
+        """Grow an open event by one committed moment, tracking where the robot went."""
+        row = db.execute(
+            "SELECT end_px, end_py, end_pz, start_pose_frame FROM events WHERE id = ?", (event_id,)
+        ).fetchone()
+        step = 0.0
+        pose = moment.pose
+        if pose is not None and row[0] is not None:
+            step = math.dist((row[0], row[1], row[2]), (pose.x, pose.y, pose.z))
+        sets = "end = MAX(end, ?), frame_count = frame_count + 1, path_m = path_m + ?"
+        args: list[object] = [moment.stamp, step]
+        if pose is not None:
+            sets += ", " + ", ".join(f"end_{c} = ?" for c in _POSE_COLS)
+            args += pose_values(pose)
+            if row[3] is None:
+                sets += ", " + ", ".join(f"start_{c} = ?" for c in _POSE_COLS)
+                args += pose_values(pose)
+        db.execute(f"UPDATE events SET {sets} WHERE id = ?", (*args, event_id))
+
+    def close(self, db: sqlite3.Connection, event_id: int) -> Event:
+        """Turn an open event into its archived form: keyframes, caption, change, document, edges, tiers above."""
+        event, caption, previous = self.summarise(db, event_id)
+        if previous is not None:
+            graph.connect(
+                db, Edge(previous.id, event_id, "before", 1.0, "auto", f"gap {event.start - previous.end:.1f} s")
+            )
+            for rel in caption.relations:
+                graph.connect(
+                    db, Edge(previous.id, event_id, rel.kind, rel.confidence, self.captioner.name, rel.evidence)
+                )
+        hierarchy.count_event_labels(db, event.labels)
+        hierarchy.attach_to_super_event(db, event, self.config.archive, self.config.segment)
+        return event
+
+    def summarise(self, db: sqlite3.Connection, event_id: int) -> tuple[Event, Caption, Event | None]:
+        """(Re)write an event's caption, labels, texts, keyframes and document from its moments."""
+        event = event_from(db.execute(f"SELECT {EVENT_SQL} FROM events WHERE id = ?", (event_id,)).fetchone())
+        moments = self.store.event_moments(event_id)
+        if moments:
+            event.start, event.end = moments[0].stamp, moments[-1].stamp
+        previous_row = db.execute(
+            f"SELECT {EVENT_SQL} FROM events WHERE status = 'closed' AND start < ? AND id != ? "
+            "ORDER BY start DESC LIMIT 1",
+            (event.start, event_id),
+        ).fetchone()
+        previous = event_from(previous_row) if previous_row else None
+        facts = EventFacts(
+            start=event.start,
+            end=event.end,
+            labels=event_labels(moments, self.config.archive.label_min_score),
+            texts=event_texts(moments),
+            transcript=[t.text for t in _transcripts(db, event.start, event.end)],
+            moments=moments,
+        )
+        caption = self.captioner.caption(facts, previous)
+        keyframes = choose_keyframes(moments, self.config.archive.keyframes_per_event)
+        db.execute("UPDATE moments SET keyframe = 0 WHERE event_id = ?", (event_id,))
+        db.executemany("UPDATE moments SET keyframe = 1 WHERE id = ?", [(k,) for k in keyframes])
+        db.execute(
+            "UPDATE events SET status = 'closed', start = ?, end = ?, caption = ?, change = ?, labels = ?, texts = ?, "
+            "transcript = ?, keyframes = ?, frame_count = ? WHERE id = ?",
+            (
+                event.start,
+                event.end,
+                caption.text,
+                caption.change,
+                json.dumps(facts.labels),
+                json.dumps(facts.texts),
+                json.dumps(facts.transcript),
+                json.dumps(keyframes),
+                len(moments),
+                event_id,
+            ),
+        )
+        event = event_from(db.execute(f"SELECT {EVENT_SQL} FROM events WHERE id = ?", (event_id,)).fetchone())
+        add_document(db, "event", event_id, event.start, event.end, event_document(event))
+        self._embed_caption(db, event)
+        return event, caption, previous
+
+    def recover(self) -> int:
+        """Close events left open by a process that was killed; returns how many."""
+        with self.store.write() as db:
+            open_ids = [int(r[0]) for r in db.execute("SELECT id FROM events WHERE status = 'open' ORDER BY start")]
+            for event_id in open_ids:
+                if db.execute("SELECT COUNT(*) FROM moments WHERE event_id = ?", (event_id,)).fetchone()[0] == 0:
+                    db.execute("DELETE FROM events WHERE id = ?", (event_id,))
+                else:
+                    self.close(db, event_id)
+        if open_ids:
+            log.warning("closed %d event(s) left open by an earlier run", len(open_ids))
+        return len(open_ids)
+
+    def attach_transcript(self, db: sqlite3.Connection, transcript: Transcript) -> None:
+        """Add late speech to the closed events it overlaps (open events pick it up when they close)."""
+        rows = db.execute(
+            f"SELECT {EVENT_SQL} FROM events WHERE status = 'closed' AND start <= ? AND end >= ?",
+            (transcript.end, transcript.start),
+        ).fetchall()
+        for row in rows:
+            event = event_from(row)
+            event.transcript.append(transcript.text)
+            db.execute("UPDATE events SET transcript = ? WHERE id = ?", (json.dumps(event.transcript), event.id))
+            add_document(db, "event", event.id, event.start, event.end, event_document(event))
+
+    def _embed_caption(self, db: sqlite3.Connection, event: Event) -> None:
+        if self.text_embedder is None or not event.caption:
+            return
+        vector = self.text_embedder.embed_texts([event.caption])[0]
+        db.execute("INSERT OR REPLACE INTO event_vectors VALUES (?, ?, ?)", (event.id, event.end, vector_blob(vector)))
+
+
+def choose_keyframes(moments: list[Moment], count: int) -> list[int]:
+    """The best-quality moment of each of ``count`` equal stretches of the event, so keyframes spread in time."""
+    if not moments:
+        return []
+    chunks = np.array_split(np.arange(len(moments)), min(count, len(moments)))
+    chosen = []
+    for chunk in chunks:
+        best = max((moments[i] for i in chunk), key=lambda m: m.quality)
+        assert best.id is not None
+        chosen.append(best.id)
+    return chosen
+
+
+def event_document(event: Event) -> str:
+    """The text the event is found by: its caption, what changed, labels, texts and speech."""
+    parts = [event.caption, event.change, " ".join(event.labels), " ".join(event.texts), " ".join(event.transcript)]
+    return "\n".join(p for p in parts if p)
+
+
+def _transcripts(db: sqlite3.Connection, start: float, end: float) -> list[Transcript]:
+    rows = db.execute(
+        "SELECT id, start, end, text, speaker FROM transcripts WHERE start <= ? AND end >= ? ORDER BY start",
+        (end, start),
+    ).fetchall()
+    return [Transcript(r[1], r[2], r[3], r[4], r[0]) for r in rows]

@@ -1,0 +1,208 @@
+"""The memory engine: kept frames in, events, short-term view, long-term archive, retention out.
+
+Per kept frame: segment (no look-ahead), then in one transaction close the
+previous event if a boundary fired, open the next, write the moment and grow
+the event, and link its detections to entities; then update the short-term
+view and the vector index, and run retention when it is due.  Everything here
+is plain Python over SQLite: the node, the evaluator and the tests share it.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from vidmem_ros.config import VidmemConfig
+from vidmem_ros.errors import StoreError
+from vidmem_ros.memory import graph
+from vidmem_ros.memory.archive import EventArchive
+from vidmem_ros.memory.captions import ComposedCaptioner, EventCaptioner
+from vidmem_ros.memory.entities import EntityUnifier
+from vidmem_ros.memory.forget import ForgetReport, forget
+from vidmem_ros.memory.records import Event, Moment, Pose, SearchHit, TextLine, Transcript
+from vidmem_ros.memory.retention import Retention, RetentionReport
+from vidmem_ros.memory.segmentation import EventSegmenter
+from vidmem_ros.memory.short_term import ShortTermMemory
+from vidmem_ros.memory.store import SqliteStore, insert_moment, insert_transcript
+from vidmem_ros.memory.vector_search import VectorSearch
+from vidmem_ros.perception.embedding import TextEmbedder
+from vidmem_ros.perception.types import Detection
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Observation:
+    """A frame that passed the gates, with everything perception made of it."""
+
+    stamp: float
+    source: str
+    width: int
+    height: int
+    jpeg: bytes
+    grey: np.ndarray  # small grey copy, for segmentation
+    sharpness: float = 0.0
+    quality: float = 0.0
+    embedding: np.ndarray | None = None
+    detections: list[Detection] = field(default_factory=list)
+    crop_embeddings: list[np.ndarray | None] = field(default_factory=list)  # one per detection
+    texts: list[TextLine] = field(default_factory=list)
+    pose: Pose | None = None
+
+
+@dataclass(frozen=True)
+class InView:
+    """A frame held in short-term memory: what the robot is looking at now."""
+
+    moment_id: int
+    stamp: float
+    event_id: int
+    labels: tuple[str, ...]
+
+
+class MemoryEngine:
+    def __init__(
+        self,
+        store: SqliteStore,
+        config: VidmemConfig,
+        captioner: EventCaptioner | None = None,
+        text_embedder: TextEmbedder | None = None,
+    ) -> None:
+        self.store = store
+        self.config = config
+        self.archive = EventArchive(store, config, captioner or ComposedCaptioner(), text_embedder)
+        self.segmenter = EventSegmenter(config.segment)
+        self.short_term: ShortTermMemory[InView] = ShortTermMemory.from_config(config.short_term)
+        self.entities = EntityUnifier(config.archive)
+        self.retention = Retention(store, config.retention)
+        self.images = VectorSearch(store, "moment_vectors", config.index)
+        self.counts: Counter[str] = Counter()
+        self._lock = threading.RLock()
+        self._event_id: int | None = None
+        self.recovered_events = self.archive.recover()
+        self.images.sync()
+        span = store.time_span()
+        self.latest_stamp = span[1] if span else -np.inf
+        self._next_retention = -np.inf
+
+    # -- writing -------------------------------------------------------------------
+
+    def observe(self, obs: Observation) -> Moment:
+        """Commit one kept frame; raises StoreError (with nothing half-written) if the store refuses it."""
+        with self._lock:
+            reason = self.segmenter.observe(obs.stamp, obs.grey, obs.embedding)
+            moment = Moment(
+                stamp=obs.stamp,
+                source=obs.source,
+                width=obs.width,
+                height=obs.height,
+                jpeg=obs.jpeg,
+                sharpness=obs.sharpness,
+                quality=obs.quality,
+                detections=list(obs.detections),
+                texts=list(obs.texts),
+                pose=obs.pose,
+                embedding=obs.embedding,
+            )
+            before = self._event_id
+            try:
+                with self.store.write() as db:
+                    if reason and self._event_id is not None:
+                        self.archive.close(db, self._event_id)
+                        self.counts["events_closed"] += 1
+                    if reason or self._event_id is None:
+                        self._event_id = self.archive.open(db, obs.stamp, reason or "start")
+                    moment.event_id = self._event_id
+                    insert_moment(db, moment)
+                    self.archive.extend(db, self._event_id, moment)
+                    self.entities.observe(db, moment, obs.crop_embeddings)
+            except StoreError:
+                self._event_id = before  # the transaction rolled back: the old event is still open
+                self.entities.invalidate()
+                raise
+            assert moment.id is not None and moment.event_id is not None
+            if moment.embedding is not None:
+                self.images.add(moment.id, moment.embedding, moment.stamp)
+            labels = tuple(sorted({d.label for d in moment.detections}))
+            evicted = self.short_term.add(
+                moment.stamp, InView(moment.id, moment.stamp, moment.event_id, labels), new_event=bool(reason)
+            )
+            self.counts["short_term_evicted_events"] += len(evicted)
+            self.latest_stamp = max(self.latest_stamp, moment.stamp)
+            self._maybe_run_retention()
+            return moment
+
+    def finish(self) -> Event | None:
+        """Close the open event (at shutdown), so its document and summaries are written."""
+        with self._lock:
+            if self._event_id is None:
+                return None
+            with self.store.write() as db:
+                event = self.archive.close(db, self._event_id)
+            self._event_id = None
+            self.segmenter.reset()
+            self.short_term.flush()
+            return event
+
+    def add_transcript(self, transcript: Transcript) -> int:
+        with self._lock, self.store.write() as db:
+            ref = insert_transcript(db, transcript)
+            self.archive.attach_transcript(db, transcript)
+            return ref
+
+    def connect(self, patch: graph.GraphPatch) -> int | None:
+        """Apply an event-graph patch from a captioner or planner."""
+        with self._lock, self.store.write() as db:
+            return graph.apply_patch(db, patch)
+
+    def forget(
+        self,
+        start: float | None = None,
+        end: float | None = None,
+        moment_ids: Sequence[int] = (),
+        event_ids: Sequence[int] = (),
+    ) -> ForgetReport:
+        with self._lock:
+            report = forget(self.archive, start, end, moment_ids, event_ids)
+            self.images.remove(report.moments)
+            self.entities.invalidate()
+            if self._event_id is not None and self.store.event(self._event_id) is None:
+                self._event_id = None  # the open event was forgotten whole: the next frame starts one
+                self.segmenter.reset()
+            gone = set(report.moments)
+            self.short_term.discard(lambda frame: frame.moment_id in gone)
+            return report
+
+    def run_retention(self, now: float | None = None) -> RetentionReport:
+        with self._lock:
+            report = self.retention.run(self.latest_stamp if now is None else now, self.images.memory_bytes)
+            self.images.remove(report.removed_ids)
+            return report
+
+    def _maybe_run_retention(self) -> None:
+        if self.latest_stamp < self._next_retention:
+            return
+        self._next_retention = self.latest_stamp + self.config.retention.period_s
+        try:
+            self.run_retention()
+        except StoreError as exc:  # retention can wait for the next pass; the frame is already safe
+            log.error("retention pass failed: %s", exc)
+
+    # -- reading -------------------------------------------------------------------
+
+    def in_view(self) -> list[InView]:
+        """Short-term memory: up to K frames of the latest events, oldest first."""
+        return self.short_term.items()
+
+    @property
+    def open_event_id(self) -> int | None:
+        return self._event_id
+
+    def search_image(self, vector: np.ndarray, k: int = 10, as_of: float | None = None) -> list[SearchHit]:
+        hits = self.images.search(vector, k, as_of)
+        return [SearchHit("moment", h.id, h.stamp, h.stamp, h.score) for h in hits]

@@ -1,0 +1,120 @@
+"""Super events and the root summary above events (MemDreamer's tiers), refreshed incrementally.
+
+A closed event joins the newest super event unless that one is full (count or
+span) or the event starts after a long gap; only that super event and the root
+are rewritten, so the cost per event is constant however long the robot runs.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections import Counter
+from datetime import datetime, timezone
+
+from vidmem_ros.config import ArchiveConfig, SegmentConfig
+from vidmem_ros.memory.records import Event
+from vidmem_ros.memory.store import add_document
+
+ROOT_KEY = "root"
+LABEL_COUNTER = "events_with_label:"
+
+
+def count_event_labels(db: sqlite3.Connection, labels: list[str], by: int = 1) -> None:
+    db.executemany(
+        "INSERT INTO counters VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = value + excluded.value",
+        [(LABEL_COUNTER + label, by) for label in labels],
+    )
+    if by < 0:  # a forgotten label leaves no trace, not even a zero count
+        db.execute("DELETE FROM counters WHERE name LIKE ? AND value <= 0", (LABEL_COUNTER + "%",))
+
+
+def attach_to_super_event(db: sqlite3.Connection, event: Event, archive: ArchiveConfig, segment: SegmentConfig) -> int:
+    """Put a closed event under a super event (new or current) and refresh that summary and the root."""
+    row = db.execute("SELECT id, start, end, event_count FROM super_events ORDER BY id DESC LIMIT 1").fetchone()
+    joins = (
+        row is not None
+        and row[3] < archive.super_max_events
+        and event.end - row[1] <= archive.super_max_s
+        and event.start - row[2] <= segment.max_gap_s
+    )
+    if joins:
+        super_id = int(row[0])
+        db.execute(
+            "UPDATE super_events SET end = MAX(end, ?), event_count = event_count + 1 WHERE id = ?",
+            (event.end, super_id),
+        )
+    else:
+        cur = db.execute(
+            "INSERT INTO super_events (start, end, event_count) VALUES (?, ?, 1)", (event.start, event.end)
+        )
+        super_id = int(cur.lastrowid or 0)
+    db.execute("UPDATE events SET super_id = ? WHERE id = ?", (super_id, event.id))
+    refresh_super_event(db, super_id)
+    refresh_root(db)
+    return super_id
+
+
+def refresh_super_event(db: sqlite3.Connection, super_id: int) -> None:
+    rows = db.execute(
+        "SELECT start, end, labels, texts, transcript FROM events WHERE super_id = ? ORDER BY start", (super_id,)
+    ).fetchall()
+    if not rows:
+        db.execute("DELETE FROM super_events WHERE id = ?", (super_id,))
+        db.execute("DELETE FROM documents WHERE kind = 'super_event' AND ref = ?", (super_id,))
+        return
+    start, end = rows[0][0], max(r[1] for r in rows)
+    labels: Counter[str] = Counter()
+    texts: dict[str, None] = {}
+    heard = 0
+    for _, _, lab, txt, said in rows:
+        labels.update(json.loads(lab))
+        texts.update(dict.fromkeys(json.loads(txt)))
+        heard += len(json.loads(said))
+    summary = _summary(start, end, len(rows), labels, list(texts), heard)
+    db.execute(
+        "UPDATE super_events SET start = ?, end = ?, event_count = ?, summary = ? WHERE id = ?",
+        (start, end, len(rows), summary, super_id),
+    )
+    add_document(db, "super_event", super_id, start, end, summary)
+
+
+def refresh_root(db: sqlite3.Connection) -> None:
+    rows = db.execute("SELECT start, end, event_count, summary FROM super_events ORDER BY start").fetchall()
+    if not rows:
+        db.execute("DELETE FROM summaries WHERE key = ?", (ROOT_KEY,))
+        return
+    start, end = rows[0][0], max(r[1] for r in rows)
+    events = sum(r[2] for r in rows)
+    # Per-label event counts are kept as counters, so the root costs the same on day 1 and day 100.
+    labels = Counter(
+        {
+            str(name)[len(LABEL_COUNTER) :]: int(n)
+            for name, n in db.execute(
+                "SELECT name, value FROM counters WHERE name LIKE ? AND value > 0", (LABEL_COUNTER + "%",)
+            )
+        }
+    )
+    text = f"Memory from {_clock(start)} to {_clock(end)}: {events} events in {len(rows)} periods. " + (
+        f"Most often seen: {', '.join(x for x, _ in labels.most_common(10))}." if labels else ""
+    )
+    db.execute(
+        "INSERT INTO summaries VALUES (?, ?, ?, ?) ON CONFLICT (key) DO UPDATE SET "
+        "start = excluded.start, end = excluded.end, text = excluded.text",
+        (ROOT_KEY, start, end, text.strip()),
+    )
+
+
+def _summary(start: float, end: float, count: int, labels: Counter[str], texts: list[str], heard: int) -> str:
+    parts = [f"{_clock(start)} to {_clock(end)}, {count} event(s)."]
+    if labels:
+        parts.append("Seen: " + ", ".join(f"{x} ({n})" for x, n in labels.most_common(8)) + ".")
+    if texts:
+        parts.append("Read: " + ", ".join(f'"{t}"' for t in texts[:5]) + ".")
+    if heard:
+        parts.append(f"{heard} line(s) of speech heard.")
+    return " ".join(parts)
+
+
+def _clock(stamp: float) -> str:
+    return datetime.fromtimestamp(stamp, tz=timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")

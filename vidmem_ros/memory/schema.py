@@ -1,0 +1,170 @@
+"""SQLite schema of the memory store, and upgrades from older versions.
+
+Payloads (JPEG) and vectors live in their own tables so moment rows stay small
+to scan, and retention can drop a payload without touching what the moment
+says (when, where, what was detected or read).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+SCHEMA_VERSION = 2
+
+POSE_COLUMNS = ("pose_frame", "px", "py", "pz", "qx", "qy", "qz", "qw")
+_POSE_DDL = "pose_frame TEXT, px REAL, py REAL, pz REAL, qx REAL, qy REAL, qz REAL, qw REAL"
+
+TABLES = f"""
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS moments (
+    id INTEGER PRIMARY KEY,
+    stamp REAL NOT NULL,
+    source TEXT NOT NULL,
+    width INTEGER NOT NULL,
+    height INTEGER NOT NULL,
+    sharpness REAL NOT NULL,
+    jpeg BLOB,  -- version 1 kept payloads here; version 2 moves them to payloads
+    {_POSE_DDL},
+    quality REAL NOT NULL DEFAULT 0,
+    event_id INTEGER,
+    keyframe INTEGER NOT NULL DEFAULT 0,
+    tier TEXT NOT NULL DEFAULT 'recent'
+);
+CREATE INDEX IF NOT EXISTS moments_stamp ON moments (stamp);
+CREATE TABLE IF NOT EXISTS payloads (
+    moment_id INTEGER PRIMARY KEY REFERENCES moments (id) ON DELETE CASCADE,
+    jpeg BLOB NOT NULL
+);
+CREATE TABLE IF NOT EXISTS moment_vectors (
+    moment_id INTEGER PRIMARY KEY REFERENCES moments (id) ON DELETE CASCADE,
+    stamp REAL NOT NULL,
+    vector BLOB NOT NULL
+);
+CREATE TABLE IF NOT EXISTS detections (
+    id INTEGER PRIMARY KEY,
+    moment_id INTEGER NOT NULL REFERENCES moments (id) ON DELETE CASCADE,
+    stamp REAL NOT NULL,
+    label TEXT NOT NULL,
+    score REAL NOT NULL,
+    x0 REAL NOT NULL, y0 REAL NOT NULL, x1 REAL NOT NULL, y1 REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS detections_label_stamp ON detections (label, stamp);
+CREATE INDEX IF NOT EXISTS detections_moment ON detections (moment_id);
+CREATE TABLE IF NOT EXISTS texts (
+    id INTEGER PRIMARY KEY,
+    moment_id INTEGER NOT NULL REFERENCES moments (id) ON DELETE CASCADE,
+    stamp REAL NOT NULL,
+    text TEXT NOT NULL,
+    score REAL NOT NULL,
+    x0 REAL NOT NULL, y0 REAL NOT NULL, x1 REAL NOT NULL, y1 REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS texts_moment ON texts (moment_id);
+CREATE INDEX IF NOT EXISTS texts_stamp ON texts (stamp);
+CREATE TABLE IF NOT EXISTS transcripts (
+    id INTEGER PRIMARY KEY,
+    start REAL NOT NULL,
+    end REAL NOT NULL,
+    text TEXT NOT NULL,
+    speaker TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX IF NOT EXISTS transcripts_start ON transcripts (start);
+CREATE TABLE IF NOT EXISTS super_events (
+    id INTEGER PRIMARY KEY,
+    start REAL NOT NULL,
+    end REAL NOT NULL,
+    event_count INTEGER NOT NULL DEFAULT 0,
+    summary TEXT NOT NULL DEFAULT ''
+);
+CREATE TABLE IF NOT EXISTS events (
+    id INTEGER PRIMARY KEY,
+    start REAL NOT NULL,
+    end REAL NOT NULL,
+    status TEXT NOT NULL DEFAULT 'open',
+    reason TEXT NOT NULL DEFAULT '',
+    frame_count INTEGER NOT NULL DEFAULT 0,
+    caption TEXT NOT NULL DEFAULT '',
+    change TEXT NOT NULL DEFAULT '',
+    labels TEXT NOT NULL DEFAULT '[]',
+    texts TEXT NOT NULL DEFAULT '[]',
+    transcript TEXT NOT NULL DEFAULT '[]',
+    keyframes TEXT NOT NULL DEFAULT '[]',
+    super_id INTEGER REFERENCES super_events (id) ON DELETE SET NULL,
+    start_{_POSE_DDL.replace(", ", ", start_")},
+    end_{_POSE_DDL.replace(", ", ", end_")},
+    path_m REAL NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS events_start ON events (start);
+CREATE INDEX IF NOT EXISTS events_end ON events (end);
+CREATE TABLE IF NOT EXISTS event_vectors (
+    event_id INTEGER PRIMARY KEY REFERENCES events (id) ON DELETE CASCADE,
+    stamp REAL NOT NULL,
+    vector BLOB NOT NULL
+);
+CREATE TABLE IF NOT EXISTS edges (
+    id INTEGER PRIMARY KEY,
+    src INTEGER NOT NULL REFERENCES events (id) ON DELETE CASCADE,
+    dst INTEGER NOT NULL REFERENCES events (id) ON DELETE CASCADE,
+    kind TEXT NOT NULL,
+    confidence REAL NOT NULL DEFAULT 1.0,
+    origin TEXT NOT NULL DEFAULT 'auto',
+    evidence TEXT NOT NULL DEFAULT '',
+    UNIQUE (src, dst, kind)
+);
+CREATE INDEX IF NOT EXISTS edges_dst ON edges (dst);
+CREATE TABLE IF NOT EXISTS entities (
+    id INTEGER PRIMARY KEY,
+    label TEXT NOT NULL,
+    prototype BLOB,
+    sightings INTEGER NOT NULL DEFAULT 0,
+    first_stamp REAL NOT NULL,
+    last_stamp REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS entities_label ON entities (label);
+CREATE TABLE IF NOT EXISTS entity_sightings (
+    entity_id INTEGER NOT NULL REFERENCES entities (id) ON DELETE CASCADE,
+    moment_id INTEGER NOT NULL REFERENCES moments (id) ON DELETE CASCADE,
+    event_id INTEGER,
+    stamp REAL NOT NULL,
+    score REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS entity_sightings_entity ON entity_sightings (entity_id, stamp);
+CREATE INDEX IF NOT EXISTS entity_sightings_moment ON entity_sightings (moment_id);
+CREATE TABLE IF NOT EXISTS summaries (key TEXT PRIMARY KEY, start REAL, end REAL, text TEXT NOT NULL);
+CREATE VIRTUAL TABLE IF NOT EXISTS documents USING fts5 (
+    text, kind UNINDEXED, ref UNINDEXED, stamp UNINDEXED, end_stamp UNINDEXED, tokenize = 'porter unicode61'
+);
+"""
+
+# Columns added to version-1 moments rows.
+_V2_MOMENT_COLUMNS = (
+    "quality REAL NOT NULL DEFAULT 0",
+    "event_id INTEGER",
+    "keyframe INTEGER NOT NULL DEFAULT 0",
+    "tier TEXT NOT NULL DEFAULT 'recent'",
+)
+
+
+def create_or_upgrade(db: sqlite3.Connection) -> None:
+    """Create missing tables and bring a version-1 store up to date, in one transaction."""
+    fresh = db.execute("SELECT COUNT(*) FROM sqlite_master WHERE name = 'moments'").fetchone()[0] == 0
+    if fresh:
+        # Lets retention hand freed pages back to the file system (set before any table exists).
+        db.execute("PRAGMA auto_vacuum = INCREMENTAL")
+    with db:
+        if not fresh:
+            _upgrade_moments(db)
+        db.executescript(TABLES)
+        db.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+        version = int(db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0])
+        if version == 1:
+            db.execute("INSERT INTO payloads SELECT id, jpeg FROM moments WHERE jpeg IS NOT NULL")
+            db.execute("UPDATE moments SET jpeg = NULL")
+            db.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(SCHEMA_VERSION),))
+
+
+def _upgrade_moments(db: sqlite3.Connection) -> None:
+    have = {row[1] for row in db.execute("PRAGMA table_info(moments)")}
+    for column in _V2_MOMENT_COLUMNS:
+        if column.split()[0] not in have:
+            db.execute(f"ALTER TABLE moments ADD COLUMN {column}")
