@@ -50,3 +50,27 @@ def test_a_change_of_resolution_is_never_static(photos: dict[str, np.ndarray]) -
     g = gate()
     assert g.check_image(0.0, photos["coffee"]).keep
     assert g.check_image(1.0, cv2.resize(photos["coffee"], (300, 200))).keep
+
+
+def test_a_near_duplicate_is_dropped_by_ssim_but_a_moved_view_is_kept(photos: dict[str, np.ndarray]) -> None:
+    view = photos["astronaut"]
+    g = gate(static_max_mean_diff=0.0)  # let only the SSIM gate decide
+    assert g.check_image(0.0, view).keep
+    noisy = np.clip(view + np.random.default_rng(0).normal(0, 6, view.shape), 0, 255).astype(np.uint8)
+    assert g.check_image(1.0, noisy).reason == "duplicate"  # sensor noise: same structure
+    moved = np.roll(view, 60, axis=1)
+    assert g.check_image(2.0, moved).keep
+
+
+def test_quality_prefers_sharp_colourful_frames(photos: dict[str, np.ndarray]) -> None:
+    from vidmem_ros.memory.gates import hue_entropy, keyframe_quality, sharpness
+
+    colourful, grey = (
+        photos["coffee"],
+        cv2.cvtColor(cv2.cvtColor(photos["coffee"], cv2.COLOR_RGB2GRAY), cv2.COLOR_GRAY2RGB),
+    )
+    assert hue_entropy(grey) == 0.0 < hue_entropy(colourful) <= 1.0
+    sharp = sharpness(cv2.cvtColor(colourful, cv2.COLOR_RGB2GRAY))
+    assert keyframe_quality(sharp, colourful, 0.5) > keyframe_quality(sharp, grey, 0.5) == sharp
+    verdict = gate().check_image(0.0, colourful)
+    assert verdict.keep and verdict.quality > verdict.sharpness > 0 and verdict.grey is not None
