@@ -111,10 +111,10 @@ class ShortTermConfig(_Section):
 
 class IndexConfig(_Section):
     exact_limit: int = Field(
-        200_000, ge=0, le=100_000_000, description="Up to this many vectors search is exact; above, approximate (HNSW)"
+        100_000, ge=0, le=100_000_000, description="Up to this many vectors search is exact; above, approximate (HNSW)"
     )
     hnsw_m: int = Field(32, ge=4, le=128, description="Links per node of the approximate index")
-    hnsw_ef_search: int = Field(64, ge=8, le=4096, description="Search breadth of the approximate index")
+    hnsw_ef_search: int = Field(128, ge=8, le=4096, description="Search breadth of the approximate index")
 
 
 class DetectorConfig(_Section):
