@@ -143,6 +143,10 @@ def test_forgetting_a_visit_leaves_nothing_findable(patrol: IngestPipeline, phot
         assert db.execute("SELECT COUNT(*) FROM events WHERE start >= ? AND end <= ?", (start, end)).fetchone()[0] == 0
         dangling = db.execute("SELECT COUNT(*) FROM edges WHERE src NOT IN (SELECT id FROM events)").fetchone()[0]
     assert dangling == 0
+    with store.read() as db:
+        assert db.execute("PRAGMA auto_vacuum").fetchone()[0] == 2  # incremental: freed pages go back
+        assert db.execute("PRAGMA freelist_count").fetchone()[0] == 0
+    assert report.compacted
     assert store.integrity_ok()
     raw = Path(store.path).read_bytes()
     lingering = [raw[max(0, m.start() - 30) : m.start() + 10] for m in re.finditer(rb"\bcat\b", raw)]
@@ -169,3 +173,38 @@ def test_a_killed_run_leaves_open_events_that_the_next_start_closes(tmp_path: Pa
 def test_image_search_rejects_a_vector_of_the_wrong_size(patrol: IngestPipeline) -> None:
     with pytest.raises(ValueError, match="values"):
         patrol.engine.search_image(np.ones(7, dtype=np.float32))
+
+
+def test_speech_outlasting_an_event_is_not_visible_before_it_ends(patrol: IngestPipeline) -> None:
+    _, end = visit_of("office")
+    patrol.engine.add_transcript(Transcript(end - 2, end + 30, "the password is swordfish"))
+    assert patrol.store.search_text("swordfish", as_of=end) == []
+    assert all(h.end_stamp >= end + 30 for h in patrol.store.search_text("swordfish"))
+
+
+def test_a_patch_merging_two_events_keeps_what_both_knew(patrol: IngestPipeline) -> None:
+    from vidmem_ros.memory.graph import GraphPatch
+
+    garage, office = visit_of("garage"), visit_of("office")
+    target = patrol.engine.connect(GraphPatch("create", start=garage[0] - 2, end=office[1] + 2, caption="errands"))
+    assert target is not None
+    merged = patrol.store.event(target)
+    assert merged is not None and merged.caption == "errands"
+    assert {"motorcycle", "person"} <= set(merged.labels)
+    assert target in {h.ref for h in patrol.store.search_text("motorcycle") if h.kind == "event"}
+    with patrol.store.read() as db:
+        stale = db.execute(
+            "SELECT COUNT(*) FROM entity_sightings WHERE event_id IS NOT NULL AND event_id NOT IN (SELECT id FROM events)"
+        ).fetchone()[0]
+    assert stale == 0
+
+
+def test_the_open_event_cannot_be_patched(patrol: IngestPipeline) -> None:
+    from vidmem_ros.errors import InputError
+    from vidmem_ros.memory.graph import GraphPatch
+
+    open_id = patrol.engine.open_event_id
+    assert open_id is not None
+    with pytest.raises(InputError, match="still being recorded"):
+        patrol.engine.connect(GraphPatch("extend", event_id=open_id, start=0.0, end=START_STAMP + 1e6))
+    assert patrol.store.event(open_id) is not None

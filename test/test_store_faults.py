@@ -74,8 +74,11 @@ def test_a_locked_store_drops_the_frame_with_a_reason_and_recovers(config: Vidme
     assert pipeline.ingest(FrameInput(12.0, "/cam", DecodedImage(photos["chelsea"]))) is None
     assert pipeline.stats.snapshot().dropped["store_error"] == 1
     other.execute("ROLLBACK")
-    assert pipeline.ingest(FrameInput(24.0, "/cam", DecodedImage(photos["astronaut"]))) is not None
+    later = pipeline.ingest(FrameInput(24.0, "/cam", DecodedImage(photos["astronaut"])))
+    assert later is not None
     assert store.moment_count() == 2 and store.integrity_ok()
+    first, second = store.events()
+    assert first.frame_count == 1 and second.id == later.event_id, "the lost boundary is not silently merged"
 
 
 def test_a_full_disk_loses_only_the_frame_that_did_not_fit(config: VidmemConfig, photos) -> None:  # type: ignore[no-untyped-def]

@@ -8,6 +8,7 @@ frames in flight.
 
 from __future__ import annotations
 
+import itertools
 import json
 import logging
 import math
@@ -79,7 +80,25 @@ class EventArchive:
         hierarchy.attach_to_super_event(db, event, self.config.archive, self.config.segment)
         return event
 
-    def summarise(self, db: sqlite3.Connection, event_id: int) -> tuple[Event, Caption, Event | None]:
+    def resummarise(self, db: sqlite3.Connection, event_id: int, keep_caption: bool = False) -> Event | None:
+        """Rewrite a closed event after its moments changed (forget, graph patch), keeping counters and tiers right."""
+        row = db.execute("SELECT labels, status, super_id, caption FROM events WHERE id = ?", (event_id,)).fetchone()
+        if row is None or row[1] != "closed":
+            return None
+        hierarchy.count_event_labels(db, json.loads(row[0]), by=-1)
+        event, _, previous = self.summarise(db, event_id, caption_text=row[3] if keep_caption else None)
+        hierarchy.count_event_labels(db, event.labels)
+        if previous is not None:
+            gap = f"gap {event.start - previous.end:.1f} s"
+            graph.connect(db, Edge(previous.id, event_id, "before", 1.0, "auto", gap))
+        if row[2] is not None:
+            hierarchy.refresh_super_event(db, row[2])
+        hierarchy.refresh_root(db)
+        return event
+
+    def summarise(
+        self, db: sqlite3.Connection, event_id: int, caption_text: str | None = None
+    ) -> tuple[Event, Caption, Event | None]:
         """(Re)write an event's caption, labels, texts, keyframes and document from its moments."""
         event = event_from(db.execute(f"SELECT {EVENT_SQL} FROM events WHERE id = ?", (event_id,)).fetchone())
         moments = self.store.event_moments(event_id)
@@ -100,7 +119,10 @@ class EventArchive:
             moments=moments,
         )
         caption = self.captioner.caption(facts, previous)
+        if caption_text:  # words a planner or captioner gave this event through a patch
+            caption = Caption(caption_text, caption.change, caption.relations)
         keyframes = choose_keyframes(moments, self.config.archive.keyframes_per_event)
+        _write_pose_track(db, event_id, moments)
         db.execute("UPDATE moments SET keyframe = 0 WHERE event_id = ?", (event_id,))
         db.executemany("UPDATE moments SET keyframe = 1 WHERE id = ?", [(k,) for k in keyframes])
         db.execute(
@@ -138,10 +160,10 @@ class EventArchive:
         return len(open_ids)
 
     def attach_transcript(self, db: sqlite3.Connection, transcript: Transcript) -> None:
-        """Add late speech to the closed events it overlaps (open events pick it up when they close)."""
+        """Add late speech to the closed event it ended in (an open event picks it up when it closes)."""
         rows = db.execute(
             f"SELECT {EVENT_SQL} FROM events WHERE status = 'closed' AND start <= ? AND end >= ?",
-            (transcript.end, transcript.start),
+            (transcript.end, transcript.end),
         ).fetchall()
         for row in rows:
             event = event_from(row)
@@ -154,6 +176,16 @@ class EventArchive:
             return
         vector = self.text_embedder.embed_texts([event.caption])[0]
         db.execute("INSERT OR REPLACE INTO event_vectors VALUES (?, ?, ?)", (event.id, event.end, vector_blob(vector)))
+
+
+def _write_pose_track(db: sqlite3.Connection, event_id: int, moments: list[Moment]) -> None:
+    """Start and end pose and distance travelled, from the moments the event holds now."""
+    poses = [m.pose for m in moments if m.pose is not None]
+    path = sum(math.dist((a.x, a.y, a.z), (b.x, b.y, b.z)) for a, b in itertools.pairwise(poses))
+    start = pose_values(poses[0] if poses else None)
+    end = pose_values(poses[-1] if poses else None)
+    sets = ", ".join([f"start_{c} = ?" for c in _POSE_COLS] + [f"end_{c} = ?" for c in _POSE_COLS])
+    db.execute(f"UPDATE events SET {sets}, path_m = ? WHERE id = ?", (*start, *end, path, event_id))
 
 
 def choose_keyframes(moments: list[Moment], count: int) -> list[int]:
@@ -176,8 +208,9 @@ def event_document(event: Event) -> str:
 
 
 def _transcripts(db: sqlite3.Connection, start: float, end: float) -> list[Transcript]:
+    """Speech that ended during the event: what outlasts it belongs to a later one (and to a later ``as_of``)."""
     rows = db.execute(
-        "SELECT id, start, end, text, speaker FROM transcripts WHERE start <= ? AND end >= ? ORDER BY start",
-        (end, start),
+        "SELECT id, start, end, text, speaker FROM transcripts WHERE end BETWEEN ? AND ? ORDER BY start",
+        (start, end),
     ).fetchall()
     return [Transcript(r[1], r[2], r[3], r[4], r[0]) for r in rows]

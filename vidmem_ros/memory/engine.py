@@ -121,9 +121,13 @@ class MemoryEngine:
                     insert_moment(db, moment)
                     self.archive.extend(db, self._event_id, moment)
                     self.entities.observe(db, moment, obs.crop_embeddings)
-            except StoreError:
-                self._event_id = before  # the transaction rolled back: the old event is still open
+            except BaseException:
+                # The transaction rolled back: the old event is still open.  The segmenter already
+                # moved on, so start over: the next frame opens a new event rather than silently
+                # joining a boundary that was never written.
+                self._event_id = before
                 self.entities.invalidate()
+                self.segmenter.reset()
                 raise
             assert moment.id is not None and moment.event_id is not None
             if moment.embedding is not None:
@@ -158,7 +162,10 @@ class MemoryEngine:
     def connect(self, patch: graph.GraphPatch) -> int | None:
         """Apply an event-graph patch from a captioner or planner."""
         with self._lock, self.store.write() as db:
-            return graph.apply_patch(db, patch)
+            target = graph.apply_patch(db, patch)
+            if target is not None:
+                self.archive.resummarise(db, target, keep_caption=bool(patch.caption))
+            return target
 
     def forget(
         self,

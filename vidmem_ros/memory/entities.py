@@ -63,7 +63,12 @@ class EntityUnifier:
     ) -> int:
         best, best_sim = -1, -2.0
         for i, (_, proto, _) in enumerate(candidates):
-            sim = 1.0 if proto is None or vector is None else float(np.dot(proto, vector))
+            if proto is None and vector is None:
+                sim = 1.0  # label-only entities: one per label
+            elif proto is None or vector is None:
+                sim = -1.0  # an entity without a prototype (cleared by a forget) attracts nothing new
+            else:
+                sim = float(np.dot(proto, vector))
             if sim > best_sim:
                 best, best_sim = i, sim
         full = len(candidates) >= MAX_ENTITIES_PER_LABEL

@@ -14,9 +14,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from vidmem_ros.errors import InputError
-from vidmem_ros.memory import graph, hierarchy
+from vidmem_ros.memory import hierarchy
 from vidmem_ros.memory.archive import EventArchive
-from vidmem_ros.memory.records import Edge
+from vidmem_ros.memory.store import remove_document
 
 
 @dataclass
@@ -24,6 +24,7 @@ class ForgetReport:
     moments: list[int] = field(default_factory=list)
     events: list[int] = field(default_factory=list)
     transcripts: int = 0
+    compacted: bool = False  # freed pages zeroed and the WAL truncated (False: a reader kept it busy)
 
 
 def forget(
@@ -45,12 +46,19 @@ def forget(
         db.execute("PRAGMA secure_delete = ON")  # freed pages are zeroed, not merely unlinked
         moments = set(moment_ids)
         events = set(event_ids)
-        if start is not None:
+        spans = []
+        if start is not None and end is not None:
             moments |= _ids(db, "SELECT id FROM moments WHERE stamp BETWEEN ? AND ?", (start, end))
             events |= _ids(db, "SELECT id FROM events WHERE start >= ? AND end <= ?", (start, end))
-            report.transcripts = _forget_transcripts(db, start, end)  # type: ignore[arg-type]
+            spans.append((start, end))
         for event_id in events:
             moments |= _ids(db, "SELECT id FROM moments WHERE event_id = ?", (event_id,))
+            spans += db.execute("SELECT start, end FROM events WHERE id = ?", (event_id,)).fetchall()
+        heard = set()
+        for span in spans:
+            count, ended_in = _forget_transcripts(db, *span)
+            report.transcripts += count
+            heard |= ended_in
         touched = _ids_in(
             db, "SELECT DISTINCT event_id FROM moments WHERE id IN ({}) AND event_id IS NOT NULL", moments
         )
@@ -61,12 +69,12 @@ def forget(
         followers = _ids_in(db, _FOLLOWER_SQL, touched | events) - events
         for event_id in sorted(touched | events):
             _forget_or_resummarise(db, archive, event_id)
-        for event_id in sorted(followers):  # their "what changed" and "before" links named what is now gone
-            _relink(db, archive, event_id)
+        for event_id in sorted(followers | heard):  # their "what changed", links or speech named what is gone
+            archive.resummarise(db, event_id)
         for super_id in supers:
             hierarchy.refresh_super_event(db, super_id)
         hierarchy.refresh_root(db)
-        db.execute("DELETE FROM entities WHERE id NOT IN (SELECT DISTINCT entity_id FROM entity_sightings)")
+        _refresh_entities(db)
         db.execute("INSERT INTO documents (documents) VALUES ('optimize')")  # merge away deleted index entries
         db.execute(
             "INSERT INTO meta VALUES ('forget_generation', '1') "
@@ -74,42 +82,57 @@ def forget(
         )
         report.moments = sorted(moments)
         report.events = sorted(events)
-    store.checkpoint()
+        db.execute("PRAGMA secure_delete = OFF")
+    report.compacted = store.checkpoint()
     return report
+
+
+def _refresh_entities(db: sqlite3.Connection) -> None:
+    """Entities keep only what remains: counts and times recomputed; a prototype that averaged forgotten
+    appearances is cleared, so the entity stays in the record but no longer attracts new sightings."""
+    db.execute("DELETE FROM entities WHERE id NOT IN (SELECT DISTINCT entity_id FROM entity_sightings)")
+    db.execute(
+        "UPDATE entities SET prototype = CASE WHEN sightings != (SELECT COUNT(*) FROM entity_sightings s "
+        "WHERE s.entity_id = entities.id) THEN NULL ELSE prototype END"
+    )
+    db.execute(
+        "UPDATE entities SET sightings = (SELECT COUNT(*) FROM entity_sightings s WHERE s.entity_id = entities.id), "
+        "first_stamp = (SELECT MIN(stamp) FROM entity_sightings s WHERE s.entity_id = entities.id), "
+        "last_stamp = (SELECT MAX(stamp) FROM entity_sightings s WHERE s.entity_id = entities.id)"
+    )
 
 
 def _forget_moments(db: sqlite3.Connection, moments: set[int]) -> None:
     for chunk in _chunks(sorted(moments)):
         marks = ", ".join("?" * len(chunk))
-        db.execute(
-            f"DELETE FROM documents WHERE kind = 'text' AND ref IN (SELECT id FROM texts WHERE moment_id IN ({marks}))",
-            chunk,
-        )
+        for (text_id,) in db.execute(f"SELECT id FROM texts WHERE moment_id IN ({marks})", chunk).fetchall():
+            remove_document(db, "text", text_id)
         # Cascades remove payloads, vectors, detections, texts read and entity sightings.
         db.execute(f"DELETE FROM moments WHERE id IN ({marks})", chunk)
 
 
-def _forget_transcripts(db: sqlite3.Connection, start: float, end: float) -> int:
-    ids = _ids(db, "SELECT id FROM transcripts WHERE start <= ? AND end >= ?", (end, start))
-    for ref in ids:
-        db.execute("DELETE FROM documents WHERE kind = 'transcript' AND ref = ?", (ref,))
+def _forget_transcripts(db: sqlite3.Connection, start: float, end: float) -> tuple[int, set[int]]:
+    """Remove speech overlapping the span; returns how much, and the events whose text quoted it."""
+    rows = db.execute("SELECT id, end FROM transcripts WHERE start <= ? AND end >= ?", (end, start)).fetchall()
+    quoted: set[int] = set()
+    for ref, ended in rows:
+        quoted |= _ids(db, "SELECT id FROM events WHERE start <= ? AND end >= ?", (ended, ended))
+        remove_document(db, "transcript", ref)
         db.execute("DELETE FROM transcripts WHERE id = ?", (ref,))
-    return len(ids)
+    return len(rows), quoted
 
 
 def _forget_or_resummarise(db: sqlite3.Connection, archive: EventArchive, event_id: int) -> None:
-    row = db.execute("SELECT labels, status FROM events WHERE id = ?", (event_id,)).fetchone()
+    row = db.execute("SELECT labels FROM events WHERE id = ?", (event_id,)).fetchone()
     if row is None:
         return
-    hierarchy.count_event_labels(db, json.loads(row[0]), by=-1)
     left = db.execute("SELECT COUNT(*) FROM moments WHERE event_id = ?", (event_id,)).fetchone()[0]
     if left == 0:
-        db.execute("DELETE FROM documents WHERE kind = 'event' AND ref = ?", (event_id,))
+        hierarchy.count_event_labels(db, json.loads(row[0]), by=-1)
+        remove_document(db, "event", event_id)
         db.execute("DELETE FROM events WHERE id = ?", (event_id,))  # cascades edges and caption vectors
         return
-    if row[1] == "closed":
-        event, _, _ = archive.summarise(db, event_id)
-        hierarchy.count_event_labels(db, event.labels)
+    archive.resummarise(db, event_id)
 
 
 # The event that starts right after each of a set of events.
@@ -117,18 +140,6 @@ _FOLLOWER_SQL = (
     "SELECT (SELECT n.id FROM events n WHERE n.start > e.start ORDER BY n.start LIMIT 1) "
     "FROM events e WHERE e.id IN ({})"
 )
-
-
-def _relink(db: sqlite3.Connection, archive: EventArchive, event_id: int) -> None:
-    row = db.execute("SELECT labels, status FROM events WHERE id = ?", (event_id,)).fetchone()
-    if row is None or row[1] != "closed":
-        return
-    hierarchy.count_event_labels(db, json.loads(row[0]), by=-1)
-    event, _, previous = archive.summarise(db, event_id)
-    hierarchy.count_event_labels(db, event.labels)
-    if previous is not None:
-        gap = f"gap {event.start - previous.end:.1f} s"
-        graph.connect(db, Edge(previous.id, event_id, "before", 1.0, "auto", gap))
 
 
 def _ids(db: sqlite3.Connection, sql: str, args: tuple[object, ...]) -> set[int]:

@@ -9,14 +9,17 @@ one, re-pointing its edges, so the graph never fragments.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
 from vidmem_ros.errors import InputError
+from vidmem_ros.memory import hierarchy
 from vidmem_ros.memory.captions import CAUSAL_KINDS
 from vidmem_ros.memory.records import Edge
+from vidmem_ros.memory.store import remove_document
 
 TEMPORAL_KINDS = ("before", "overlap", "contains")
 EDGE_KINDS = TEMPORAL_KINDS + CAUSAL_KINDS
@@ -85,6 +88,9 @@ def apply_patch(db: sqlite3.Connection, patch: GraphPatch) -> int | None:
         if patch.event_id is None:
             raise InputError("bad_patch", "an extend patch names the event it extends")
         _require_events(db, (patch.event_id,))
+        status = db.execute("SELECT status FROM events WHERE id = ?", (patch.event_id,)).fetchone()[0]
+        if status != "closed":
+            raise InputError("bad_patch", f"event {patch.event_id} is still being recorded; patch it once closed")
         db.execute(
             "UPDATE events SET start = MIN(start, ?), end = MAX(end, ?), "
             "caption = CASE WHEN ? = '' THEN caption ELSE ? END WHERE id = ?",
@@ -115,7 +121,11 @@ def absorb_subsets(db: sqlite3.Connection, event_id: int) -> int:
 
 
 def _merge(db: sqlite3.Connection, into: int, absorbed: int) -> None:
-    db.execute("UPDATE moments SET event_id = ? WHERE event_id = ?", (into, absorbed))
+    """Move everything of ``absorbed`` into ``into``; the caller re-summarises ``into``."""
+    labels, super_id = db.execute("SELECT labels, super_id FROM events WHERE id = ?", (absorbed,)).fetchone()
+    hierarchy.count_event_labels(db, json.loads(labels), by=-1)
+    db.execute("UPDATE moments SET event_id = ?, keyframe = 0 WHERE event_id = ?", (into, absorbed))
+    db.execute("UPDATE entity_sightings SET event_id = ? WHERE event_id = ?", (into, absorbed))
     db.execute(
         "UPDATE events SET frame_count = frame_count + (SELECT frame_count FROM events WHERE id = ?) WHERE id = ?",
         (absorbed, into),
@@ -126,8 +136,10 @@ def _merge(db: sqlite3.Connection, into: int, absorbed: int) -> None:
             f"UPDATE OR IGNORE edges SET {column} = ? WHERE {column} = ? AND {other} != ?", (into, absorbed, into)
         )
     db.execute("DELETE FROM edges WHERE src = ? OR dst = ?", (absorbed, absorbed))
-    db.execute("DELETE FROM documents WHERE kind = 'event' AND ref = ?", (absorbed,))
+    remove_document(db, "event", absorbed)
     db.execute("DELETE FROM events WHERE id = ?", (absorbed,))
+    if super_id is not None:
+        hierarchy.refresh_super_event(db, super_id)
 
 
 def _require_events(db: sqlite3.Connection, ids: Sequence[int]) -> None:

@@ -14,7 +14,7 @@ from datetime import datetime, timezone
 
 from vidmem_ros.config import ArchiveConfig, SegmentConfig
 from vidmem_ros.memory.records import Event
-from vidmem_ros.memory.store import add_document
+from vidmem_ros.memory.store import add_document, remove_document
 
 ROOT_KEY = "root"
 LABEL_COUNTER = "events_with_label:"
@@ -61,7 +61,7 @@ def refresh_super_event(db: sqlite3.Connection, super_id: int) -> None:
     ).fetchall()
     if not rows:
         db.execute("DELETE FROM super_events WHERE id = ?", (super_id,))
-        db.execute("DELETE FROM documents WHERE kind = 'super_event' AND ref = ?", (super_id,))
+        remove_document(db, "super_event", super_id)
         return
     start, end = rows[0][0], max(r[1] for r in rows)
     labels: Counter[str] = Counter()
@@ -80,12 +80,12 @@ def refresh_super_event(db: sqlite3.Connection, super_id: int) -> None:
 
 
 def refresh_root(db: sqlite3.Connection) -> None:
-    rows = db.execute("SELECT start, end, event_count, summary FROM super_events ORDER BY start").fetchall()
-    if not rows:
+    start, end, events, periods = db.execute(
+        "SELECT MIN(start), MAX(end), SUM(event_count), COUNT(*) FROM super_events"
+    ).fetchone()
+    if not periods:
         db.execute("DELETE FROM summaries WHERE key = ?", (ROOT_KEY,))
         return
-    start, end = rows[0][0], max(r[1] for r in rows)
-    events = sum(r[2] for r in rows)
     # Per-label event counts are kept as counters, so the root costs the same on day 1 and day 100.
     labels = Counter(
         {
@@ -95,7 +95,7 @@ def refresh_root(db: sqlite3.Connection) -> None:
             )
         }
     )
-    text = f"Memory from {_clock(start)} to {_clock(end)}: {events} events in {len(rows)} periods. " + (
+    text = f"Memory from {_clock(start)} to {_clock(end)}: {events} events in {periods} periods. " + (
         f"Most often seen: {', '.join(x for x, _ in labels.most_common(10))}." if labels else ""
     )
     db.execute(

@@ -77,15 +77,20 @@ class Retention:
         return report
 
     def _age(self, tier: str, before: float, gap: float, side: int, quality: int, report: RetentionReport) -> None:
-        rank = TIERS.index(tier)
-        younger = "', '".join(TIERS[:rank])
+        younger = TIERS[: TIERS.index(tier)]
         while True:
             with self.store.write() as db:
-                rows = db.execute(
-                    f"SELECT id, stamp, keyframe FROM moments WHERE stamp < ? AND tier IN ('{younger}') "
-                    "ORDER BY stamp LIMIT ?",
-                    (before, _BATCH),
-                ).fetchall()
+                rows = sorted(
+                    (
+                        row
+                        for source in younger  # one indexed range per tier: already aged moments are never scanned
+                        for row in db.execute(
+                            "SELECT id, stamp, keyframe FROM moments WHERE tier = ? AND stamp < ? ORDER BY stamp LIMIT ?",
+                            (source, before, _BATCH),
+                        )
+                    ),
+                    key=lambda r: r[1],
+                )[:_BATCH]
                 if not rows:
                     return
                 last = db.execute(

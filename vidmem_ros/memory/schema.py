@@ -32,6 +32,9 @@ CREATE TABLE IF NOT EXISTS moments (
     tier TEXT NOT NULL DEFAULT 'recent'
 );
 CREATE INDEX IF NOT EXISTS moments_stamp ON moments (stamp);
+CREATE INDEX IF NOT EXISTS moments_event ON moments (event_id, stamp);
+CREATE INDEX IF NOT EXISTS moments_tier ON moments (tier, stamp);
+CREATE INDEX IF NOT EXISTS moments_place ON moments (px, py);
 CREATE TABLE IF NOT EXISTS payloads (
     moment_id INTEGER PRIMARY KEY REFERENCES moments (id) ON DELETE CASCADE,
     jpeg BLOB NOT NULL
@@ -96,6 +99,7 @@ CREATE TABLE IF NOT EXISTS events (
 );
 CREATE INDEX IF NOT EXISTS events_start ON events (start);
 CREATE INDEX IF NOT EXISTS events_end ON events (end);
+CREATE INDEX IF NOT EXISTS events_super ON events (super_id);
 CREATE TABLE IF NOT EXISTS event_vectors (
     event_id INTEGER PRIMARY KEY REFERENCES events (id) ON DELETE CASCADE,
     stamp REAL NOT NULL,
@@ -148,9 +152,6 @@ _V2_MOMENT_COLUMNS = (
 def create_or_upgrade(db: sqlite3.Connection) -> None:
     """Create missing tables and bring a version-1 store up to date, in one transaction."""
     fresh = db.execute("SELECT COUNT(*) FROM sqlite_master WHERE name = 'moments'").fetchone()[0] == 0
-    if fresh:
-        # Lets retention hand freed pages back to the file system (set before any table exists).
-        db.execute("PRAGMA auto_vacuum = INCREMENTAL")
     with db:
         if not fresh:
             _upgrade_moments(db)

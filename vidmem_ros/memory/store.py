@@ -12,6 +12,7 @@ import json
 import re
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
@@ -81,6 +82,9 @@ class SqliteStore:
         db = sqlite3.connect(self.path, timeout=self.timeout_s, check_same_thread=False, isolation_level=None)
         self._track(db)
         self._check_is_store(db)
+        if db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()[0] == 0:
+            # Lets retention and forget hand freed pages back; only takes effect before the first table.
+            db.execute("PRAGMA auto_vacuum = INCREMENTAL")
         mode = db.execute("PRAGMA journal_mode = WAL").fetchone()[0]
         if mode.lower() != "wal":
             raise StoreError(f"memory store {self.path} cannot use WAL journaling (got {mode})")
@@ -140,7 +144,12 @@ class SqliteStore:
                     if self._writer.in_transaction:  # SQLite rolls back by itself on some errors (disk full)
                         self._writer.execute("ROLLBACK")
                     raise
-                self._writer.execute("COMMIT")
+                try:
+                    self._writer.execute("COMMIT")
+                except sqlite3.Error:
+                    if self._writer.in_transaction:
+                        self._writer.execute("ROLLBACK")
+                    raise
             except sqlite3.Error as exc:
                 raise _store_error(self.path, exc) from exc
             finally:
@@ -372,16 +381,22 @@ class SqliteStore:
         with self.read() as db:
             return bool(db.execute("PRAGMA integrity_check").fetchone()[0] == "ok")
 
-    def checkpoint(self) -> None:
-        """Fold the WAL back into the database file and give free pages back to the file system."""
+    def checkpoint(self, attempts: int = 20) -> bool:
+        """Fold the WAL into the database file and give free pages back; False if readers kept it busy."""
         if self._writer is None:
-            return
-        with self._write_lock:
-            try:
-                self._writer.execute("PRAGMA incremental_vacuum")
-                self._writer.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-            except sqlite3.Error as exc:
-                raise _store_error(self.path, exc) from exc
+            return False
+        for attempt in range(attempts):
+            with self._write_lock:
+                try:
+                    # executescript steps the pragma to completion; execute() would free a single page.
+                    self._writer.executescript("PRAGMA incremental_vacuum;")
+                    busy = self._writer.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
+                except sqlite3.Error as exc:
+                    raise _store_error(self.path, exc) from exc
+            if not busy:
+                return True
+            time.sleep(0.05 * (attempt + 1))  # a reader holds an old snapshot; let it finish
+        return False
 
     def close(self) -> None:
         with self._connections_lock:
@@ -473,13 +488,26 @@ def insert_transcript(db: sqlite3.Connection, transcript: Transcript) -> int:
     return ref
 
 
+# A document's rowid encodes (kind, ref), so it is replaced or removed by rowid:
+# FTS5 has no index on its other columns, and a scan per write would grow with memory.
+DOCUMENT_KINDS = {"event": 1, "text": 2, "transcript": 3, "super_event": 4}
+
+
+def document_rowid(kind: str, ref: int) -> int:
+    return ref * 8 + DOCUMENT_KINDS[kind]
+
+
 def add_document(db: sqlite3.Connection, kind: str, ref: int, stamp: float, end_stamp: float, text: str) -> None:
-    db.execute("DELETE FROM documents WHERE kind = ? AND ref = ?", (kind, ref))
+    remove_document(db, kind, ref)
     if text.strip():
         db.execute(
-            "INSERT INTO documents (text, kind, ref, stamp, end_stamp) VALUES (?, ?, ?, ?, ?)",
-            (text, kind, ref, stamp, end_stamp),
+            "INSERT INTO documents (rowid, text, kind, ref, stamp, end_stamp) VALUES (?, ?, ?, ?, ?, ?)",
+            (document_rowid(kind, ref), text, kind, ref, stamp, end_stamp),
         )
+
+
+def remove_document(db: sqlite3.Connection, kind: str, ref: int) -> None:
+    db.execute("DELETE FROM documents WHERE rowid = ?", (document_rowid(kind, ref),))
 
 
 def vector_blob(vector: np.ndarray) -> bytes:
