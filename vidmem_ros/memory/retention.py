@@ -26,6 +26,9 @@ log = logging.getLogger(__name__)
 
 TIERS = ("recent", "mid", "long")
 _BATCH = 500
+# Batches aged per tier and pass: a backlog (after downtime) is worked off over several
+# passes instead of stalling the frame that triggered one.
+_MAX_BATCHES_PER_PASS = 4
 # Least valuable first: not a keyframe, oldest tier, then lowest quality, then oldest.
 _LEAST_VALUABLE = "m.keyframe, CASE m.tier WHEN 'long' THEN 0 WHEN 'mid' THEN 1 ELSE 2 END, m.quality, m.stamp"
 
@@ -78,7 +81,7 @@ class Retention:
 
     def _age(self, tier: str, before: float, gap: float, side: int, quality: int, report: RetentionReport) -> None:
         younger = TIERS[: TIERS.index(tier)]
-        while True:
+        for _ in range(_MAX_BATCHES_PER_PASS):
             with self.store.write() as db:
                 rows = sorted(
                     (

@@ -370,12 +370,11 @@ class SqliteStore:
         return sum(p.stat().st_size for p in store_files(self.path) if p.exists())
 
     def used_bytes(self) -> int:
-        """Bytes of live pages (free pages excluded) plus the WAL: what the disk budget counts."""
+        """Bytes on disk less the free pages SQLite will reuse: what the disk budget counts."""
         with self.read() as db:
             page_size = db.execute("PRAGMA page_size").fetchone()[0]
-            pages = db.execute("PRAGMA page_count").fetchone()[0] - db.execute("PRAGMA freelist_count").fetchone()[0]
-        wal = store_files(self.path)[1]
-        return int(pages * page_size) + (wal.stat().st_size if wal.exists() else 0)
+            free = db.execute("PRAGMA freelist_count").fetchone()[0]
+        return max(0, self.disk_bytes() - int(free * page_size))
 
     def integrity_ok(self) -> bool:
         with self.read() as db:

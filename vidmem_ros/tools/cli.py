@@ -41,6 +41,33 @@ def main(argv: list[str] | None = None) -> int:
     ask.add_argument("--namespace", default="")
     ask.add_argument("--timeout", type=float, default=30.0)
 
+    bench = sub.add_parser("bench", help="benchmarks that print figures (they never assert timings)")
+    targets = bench.add_subparsers(dest="target", required=True)
+    memory = targets.add_parser(
+        "memory", help="simulate hours of robot time through the memory layer only (gates, engine, retention)"
+    )
+    memory.add_argument("--hours", type=float, default=8.0, help="robot (sensor) time to simulate")
+    memory.add_argument("--camera-hz", type=float, default=10.0, help="camera frame rate of the simulated robot")
+    memory.add_argument("--places", type=int, default=40, help="distinct places the robot visits")
+    memory.add_argument("--max-disk-mb", type=float, default=None, help="retention.max_disk_mb (default: the config's)")
+    memory.add_argument(
+        "--search-sizes",
+        type=_sizes,
+        default=[10_000, 100_000, 1_000_000],
+        metavar="N,N,...",
+        help="vector counts for the index search benchmark (empty: skip it)",
+    )
+    memory.add_argument(
+        "--store", type=Path, default=None, help="keep the memory here (a new file; default: a temp dir)"
+    )
+    memory.add_argument("--json", type=Path, default=None, metavar="PATH", help="also write the figures as JSON")
+    memory.add_argument("--seed", type=int, default=0)
+    memory.add_argument(
+        "--quick",
+        action="store_true",
+        help="smoke run: 0.25 h of robot time, search at 10k only (overrides --hours and --search-sizes)",
+    )
+
     args = parser.parse_args(argv)
     from vidmem_ros.tools.launcher import use_package_dds_profile
 
@@ -123,7 +150,32 @@ def _ask(args: argparse.Namespace) -> int:
     return 0
 
 
-_COMMANDS = {"demo": _demo, "make-bag": _make_bag, "replay": _replay, "up": _up, "ask": _ask}
+def _sizes(text: str) -> list[int]:
+    try:
+        return [int(part.replace("_", "")) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected comma-separated integers, got {text!r}") from None
+
+
+def _bench(args: argparse.Namespace) -> int:
+    from vidmem_ros.tools.bench_memory import run_memory_bench
+
+    if args.target == "memory":
+        run_memory_bench(
+            hours=args.hours,
+            camera_hz=args.camera_hz,
+            places=args.places,
+            max_disk_mb=args.max_disk_mb,
+            search_sizes=args.search_sizes,
+            store=args.store,
+            json_path=args.json,
+            seed=args.seed,
+            quick=args.quick,
+        )
+    return 0
+
+
+_COMMANDS = {"demo": _demo, "make-bag": _make_bag, "replay": _replay, "up": _up, "ask": _ask, "bench": _bench}
 
 if __name__ == "__main__":
     sys.exit(main())
