@@ -11,7 +11,7 @@ SOURCES := $(shell find vidmem_ros -name '*.py' 2>/dev/null)
 .PHONY: setup demo test lint typecheck unit clean
 .DEFAULT_GOAL := setup
 
-setup: $(STAMPS)/package
+setup: $(STAMPS)/package $(STAMPS)/system
 
 $(STAMPS)/venv:
 	$(PYTHON) -m venv $(VENV)
@@ -19,8 +19,17 @@ $(STAMPS)/venv:
 	@mkdir -p $(STAMPS) && touch $@
 
 # torch first, from its pinned CPU build, so nothing pulls a CUDA build.
-$(STAMPS)/deps: $(STAMPS)/venv requirements/constraints.txt requirements/ros-jazzy.txt requirements/base.txt requirements/dev.txt
-	$(PIP) install -c requirements/constraints.txt -r requirements/ros-jazzy.txt -r requirements/base.txt -r requirements/dev.txt
+$(STAMPS)/deps: $(STAMPS)/venv requirements/constraints.txt requirements/ros-jazzy.txt requirements/base.txt requirements/perception.txt requirements/no-deps.txt requirements/dev.txt
+	$(PIP) install -c requirements/constraints.txt torch==2.13.0
+	$(PIP) install -c requirements/constraints.txt -r requirements/ros-jazzy.txt -r requirements/base.txt -r requirements/perception.txt -r requirements/dev.txt
+	$(PIP) install --no-deps -r requirements/no-deps.txt
+	@touch $@
+
+# Speech for the audio tests and the sample recording (Debian/Ubuntu; needs root or sudo once).
+$(STAMPS)/system: $(STAMPS)/venv
+	@command -v espeak-ng >/dev/null || { \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq espeak-ng >/dev/null; \
+	  else sudo apt-get update -qq && sudo apt-get install -y -qq espeak-ng >/dev/null; fi; }
 	@touch $@
 
 $(STAMPS)/interfaces: $(STAMPS)/deps CMakeLists.txt package.xml $(wildcard msg/*.msg srv/*.srv) scripts/build_interfaces.sh
