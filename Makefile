@@ -25,11 +25,12 @@ $(STAMPS)/deps: $(STAMPS)/venv requirements/constraints.txt requirements/ros-jaz
 	$(PIP) install --no-deps -r requirements/no-deps.txt
 	@touch $@
 
-# Speech for the audio tests and the sample recording (Debian/Ubuntu; needs root or sudo once).
+# Speech and fonts for the audio and OCR tests and the sample recording (Debian/Ubuntu; root or sudo once).
+SYSTEM_PACKAGES := espeak-ng fonts-dejavu-core
 $(STAMPS)/system: $(STAMPS)/venv
-	@command -v espeak-ng >/dev/null || { \
-	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq espeak-ng >/dev/null; \
-	  else sudo apt-get update -qq && sudo apt-get install -y -qq espeak-ng >/dev/null; fi; }
+	@dpkg -s $(SYSTEM_PACKAGES) >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq $(SYSTEM_PACKAGES) >/dev/null; }
 	@touch $@
 
 $(STAMPS)/interfaces: $(STAMPS)/deps CMakeLists.txt package.xml $(wildcard msg/*.msg srv/*.srv) scripts/build_interfaces.sh
