@@ -150,6 +150,13 @@ def test_frames_in_every_encoding_become_answerable_memory(robot: Robot, photos)
     early = robot.client.ask("Did you see a person?", as_of=T0 + 7)
     assert early.answer.startswith("No")
 
+    # Scenes change every 5 s and events last at least 8 s: coffee + cat, then person + motorcycle.
+    first_event, second_event, *_ = robot.client.wait_for_events(2, 20)
+    assert to_seconds(first_event.start) == pytest.approx(T0) and to_seconds(first_event.end) == pytest.approx(T0 + 5)
+    assert {"cup", "cat"} <= set(first_event.labels) and "cat" in first_event.caption
+    assert first_event.frame_count == 2 and first_event.has_pose
+    assert to_seconds(second_event.start) == pytest.approx(T0 + 10) and "motorcycle" in second_event.labels
+
 
 def test_malformed_messages_are_counted_and_the_node_stays_up(robot: Robot, nodes, photos) -> None:  # type: ignore[no-untyped-def]
     before = robot.client.wait_for_stats(lambda s: True, 10)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -84,6 +84,7 @@ class MemoryEngine:
         self.counts: Counter[str] = Counter()
         self._lock = threading.RLock()
         self._event_id: int | None = None
+        self.listeners: list[Callable[[Event], None]] = []  # told of each archived event, after it is committed
         self.recovered_events = self.archive.recover()
         self.images.sync()
         span = store.time_span()
@@ -110,10 +111,11 @@ class MemoryEngine:
                 embedding=obs.embedding,
             )
             before = self._event_id
+            closed: Event | None = None
             try:
                 with self.store.write() as db:
                     if reason and self._event_id is not None:
-                        self.archive.close(db, self._event_id)
+                        closed = self.archive.close(db, self._event_id)
                         self.counts["events_closed"] += 1
                     if reason or self._event_id is None:
                         self._event_id = self.archive.open(db, obs.stamp, reason or "start")
@@ -130,6 +132,8 @@ class MemoryEngine:
                 self.segmenter.reset()
                 raise
             assert moment.id is not None and moment.event_id is not None
+            if closed is not None:
+                self._announce(closed)
             if moment.embedding is not None:
                 self.images.add(moment.id, moment.embedding, moment.stamp)
             labels = tuple(sorted({d.label for d in moment.detections}))
@@ -151,7 +155,15 @@ class MemoryEngine:
             self._event_id = None
             self.segmenter.reset()
             self.short_term.flush()
+            self._announce(event)
             return event
+
+    def _announce(self, event: Event) -> None:
+        for listener in self.listeners:
+            try:
+                listener(event)
+            except Exception:  # a failing subscriber must not stop ingestion
+                log.exception("event listener failed on event %d", event.id)
 
     def add_transcript(self, transcript: Transcript) -> int:
         with self._lock, self.store.write() as db:

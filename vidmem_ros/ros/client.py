@@ -9,7 +9,7 @@ from collections.abc import Callable
 import rclpy
 from rclpy.node import Node
 
-from vidmem_ros.msg import MemoryStats
+from vidmem_ros.msg import Event, MemoryStats
 from vidmem_ros.ros.convert import to_time
 from vidmem_ros.srv import Query
 
@@ -21,7 +21,13 @@ class MemoryClient:
         self._query = node.create_client(Query, f"{prefix}/query")
         self._stats_lock = threading.Lock()
         self.latest_stats: MemoryStats | None = None
+        self.events: list[Event] = []  # archived events, in the order they were published
         node.create_subscription(MemoryStats, f"{prefix}/memory_stats", self._on_stats, 10)
+        node.create_subscription(Event, f"{prefix}/events", self._on_event, 50)
+
+    def _on_event(self, msg: Event) -> None:
+        with self._stats_lock:
+            self.events.append(msg)
 
     def _on_stats(self, msg: MemoryStats) -> None:
         with self._stats_lock:
@@ -48,6 +54,14 @@ class MemoryClient:
         response = future.result()
         assert response is not None
         return response
+
+    def wait_for_events(self, count: int, timeout_s: float) -> list[Event]:
+        """Spin until at least ``count`` events have arrived (or the timeout); returns those received."""
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline and len(self.events) < count:
+            rclpy.spin_once(self.node, timeout_sec=0.1)
+        with self._stats_lock:
+            return list(self.events)
 
     def wait_for_stats(self, predicate: Callable[[MemoryStats], bool], timeout_s: float) -> MemoryStats | None:
         """Spin until a memory_stats message satisfies ``predicate``; returns it, or None on timeout."""

@@ -10,7 +10,8 @@ from sensor_msgs.msg import CompressedImage, Image
 from vidmem_ros.agent.answer import Answer, EvidenceItem
 from vidmem_ros.frames import CompressedImage as CompressedFrame
 from vidmem_ros.frames import FrameInput, RawImage
-from vidmem_ros.memory.records import Pose
+from vidmem_ros.memory.records import Event, Pose
+from vidmem_ros.msg import Event as EventMsg
 from vidmem_ros.msg import Evidence
 from vidmem_ros.srv import Query
 
@@ -47,6 +48,20 @@ def pose_stamped(pose: Pose, stamp: float) -> PoseStamped:
     msg.pose.position.x, msg.pose.position.y, msg.pose.position.z = pose.x, pose.y, pose.z
     o = msg.pose.orientation
     o.x, o.y, o.z, o.w = pose.qx, pose.qy, pose.qz, pose.qw
+    return msg
+
+
+def event_msg(event: Event) -> EventMsg:
+    msg = EventMsg(
+        id=str(event.id),
+        caption=event.caption,
+        labels=list(event.labels),
+        texts=list(event.texts),
+        frame_count=event.frame_count,
+    )
+    msg.start, msg.end = to_time(event.start), to_time(event.end)
+    if event.start_pose is not None:
+        msg.pose, msg.has_pose = pose_stamped(event.start_pose, event.start), True
     return msg
 
 

@@ -16,9 +16,10 @@ from vidmem_ros.errors import InputError
 from vidmem_ros.frames import FrameInput
 from vidmem_ros.ingest import IngestPipeline, IngestWorker
 from vidmem_ros.memory.store import SqliteStore
+from vidmem_ros.msg import Event as EventMsg
 from vidmem_ros.msg import MemoryStats
 from vidmem_ros.perception.registry import build_detector, build_embedder
-from vidmem_ros.ros.convert import compressed_frame, image_frame, odometry_pose
+from vidmem_ros.ros.convert import compressed_frame, event_msg, image_frame, odometry_pose
 from vidmem_ros.ros.params import declare_config, watch_runtime_changes
 from vidmem_ros.ros.runtime import bridge_logging, run_nodes
 
@@ -43,6 +44,8 @@ class IngestNode(Node):
         )
         self.create_subscription(Odometry, "odom", self._on_odom, 50, callback_group=sensors)
         self.stats_publisher = self.create_publisher(MemoryStats, "memory_stats", 10)
+        self.events_publisher = self.create_publisher(EventMsg, "events", 50)
+        self.pipeline.engine.listeners.append(lambda event: self.events_publisher.publish(event_msg(event)))
         self.create_timer(cfg.ingest.stats_period_s, self.publish_stats)
         self.get_logger().info(
             f"ingesting {self.image_topic} and {self.compressed_topic} into {cfg.store_path()} "
