@@ -208,3 +208,23 @@ def test_the_open_event_cannot_be_patched(patrol: IngestPipeline) -> None:
     with pytest.raises(InputError, match="still being recorded"):
         patrol.engine.connect(GraphPatch("extend", event_id=open_id, start=0.0, end=START_STAMP + 1e6))
     assert patrol.store.event(open_id) is not None
+
+
+def test_a_forget_by_another_process_is_followed_by_the_ingesting_engine(tmp_path: Path, photos) -> None:  # type: ignore[no-untyped-def]
+    from vidmem_ros.frames import DecodedImage, FrameInput
+    from vidmem_ros.memory.archive import EventArchive
+    from vidmem_ros.memory.captions import ComposedCaptioner
+    from vidmem_ros.memory.forget import forget
+
+    path = tmp_path / "m.db"
+    config = load_config(overrides={"store.path": str(path)})
+    pipeline = IngestPipeline(config, SqliteStore(path), None, ColorLayoutEmbedder())
+    for i, name in enumerate(["coffee", "chelsea", "coffee", "chelsea"]):
+        assert pipeline.ingest(FrameInput(100.0 + 10 * i, "/cam", DecodedImage(photos[name]))) is not None
+    other = SqliteStore(path)  # as the query node's forget service would
+    forget(EventArchive(other, config, ComposedCaptioner()), 95.0, 200.0)
+    later = pipeline.ingest(FrameInput(300.0, "/cam", DecodedImage(photos["astronaut"])))
+    assert later is not None and pipeline.store.moment_count() == 1
+    assert [f.moment_id for f in pipeline.engine.in_view()] == [later.id]
+    query = ColorLayoutEmbedder().embed(photos["chelsea"])
+    assert [h.ref for h in pipeline.engine.search_image(query, k=5)] == [later.id]

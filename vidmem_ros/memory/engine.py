@@ -86,6 +86,7 @@ class MemoryEngine:
         self._event_id: int | None = None
         self.listeners: list[Callable[[Event], None]] = []  # told of each archived event, after it is committed
         self.recovered_events = self.archive.recover()
+        self._forget_generation = store.get_meta("forget_generation")
         self.images.sync()
         span = store.time_span()
         self.latest_stamp = span[1] if span else -np.inf
@@ -96,6 +97,7 @@ class MemoryEngine:
     def observe(self, obs: Observation) -> Moment:
         """Commit one kept frame; raises StoreError (with nothing half-written) if the store refuses it."""
         with self._lock:
+            self._follow_forgets()
             reason = self.segmenter.observe(obs.stamp, obs.grey, obs.embedding)
             moment = Moment(
                 stamp=obs.stamp,
@@ -188,6 +190,7 @@ class MemoryEngine:
     ) -> ForgetReport:
         with self._lock:
             report = forget(self.archive, start, end, moment_ids, event_ids)
+            self._forget_generation = self.store.get_meta("forget_generation")
             self.images.remove(report.moments)
             self.entities.invalidate()
             if self._event_id is not None and self.store.event(self._event_id) is None:
@@ -196,6 +199,22 @@ class MemoryEngine:
             gone = set(report.moments)
             self.short_term.discard(lambda frame: frame.moment_id in gone)
             return report
+
+    def _follow_forgets(self) -> None:
+        """Another process (the query node's forget service) may have removed memory: drop stale caches."""
+        generation = self.store.get_meta("forget_generation")
+        if generation == self._forget_generation:
+            return
+        self._forget_generation = generation
+        self.entities.invalidate()
+        self.images.sync()
+        if self._event_id is not None and self.store.event(self._event_id) is None:
+            self._event_id = None
+            self.segmenter.reset()
+        gone = {
+            f.moment_id for f in self.short_term.items() if self.store.moment(f.moment_id, with_payload=False) is None
+        }
+        self.short_term.discard(lambda frame: frame.moment_id in gone)
 
     def run_retention(self, now: float | None = None) -> RetentionReport:
         with self._lock:
