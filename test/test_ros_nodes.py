@@ -204,3 +204,22 @@ def test_memory_is_durable_on_disk_while_nodes_run(nodes) -> None:  # type: igno
     assert reader.moment_count() >= 6
     assert reader.integrity_ok()
     reader.close()
+
+
+def test_search_summarize_and_forget_services(robot: Robot) -> None:
+    found = robot.client.search("cat")
+    assert found.success and any(to_seconds(r.stamp) == pytest.approx(T0 + 5) for r in found.results)
+    assert robot.client.search("cat", as_of=T0 + 4).results == []
+    here = robot.client.search(place=(1.0, 2.0, 0.3))
+    assert here.success and [to_seconds(r.stamp) for r in here.results] == [pytest.approx(T0 + 5)]
+    assert not robot.client.search(place=(1.0, 2.0, -1.0)).success
+
+    summary = robot.client.summarize(T0, T0 + 30)
+    assert summary.success and "cat" in summary.summary and len(summary.events) >= 2
+
+    gone = robot.client.forget(T0 + 4, T0 + 6)
+    assert gone.success and gone.moments_removed == 1 and gone.compacted
+    assert robot.client.search("cat").results == []
+    assert robot.client.ask("Did you see a cat?").answer.startswith("No")
+    refused = robot.client.forget()
+    assert not refused.success and "say what to forget" in refused.error

@@ -105,6 +105,19 @@ def refresh_root(db: sqlite3.Connection) -> None:
     )
 
 
+def summarise_events(events: list[Event]) -> str:
+    """A short account of a run of events, from what they recorded."""
+    if not events:
+        return "Nothing was recorded in this period."
+    labels: Counter[str] = Counter()
+    texts: dict[str, None] = {}
+    for event in events:
+        labels.update(event.labels)
+        texts.update(dict.fromkeys(event.texts))
+    heard = sum(len(e.transcript) for e in events)
+    return _summary(events[0].start, max(e.end for e in events), len(events), labels, list(texts), heard)
+
+
 def _summary(start: float, end: float, count: int, labels: Counter[str], texts: list[str], heard: int) -> str:
     parts = [f"{_clock(start)} to {_clock(end)}, {count} event(s)."]
     if labels:

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import rclpy
+from rclpy.client import Client
 from rclpy.node import Node
 
 from vidmem_ros.msg import Event, MemoryStats
 from vidmem_ros.ros.convert import to_time
-from vidmem_ros.srv import Query
+from vidmem_ros.srv import Forget, Query, SearchMemory, Summarize
 
 
 class MemoryClient:
@@ -19,6 +20,9 @@ class MemoryClient:
         self.node = node
         prefix = namespace.rstrip("/")
         self._query = node.create_client(Query, f"{prefix}/query")
+        self._search = node.create_client(SearchMemory, f"{prefix}/search_memory")
+        self._summarize = node.create_client(Summarize, f"{prefix}/summarize")
+        self._forget = node.create_client(Forget, f"{prefix}/forget")
         self._stats_lock = threading.Lock()
         self.latest_stats: MemoryStats | None = None
         self.events: list[Event] = []  # archived events, in the order they were published
@@ -54,6 +58,52 @@ class MemoryClient:
         response = future.result()
         assert response is not None
         return response
+
+    def search(
+        self,
+        text: str = "",
+        start: float = 0.0,
+        end: float = 0.0,
+        place: tuple[float, float, float] | None = None,
+        as_of: float = 0.0,
+        max_results: int = 10,
+        timeout_s: float = 30.0,
+    ) -> SearchMemory.Response:
+        request = SearchMemory.Request(text=text, max_results=max_results)
+        request.start, request.end, request.as_of = to_time(start), to_time(end), to_time(as_of)
+        if place is not None:
+            request.use_place = True
+            request.x, request.y, request.radius = place
+        return self._call(self._search, request, timeout_s)  # type: ignore[no-any-return]
+
+    def summarize(
+        self, start: float = 0.0, end: float = 0.0, as_of: float = 0.0, timeout_s: float = 30.0
+    ) -> Summarize.Response:
+        request = Summarize.Request()
+        request.start, request.end, request.as_of = to_time(start), to_time(end), to_time(as_of)
+        return self._call(self._summarize, request, timeout_s)  # type: ignore[no-any-return]
+
+    def forget(
+        self,
+        start: float = 0.0,
+        end: float = 0.0,
+        moment_ids: Sequence[int] = (),
+        event_ids: Sequence[int] = (),
+        timeout_s: float = 60.0,
+    ) -> Forget.Response:
+        request = Forget.Request(moment_ids=list(moment_ids), event_ids=list(event_ids))
+        request.start, request.end = to_time(start), to_time(end)
+        return self._call(self._forget, request, timeout_s)  # type: ignore[no-any-return]
+
+    def _call(self, client: Client, request: object, timeout_s: float) -> object:
+        if not client.wait_for_service(timeout_sec=timeout_s):
+            raise TimeoutError(f"service {client.srv_name} is not available")
+        future = client.call_async(request)
+        rclpy.spin_until_future_complete(self.node, future, timeout_sec=timeout_s)
+        if not future.done():
+            client.remove_pending_request(future)
+            raise TimeoutError(f"service {client.srv_name} did not answer within {timeout_s} s")
+        return future.result()
 
     def wait_for_events(self, count: int, timeout_s: float) -> list[Event]:
         """Spin until at least ``count`` events have arrived (or the timeout); returns those received."""

@@ -10,7 +10,7 @@ from sensor_msgs.msg import CompressedImage, Image
 from vidmem_ros.agent.answer import Answer, EvidenceItem
 from vidmem_ros.frames import CompressedImage as CompressedFrame
 from vidmem_ros.frames import FrameInput, RawImage
-from vidmem_ros.memory.records import Event, Pose
+from vidmem_ros.memory.records import Event, Pose, SearchHit
 from vidmem_ros.msg import Event as EventMsg
 from vidmem_ros.msg import Evidence
 from vidmem_ros.srv import Query
@@ -63,6 +63,32 @@ def event_msg(event: Event) -> EventMsg:
     if event.start_pose is not None:
         msg.pose, msg.has_pose = pose_stamped(event.start_pose, event.start), True
     return msg
+
+
+_HIT_KINDS = {
+    "moment": Evidence.KIND_FRAME,
+    "event": Evidence.KIND_EVENT,
+    "text": Evidence.KIND_TEXT,
+    "transcript": Evidence.KIND_TRANSCRIPT,
+    "super_event": Evidence.KIND_SUMMARY,
+}
+
+
+def hit_evidence(hit: SearchHit) -> Evidence:
+    msg = Evidence(kind=_HIT_KINDS.get(hit.kind, hit.kind), ref=f"{hit.kind}/{hit.ref}", text=hit.text)
+    msg.stamp, msg.end_stamp, msg.score = (
+        to_time(hit.stamp),
+        to_time(hit.end_stamp),
+        float(min(1.0, max(0.0, hit.score))),
+    )
+    if hit.pose is not None:
+        msg.pose, msg.has_pose = pose_stamped(hit.pose, hit.stamp), True
+    return msg
+
+
+def time_range(start: Time, end: Time) -> tuple[float | None, float | None]:
+    """A request's time range; zero stamps mean unbounded on that side."""
+    return to_seconds(start) or None, to_seconds(end) or None
 
 
 def evidence_msg(item: EvidenceItem) -> Evidence:
