@@ -65,9 +65,9 @@ class EventArchive:
                 args += pose_values(pose)
         db.execute(f"UPDATE events SET {sets} WHERE id = ?", (*args, event_id))
 
-    def close(self, db: sqlite3.Connection, event_id: int) -> Event:
+    def close(self, db: sqlite3.Connection, event_id: int, caption: Caption | None = None) -> Event:
         """Turn an open event into its archived form: keyframes, caption, change, document, edges, tiers above."""
-        event, caption, previous = self.summarise(db, event_id)
+        event, caption, previous = self.summarise(db, event_id, caption=caption)
         if previous is not None:
             graph.connect(
                 db, Edge(previous.id, event_id, "before", 1.0, "auto", f"gap {event.start - previous.end:.1f} s")
@@ -96,29 +96,19 @@ class EventArchive:
         hierarchy.refresh_root(db)
         return event
 
+    def draft_caption(self, event_id: int) -> Caption:
+        """Caption an event from committed data, outside any write transaction: a VLM may take seconds."""
+        with self.store.read() as db:
+            _, _, previous, facts = self._facts(db, event_id)
+        return self.captioner.caption(facts, previous)
+
     def summarise(
-        self, db: sqlite3.Connection, event_id: int, caption_text: str | None = None
+        self, db: sqlite3.Connection, event_id: int, caption_text: str | None = None, caption: Caption | None = None
     ) -> tuple[Event, Caption, Event | None]:
         """(Re)write an event's caption, labels, texts, keyframes and document from its moments."""
-        event = event_from(db.execute(f"SELECT {EVENT_SQL} FROM events WHERE id = ?", (event_id,)).fetchone())
-        moments = self.store.event_moments(event_id)
-        if moments:
-            event.start, event.end = moments[0].stamp, moments[-1].stamp
-        previous_row = db.execute(
-            f"SELECT {EVENT_SQL} FROM events WHERE status = 'closed' AND start < ? AND id != ? "
-            "ORDER BY start DESC LIMIT 1",
-            (event.start, event_id),
-        ).fetchone()
-        previous = event_from(previous_row) if previous_row else None
-        facts = EventFacts(
-            start=event.start,
-            end=event.end,
-            labels=event_labels(moments, self.config.archive.label_min_score),
-            texts=event_texts(moments),
-            transcript=[t.text for t in _transcripts(db, event.start, event.end)],
-            moments=moments,
-        )
-        caption = self.captioner.caption(facts, previous)
+        event, moments, previous, facts = self._facts(db, event_id)
+        if caption is None:
+            caption = self.captioner.caption(facts, previous)
         if caption_text:  # words a planner or captioner gave this event through a patch
             caption = Caption(caption_text, caption.change, caption.relations)
         keyframes = choose_keyframes(moments, self.config.archive.keyframes_per_event)
@@ -145,6 +135,27 @@ class EventArchive:
         add_document(db, "event", event_id, event.start, event.end, event_document(event))
         self._embed_caption(db, event)
         return event, caption, previous
+
+    def _facts(self, db: sqlite3.Connection, event_id: int) -> tuple[Event, list[Moment], Event | None, EventFacts]:
+        event = event_from(db.execute(f"SELECT {EVENT_SQL} FROM events WHERE id = ?", (event_id,)).fetchone())
+        moments = self.store.event_moments(event_id)
+        if moments:
+            event.start, event.end = moments[0].stamp, moments[-1].stamp
+        previous_row = db.execute(
+            f"SELECT {EVENT_SQL} FROM events WHERE status = 'closed' AND start < ? AND id != ? "
+            "ORDER BY start DESC LIMIT 1",
+            (event.start, event_id),
+        ).fetchone()
+        previous = event_from(previous_row) if previous_row else None
+        facts = EventFacts(
+            start=event.start,
+            end=event.end,
+            labels=event_labels(moments, self.config.archive.label_min_score),
+            texts=event_texts(moments),
+            transcript=[t.text for t in _transcripts(db, event.start, event.end)],
+            moments=moments,
+        )
+        return event, moments, previous, facts
 
     def recover(self) -> int:
         """Close events left open by a process that was killed; returns how many."""

@@ -114,10 +114,12 @@ class MemoryEngine:
             )
             before = self._event_id
             closed: Event | None = None
+            # The caption comes first, outside the transaction: a VLM captioner may take seconds.
+            caption = self.archive.draft_caption(self._event_id) if reason and self._event_id is not None else None
             try:
                 with self.store.write() as db:
                     if reason and self._event_id is not None:
-                        closed = self.archive.close(db, self._event_id)
+                        closed = self.archive.close(db, self._event_id, caption)
                         self.counts["events_closed"] += 1
                     if reason or self._event_id is None:
                         self._event_id = self.archive.open(db, obs.stamp, reason or "start")
