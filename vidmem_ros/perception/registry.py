@@ -2,9 +2,22 @@
 
 from __future__ import annotations
 
-from vidmem_ros.config import DetectorConfig, EmbedderConfig
-from vidmem_ros.perception.embedding import ImageEmbedder
-from vidmem_ros.perception.types import Detector
+from typing import TYPE_CHECKING
+
+from vidmem_ros.config import (
+    AudioConfig,
+    CaptionerConfig,
+    DetectorConfig,
+    EmbedderConfig,
+    OcrConfig,
+    TaggerConfig,
+    TextEmbedderConfig,
+)
+from vidmem_ros.perception.embedding import ImageEmbedder, TextEmbedder
+from vidmem_ros.perception.types import Detector, OcrEngine, SpeechRecognizer, Tagger, VoiceActivityDetector
+
+if TYPE_CHECKING:  # the memory package imports perception; keep this module free of the reverse import
+    from vidmem_ros.memory.captions import EventCaptioner
 
 
 def build_detector(config: DetectorConfig) -> Detector | None:
@@ -14,6 +27,10 @@ def build_detector(config: DetectorConfig) -> Detector | None:
         from vidmem_ros.perception.ssd_mobilenet import SsdMobileNetDetector
 
         return SsdMobileNetDetector(config)
+    if config.backend == "grounding_dino":
+        from vidmem_ros.perception.grounding_dino import GroundingDinoDetector
+
+        return GroundingDinoDetector.from_config(config)
     raise AssertionError(f"unhandled detector backend {config.backend}")  # config validation prevents this
 
 
@@ -23,14 +40,117 @@ def detector_vocabulary(config: DetectorConfig) -> tuple[str, ...]:
         from vidmem_ros.perception.coco import COCO_LABELS
 
         return tuple(COCO_LABELS.values())
+    if config.backend == "grounding_dino":
+        from vidmem_ros.perception.grounding_dino import normalise_labels
+
+        return normalise_labels(config.labels)
     return ()
 
 
-def build_embedder(config: EmbedderConfig) -> ImageEmbedder | None:
+def build_ocr(config: OcrConfig) -> OcrEngine | None:
+    if config.backend == "none":
+        return None
+    if config.backend == "rapidocr":
+        from vidmem_ros.perception.ocr import RapidOcrEngine
+
+        return RapidOcrEngine(config)
+    raise AssertionError(f"unhandled OCR backend {config.backend}")
+
+
+def build_embedder(config: EmbedderConfig, tagger: TaggerConfig | None = None) -> ImageEmbedder | None:
+    """``tagger`` locates the model of embedder.backend=tagger_features (default: the packaged one)."""
     if config.backend == "none":
         return None
     if config.backend == "color_layout":
         from vidmem_ros.perception.embedding import ColorLayoutEmbedder
 
         return ColorLayoutEmbedder()
+    if config.backend in ("clip", "siglip"):
+        return _clip_embedder(config)
+    if config.backend == "tagger_features":
+        from vidmem_ros.perception.tagger import TaggerFeatureEmbedder
+
+        return TaggerFeatureEmbedder(tagger or TaggerConfig())
     raise AssertionError(f"unhandled embedder backend {config.backend}")
+
+
+def _clip_embedder(config: EmbedderConfig) -> ImageEmbedder:
+    from vidmem_ros.perception.hf_clip import ClipEmbedder
+
+    encoder = None
+    if config.engine_path:  # checked before minutes of loading weights
+        from vidmem_ros.perception.tensorrt import TensorRtImageEncoder
+
+        encoder = TensorRtImageEncoder(config)
+    return ClipEmbedder.from_config(config, image_encoder=encoder)
+
+
+def build_clip_text_embedder(config: EmbedderConfig, image_embedder: object | None = None) -> TextEmbedder | None:
+    """The text side of a CLIP / SigLIP image embedder (one vector space); None for other image embedders.
+
+    Pass the image embedder already built in this process to share its weights instead of loading them twice.
+    """
+    if config.backend not in ("clip", "siglip"):
+        return None
+    from vidmem_ros.perception.hf_clip import ClipEmbedder
+
+    if isinstance(image_embedder, ClipEmbedder):
+        return image_embedder
+    embedder = _clip_embedder(config)
+    assert isinstance(embedder, ClipEmbedder)
+    return embedder
+
+
+def build_captioner(config: CaptionerConfig) -> EventCaptioner:
+    """The event captioner; a VLM server that does not answer at start-up is a ModelUnavailableError."""
+    if config.backend == "composed":
+        from vidmem_ros.memory.captions import ComposedCaptioner
+
+        return ComposedCaptioner()
+    if config.backend == "openai_vlm":
+        from vidmem_ros.perception.vlm_captioner import OpenAiVlmCaptioner
+
+        captioner = OpenAiVlmCaptioner(config)
+        captioner.check()
+        return captioner
+    raise AssertionError(f"unhandled captioner backend {config.backend}")
+
+
+def build_vad(config: AudioConfig) -> VoiceActivityDetector | None:
+    if config.vad == "none":
+        return None
+    if config.vad == "silero":
+        from vidmem_ros.perception.speech import SileroVad
+
+        return SileroVad(config)
+    raise AssertionError(f"unhandled voice activity detector {config.vad}")
+
+
+def build_asr(config: AudioConfig) -> SpeechRecognizer | None:
+    if config.asr == "none":
+        return None
+    if config.asr == "faster_whisper":
+        from vidmem_ros.perception.speech import WhisperRecognizer
+
+        return WhisperRecognizer(config)
+    raise AssertionError(f"unhandled speech recogniser {config.asr}")
+
+
+def build_text_embedder(config: TextEmbedderConfig) -> TextEmbedder | None:
+    if config.backend == "none":
+        return None
+    if config.backend == "minilm":
+        from vidmem_ros.perception.text_embedding import MiniLmTextEmbedder
+
+        return MiniLmTextEmbedder(config)
+    raise AssertionError(f"unhandled text embedder backend {config.backend}")
+
+
+def build_tagger(config: TaggerConfig) -> Tagger | None:
+    if config.backend == "none":
+        return None
+    if config.backend == "efficientnet_lite":
+        from vidmem_ros.perception.tagger import EfficientNetLiteTagger
+
+        return EfficientNetLiteTagger(config)
+    raise AssertionError(f"unhandled tagger backend {config.backend}")

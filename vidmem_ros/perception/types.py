@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 import numpy as np
+
+if TYPE_CHECKING:  # records imports this module; TextLine is needed for annotations only
+    from vidmem_ros.memory.records import TextLine
 
 
 @dataclass(frozen=True)
@@ -27,3 +30,88 @@ class Detector(Protocol):
         ...
 
     def detect(self, rgb: np.ndarray) -> list[Detection]: ...
+
+
+@runtime_checkable
+class OcrEngine(Protocol):
+    """Reads lines of text in an RGB frame; boxes are axis-aligned, in pixels of the frame it was given."""
+
+    name: str
+
+    def read(self, rgb: np.ndarray) -> list[TextLine]: ...
+
+
+@dataclass(frozen=True)
+class Tag:
+    """A class a whole-frame classifier sees in a frame; ``terms`` are synonyms and everyday words for it."""
+
+    label: str
+    score: float
+    terms: tuple[str, ...] = ()  # e.g. "tabby" -> ("tabby cat", "cat", "pet", "animal")
+
+
+@runtime_checkable
+class Tagger(Protocol):
+    """Names what a whole RGB frame shows, from a closed set of classes and without boxes."""
+
+    name: str
+
+    @property
+    def vocabulary(self) -> tuple[str, ...]:
+        """Labels this tagger can report."""
+        ...
+
+    def tag(self, rgb: np.ndarray) -> list[Tag]: ...
+
+
+@dataclass(frozen=True)
+class SpeechSegment:
+    """Speech found by a voice activity detector, as 16 kHz sample indices since its last reset."""
+
+    start: int
+    end: int  # one past the last sample
+
+
+@dataclass(frozen=True)
+class Utterance:
+    """Text recognised in a stretch of audio; times in seconds from the start of that audio."""
+
+    text: str
+    start: float
+    end: float
+
+
+@runtime_checkable
+class VoiceActivityDetector(Protocol):
+    """Finds speech in a stream of 16 kHz mono float32 audio fed in pieces of any length."""
+
+    name: str
+
+    @property
+    def position(self) -> int:
+        """Samples analysed since the last reset."""
+        ...
+
+    @property
+    def speech_start(self) -> int | None:
+        """Start of the speech segment still open, None in silence."""
+        ...
+
+    def push(self, audio: np.ndarray) -> list[SpeechSegment]:
+        """Analyse more audio; returns the segments that ended within it."""
+        ...
+
+    def flush(self) -> list[SpeechSegment]:
+        """End of the stream: close an open segment at ``position``."""
+        ...
+
+    def reset(self) -> None: ...
+
+
+@runtime_checkable
+class SpeechRecognizer(Protocol):
+    """Turns one speech segment (16 kHz mono float32) into text."""
+
+    name: str
+
+    def transcribe(self, audio: np.ndarray) -> Utterance | None: ...

