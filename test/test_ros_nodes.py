@@ -38,9 +38,10 @@ class Robot:
         self.odom = node.create_publisher(Odometry, "/odom", 50)
 
     def send(self, msg: Image | CompressedImage) -> None:
-        """Publish at a camera's pace: sensor QoS is best-effort, and a burst of large frames may be shed."""
+        """Publish at a slow camera's pace: sensor QoS is best-effort, a burst of large frames may be shed, and
+        frames on two topics (raw, compressed) are only taken in stamp order if the first is taken before the next."""
         (self.compressed if isinstance(msg, CompressedImage) else self.raw).publish(msg)
-        time.sleep(0.2)
+        time.sleep(0.5)
 
     def wait_connected(self, timeout_s: float = 60.0) -> None:
         deadline = time.monotonic() + timeout_s
@@ -223,3 +224,38 @@ def test_search_summarize_and_forget_services(robot: Robot) -> None:
     assert robot.client.ask("Did you see a cat?").answer.startswith("No")
     refused = robot.client.forget()
     assert not refused.success and "say what to forget" in refused.error
+
+
+def test_speech_on_the_audio_topic_becomes_searchable_memory(robot: Robot, tmp_path: Path) -> None:
+    import subprocess as sp
+    import wave
+
+    from vidmem_ros.msg import AudioChunk
+
+    wav = tmp_path / "speech.wav"
+    sp.run(["espeak-ng", "-w", str(wav), "The delivery arrived at the loading dock"], check=True, capture_output=True)
+    with wave.open(str(wav)) as f:
+        rate, samples = f.getframerate(), f.readframes(f.getnframes())
+    silence = bytes(rate)  # 0.5 s of S16LE silence on each side, so the speech ends inside the stream
+    stream = silence + samples + silence * 2
+    publisher = robot.node.create_publisher(AudioChunk, f"{NAMESPACE}/audio", 50)
+    deadline = time.monotonic() + 20
+    while publisher.get_subscription_count() == 0 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    step = rate  # 0.5 s chunks (2 bytes per sample)
+    start = T0 + 500
+    for i in range(0, len(stream), step):
+        msg = AudioChunk(sample_rate=rate, channels=1, encoding="S16LE", data=stream[i : i + step])
+        msg.header.stamp = to_time(start + i / 2 / rate)
+        publisher.publish(msg)
+        time.sleep(0.05)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        found = robot.client.search("delivery loading dock")
+        if found.results:
+            break
+        time.sleep(1.0)
+    assert found.results, "the spoken sentence never reached memory"
+    heard = found.results[0]
+    assert heard.kind == "transcript" and "delivery" in heard.text.lower()
+    assert start + 0.3 < to_seconds(heard.stamp) < start + 1.2, "stamped where it was said, in sensor time"

@@ -18,14 +18,16 @@ from vidmem_ros.config import VidmemConfig
 from vidmem_ros.errors import InputError, StoreError
 from vidmem_ros.frames import FrameInput
 from vidmem_ros.imaging import rgb_to_jpeg
+from vidmem_ros.memory.captions import EventCaptioner
 from vidmem_ros.memory.engine import MemoryEngine, Observation
 from vidmem_ros.memory.gates import FrameGate
 from vidmem_ros.memory.poses import PoseBuffer
-from vidmem_ros.memory.records import Moment
+from vidmem_ros.memory.records import Moment, TextLine
 from vidmem_ros.memory.stats import IngestStats
 from vidmem_ros.memory.store import SqliteStore
-from vidmem_ros.perception.embedding import ImageEmbedder, colour_histogram
-from vidmem_ros.perception.types import Detection, Detector
+from vidmem_ros.perception.embedding import ImageEmbedder, TextEmbedder, colour_histogram
+from vidmem_ros.perception.ocr import ocr_wanted
+from vidmem_ros.perception.types import Detection, Detector, OcrEngine, Tagger
 
 log = logging.getLogger(__name__)
 
@@ -45,16 +47,41 @@ class IngestPipeline:
         store: SqliteStore,
         detector: Detector | None,
         embedder: ImageEmbedder | None = None,
+        *,
+        tagger: Tagger | None = None,
+        ocr: OcrEngine | None = None,
+        captioner: EventCaptioner | None = None,
+        text_embedder: TextEmbedder | None = None,
     ) -> None:
         self.config = config
         self.store = store
         self.detector = detector
         self.embedder = embedder
-        self.engine = MemoryEngine(store, config)
+        self.tagger = tagger
+        self.ocr = ocr
+        keyframe_reader = ocr.read if ocr is not None and config.ocr.run_on == "keyframes" else None
+        self.engine = MemoryEngine(store, config, captioner, text_embedder, keyframe_reader)
         self.stats = IngestStats()
         self.poses = PoseBuffer()
         self.gate = FrameGate(config.ingest)
+        self.ocr_runs = 0
         self._last_stamp: float | None = None
+
+    @classmethod
+    def from_config(cls, config: VidmemConfig, store: SqliteStore) -> IngestPipeline:
+        """Every model the configuration names, loaded once; a missing one is a start-up error naming its setting."""
+        from vidmem_ros.perception import registry
+
+        return cls(
+            config,
+            store,
+            registry.build_detector(config.detector),
+            registry.build_embedder(config.embedder, config.tagger),
+            tagger=registry.build_tagger(config.tagger),
+            ocr=registry.build_ocr(config.ocr),
+            captioner=registry.build_captioner(config.captioner),
+            text_embedder=registry.build_text_embedder(config.text_embedder),
+        )
 
     def ingest(self, frame: FrameInput) -> Moment | None:
         """Count a newly arrived frame and process it."""
@@ -90,6 +117,8 @@ class IngestPipeline:
             quality=verdict.quality,
             embedding=self.embedder.embed(rgb) if self.embedder else None,
             detections=detections,
+            tags=self.tagger.tag(rgb) if self.tagger else [],
+            texts=self._read(rgb),
             crop_embeddings=[self._embed_crop(rgb, d) for d in detections],
             pose=self.poses.nearest(frame.stamp, cfg.pose_max_age_s),
         )
@@ -107,6 +136,15 @@ class IngestPipeline:
             self.engine.finish()
         except StoreError as exc:
             log.error("could not close the last event: %s", exc)
+
+    def _read(self, rgb: np.ndarray) -> list[TextLine]:
+        """OCR where it pays: frames the cheap text cue flags (default), or every frame; keyframes are read at close."""
+        cfg = self.config.ocr
+        if self.ocr is None or cfg.run_on == "keyframes" or not ocr_wanted(cfg, rgb, keyframe=False):
+            return []
+        lines = self.ocr.read(rgb)
+        self.ocr_runs += 1
+        return lines
 
     def _embed_crop(self, rgb: np.ndarray, detection: Detection) -> np.ndarray | None:
         """Appearance of a detected object, so entities of one label can be told apart."""

@@ -13,13 +13,14 @@ import json
 import logging
 import math
 import sqlite3
+from dataclasses import replace
 
 import numpy as np
 
 from vidmem_ros.config import VidmemConfig
 from vidmem_ros.memory import graph, hierarchy
-from vidmem_ros.memory.captions import Caption, EventCaptioner, EventFacts, event_labels, event_texts
-from vidmem_ros.memory.records import Edge, Event, Moment, Transcript
+from vidmem_ros.memory.captions import Caption, EventCaptioner, EventFacts, event_labels, event_tags, event_texts
+from vidmem_ros.memory.records import Edge, Event, Moment, TextLine, Transcript
 from vidmem_ros.memory.schema import POSE_COLUMNS as _POSE_COLS
 from vidmem_ros.memory.store import EVENT_SQL, SqliteStore, add_document, event_from, pose_values, vector_blob
 from vidmem_ros.perception.embedding import TextEmbedder
@@ -96,11 +97,24 @@ class EventArchive:
         hierarchy.refresh_root(db)
         return event
 
-    def draft_caption(self, event_id: int) -> Caption:
-        """Caption an event from committed data, outside any write transaction: a VLM may take seconds."""
+    def draft_caption(self, event_id: int, read: dict[int, list[TextLine]] | None = None) -> Caption:
+        """Caption an event from committed data, outside any write transaction: a VLM may take seconds.
+
+        ``read`` holds text just read from keyframes, not committed yet, so the caption can quote it.
+        """
         with self.store.read() as db:
-            _, _, previous, facts = self._facts(db, event_id)
+            _, moments, previous, facts = self._facts(db, event_id)
+        if read:
+            for moment in moments:
+                moment.texts.extend(read.get(moment.id or -1, []))
+            facts = replace(facts, texts=event_texts(moments))
         return self.captioner.caption(facts, previous)
+
+    def keyframes(self, event_id: int) -> list[Moment]:
+        """The moments ``close`` will choose as keyframes, with payloads, from committed data."""
+        moments = self.store.event_moments(event_id)
+        chosen = set(choose_keyframes(moments, self.config.archive.keyframes_per_event))
+        return [m for m in self.store.event_moments(event_id, with_payload=True) if m.id in chosen]
 
     def summarise(
         self, db: sqlite3.Connection, event_id: int, caption_text: str | None = None, caption: Caption | None = None
@@ -154,6 +168,7 @@ class EventArchive:
             texts=event_texts(moments),
             transcript=[t.text for t in _transcripts(db, event.start, event.end)],
             moments=moments,
+            tags=event_tags(moments, self.config.archive.tag_min_score),
         )
         return event, moments, previous, facts
 

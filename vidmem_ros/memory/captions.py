@@ -26,6 +26,7 @@ class EventFacts:
     texts: list[str]
     transcript: list[str]
     moments: list[Moment] = field(default_factory=list)
+    tags: list[str] = field(default_factory=list)  # what a whole-frame classifier saw, most frequent first
 
 
 @dataclass(frozen=True)
@@ -59,6 +60,8 @@ class ComposedCaptioner:
         parts = []
         if facts.labels:
             parts.append("Saw " + _join(facts.labels[:8]) + ".")
+        if facts.tags:
+            parts.append("Looked like " + _join(facts.tags[:3]) + ".")
         if facts.texts:
             parts.append("Read " + _join([f'"{t}"' for t in facts.texts[:5]]) + ".")
         if facts.transcript:
@@ -88,6 +91,14 @@ def event_labels(moments: list[Moment], min_score: float) -> list[str]:
     counts: Counter[str] = Counter()
     for moment in moments:
         counts.update({d.label for d in moment.detections if d.score >= min_score})
+    return [label for label, _ in counts.most_common()]
+
+
+def event_tags(moments: list[Moment], min_score: float) -> list[str]:
+    """Whole-frame classes seen during an event, most frequent first."""
+    counts: Counter[str] = Counter()
+    for moment in moments:
+        counts.update({t.label for t in moment.tags if t.score >= min_score})
     return [label for label, _ in counts.most_common()]
 
 

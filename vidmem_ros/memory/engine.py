@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from vidmem_ros.config import VidmemConfig
-from vidmem_ros.errors import StoreError
+from vidmem_ros.errors import StoreError, VidmemError
+from vidmem_ros.imaging import jpeg_to_rgb
 from vidmem_ros.memory import graph
 from vidmem_ros.memory.archive import EventArchive
 from vidmem_ros.memory.captions import ComposedCaptioner, EventCaptioner
@@ -28,10 +29,10 @@ from vidmem_ros.memory.records import Event, Moment, Pose, SearchHit, TextLine, 
 from vidmem_ros.memory.retention import Retention, RetentionReport
 from vidmem_ros.memory.segmentation import EventSegmenter
 from vidmem_ros.memory.short_term import ShortTermMemory
-from vidmem_ros.memory.store import SqliteStore, insert_moment, insert_transcript
+from vidmem_ros.memory.store import SqliteStore, insert_moment, insert_texts, insert_transcript
 from vidmem_ros.memory.vector_search import VectorSearch
 from vidmem_ros.perception.embedding import TextEmbedder
-from vidmem_ros.perception.types import Detection
+from vidmem_ros.perception.types import Detection, Tag
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +53,7 @@ class Observation:
     detections: list[Detection] = field(default_factory=list)
     crop_embeddings: list[np.ndarray | None] = field(default_factory=list)  # one per detection
     texts: list[TextLine] = field(default_factory=list)
+    tags: list[Tag] = field(default_factory=list)
     pose: Pose | None = None
 
 
@@ -72,9 +74,11 @@ class MemoryEngine:
         config: VidmemConfig,
         captioner: EventCaptioner | None = None,
         text_embedder: TextEmbedder | None = None,
+        keyframe_reader: Callable[[np.ndarray], list[TextLine]] | None = None,
     ) -> None:
         self.store = store
         self.config = config
+        self.keyframe_reader = keyframe_reader  # OCR run on each event's keyframes as it closes
         self.archive = EventArchive(store, config, captioner or ComposedCaptioner(), text_embedder)
         self.segmenter = EventSegmenter(config.segment)
         self.short_term: ShortTermMemory[InView] = ShortTermMemory.from_config(config.short_term)
@@ -109,17 +113,22 @@ class MemoryEngine:
                 quality=obs.quality,
                 detections=list(obs.detections),
                 texts=list(obs.texts),
+                tags=list(obs.tags),
                 pose=obs.pose,
                 embedding=obs.embedding,
             )
             before = self._event_id
             closed: Event | None = None
-            # The caption comes first, outside the transaction: a VLM captioner may take seconds.
-            caption = self.archive.draft_caption(self._event_id) if reason and self._event_id is not None else None
+            # Keyframe OCR and the caption come first, outside the transaction: either may take seconds.
+            closing = self._event_id if reason else None
+            read = self._read_keyframes(closing) if closing is not None else {}
+            caption = self.archive.draft_caption(closing, read) if closing is not None else None
             try:
                 with self.store.write() as db:
-                    if reason and self._event_id is not None:
-                        closed = self.archive.close(db, self._event_id, caption)
+                    if closing is not None:
+                        for moment_id, lines in read.items():
+                            insert_texts(db, moment_id, lines)
+                        closed = self.archive.close(db, closing, caption)
                         self.counts["events_closed"] += 1
                     if reason or self._event_id is None:
                         self._event_id = self.archive.open(db, obs.stamp, reason or "start")
@@ -161,6 +170,19 @@ class MemoryEngine:
             self.short_term.flush()
             self._announce(event)
             return event
+
+    def _read_keyframes(self, event_id: int) -> dict[int, list[TextLine]]:
+        if self.keyframe_reader is None:
+            return {}
+        read = {}
+        for moment in self.archive.keyframes(event_id):
+            assert moment.id is not None
+            if moment.jpeg is not None and not moment.texts:
+                try:
+                    read[moment.id] = self.keyframe_reader(jpeg_to_rgb(moment.jpeg))
+                except VidmemError as exc:  # a frame OCR cannot read is not a reason to lose the event
+                    log.warning("keyframe %d was not read: %s", moment.id, exc)
+        return read
 
     def _announce(self, event: Event) -> None:
         for listener in self.listeners:

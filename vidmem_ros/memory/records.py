@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from vidmem_ros.perception.types import Detection
+from vidmem_ros.perception.types import Detection, Tag
 
 
 @dataclass(frozen=True)
@@ -45,6 +45,7 @@ class Moment:
     quality: float = 0.0  # keyframe quality: sharpness x (1 + w x hue entropy)
     detections: list[Detection] = field(default_factory=list)
     texts: list[TextLine] = field(default_factory=list)
+    tags: list[Tag] = field(default_factory=list)  # what a whole-frame classifier saw
     pose: Pose | None = None
     embedding: np.ndarray | None = None  # L2-normalised visual feature
     event_id: int | None = None

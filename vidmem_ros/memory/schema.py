@@ -54,6 +54,15 @@ CREATE TABLE IF NOT EXISTS detections (
 );
 CREATE INDEX IF NOT EXISTS detections_label_stamp ON detections (label, stamp);
 CREATE INDEX IF NOT EXISTS detections_moment ON detections (moment_id);
+CREATE TABLE IF NOT EXISTS tags (  -- one row per word a tag answers to: its class and its everyday terms
+    moment_id INTEGER NOT NULL REFERENCES moments (id) ON DELETE CASCADE,
+    stamp REAL NOT NULL,
+    label TEXT NOT NULL,
+    word TEXT NOT NULL,
+    score REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS tags_word_stamp ON tags (word, stamp);
+CREATE INDEX IF NOT EXISTS tags_moment ON tags (moment_id);
 CREATE TABLE IF NOT EXISTS texts (
     id INTEGER PRIMARY KEY,
     moment_id INTEGER NOT NULL REFERENCES moments (id) ON DELETE CASCADE,

@@ -23,7 +23,7 @@ import numpy as np
 from vidmem_ros.errors import StoreError
 from vidmem_ros.memory import schema
 from vidmem_ros.memory.records import Event, Moment, Pose, SearchHit, Sighting, TextLine, Transcript
-from vidmem_ros.perception.types import Detection
+from vidmem_ros.perception.types import Detection, Tag
 
 POSE_SQL = ", ".join(schema.POSE_COLUMNS)
 _MOMENT_SQL = f"id, stamp, source, width, height, sharpness, quality, event_id, tier, {POSE_SQL}"
@@ -467,14 +467,29 @@ def insert_moment(db: sqlite3.Connection, moment: Moment) -> int:
         "INSERT INTO detections (moment_id, stamp, label, score, x0, y0, x1, y1) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
         [(moment_id, moment.stamp, d.label, d.score, *d.box) for d in moment.detections],
     )
-    for line in moment.texts:
+    db.executemany(
+        "INSERT INTO tags (moment_id, stamp, label, word, score) VALUES (?, ?, ?, ?, ?)",
+        [
+            (moment_id, moment.stamp, tag.label, word, tag.score)
+            for tag in moment.tags
+            for word in dict.fromkeys((tag.label.lower(), *(t.lower() for t in tag.terms)))
+        ],
+    )
+    moment.id = moment_id
+    insert_texts(db, moment_id, moment.texts, moment.stamp)
+    return moment_id
+
+
+def insert_texts(db: sqlite3.Connection, moment_id: int, lines: Sequence[TextLine], stamp: float | None = None) -> None:
+    """Text read in a moment, each line also a searchable document."""
+    if stamp is None:
+        stamp = float(db.execute("SELECT stamp FROM moments WHERE id = ?", (moment_id,)).fetchone()[0])
+    for line in lines:
         cur = db.execute(
             "INSERT INTO texts (moment_id, stamp, text, score, x0, y0, x1, y1) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            (moment_id, moment.stamp, line.text, line.score, *line.box),
+            (moment_id, stamp, line.text, line.score, *line.box),
         )
-        add_document(db, "text", int(cur.lastrowid or 0), moment.stamp, moment.stamp, line.text)
-    moment.id = moment_id
-    return moment_id
+        add_document(db, "text", int(cur.lastrowid or 0), stamp, stamp, line.text)
 
 
 def insert_transcript(db: sqlite3.Connection, transcript: Transcript) -> int:
@@ -580,6 +595,17 @@ def _attach_details(db: sqlite3.Connection, moments: list[Moment], with_payload:
         f"SELECT moment_id, text, score, x0, y0, x1, y1 FROM texts WHERE moment_id IN ({marks}) ORDER BY id", ids
     ):
         by_id[mid].texts.append(TextLine(text, score, (x0, y0, x1, y1)))
+    tags: dict[tuple[int, str], list[str]] = {}
+    scores: dict[tuple[int, str], float] = {}
+    for mid, label, word, score in db.execute(
+        f"SELECT moment_id, label, word, score FROM tags WHERE moment_id IN ({marks}) ORDER BY rowid", ids
+    ):
+        tags.setdefault((mid, label), [])
+        scores[(mid, label)] = score
+        if word != label.lower():
+            tags[(mid, label)].append(word)
+    for (mid, label), terms in tags.items():
+        by_id[mid].tags.append(Tag(label, scores[(mid, label)], tuple(terms)))
     if with_payload:
         for mid, jpeg in db.execute(f"SELECT moment_id, jpeg FROM payloads WHERE moment_id IN ({marks})", ids):
             by_id[mid].jpeg = bytes(jpeg)
@@ -590,11 +616,18 @@ def _label_hits(db: sqlite3.Connection, words: list[str], as_of: float | None, l
     labels = sorted({w for w in words} | {w[:-1] for w in words if w.endswith("s") and len(w) > 3})
     marks = ", ".join("?" for _ in labels)
     rows = db.execute(
-        f"SELECT moment_id, MAX(stamp), label, MAX(score) FROM detections WHERE label IN ({marks}) AND stamp <= ? "
-        "GROUP BY moment_id ORDER BY MAX(stamp) DESC LIMIT ?",
-        (*labels, _upper(as_of), limit),
+        f"SELECT moment_id, MAX(stamp), label, MAX(score), 'detected' FROM detections "
+        f"WHERE label IN ({marks}) AND stamp <= ? GROUP BY moment_id "
+        f"UNION ALL SELECT moment_id, MAX(stamp), label, MAX(score), 'looked like' FROM tags "
+        f"WHERE word IN ({marks}) AND stamp <= ? GROUP BY moment_id ORDER BY 2 DESC LIMIT ?",
+        (*labels, _upper(as_of), *labels, _upper(as_of), limit * 2),
     ).fetchall()
-    return [SearchHit("moment", int(r[0]), float(r[1]), float(r[1]), float(r[3]), f"detected {r[2]}") for r in rows]
+    best: dict[int, SearchHit] = {}
+    for mid, stamp, label, score, how in rows:  # a moment both detected and tagged counts once, at its best
+        hit = SearchHit("moment", int(mid), float(stamp), float(stamp), float(score), f"{how} {label}")
+        if mid not in best or hit.score > best[mid].score:
+            best[mid] = hit
+    return sorted(best.values(), key=lambda h: -h.stamp)[:limit]
 
 
 def _store_error(path: Path, exc: sqlite3.Error) -> StoreError:

@@ -11,8 +11,10 @@ from vidmem_ros.agent.answer import Answer, EvidenceItem
 from vidmem_ros.frames import CompressedImage as CompressedFrame
 from vidmem_ros.frames import FrameInput, RawImage
 from vidmem_ros.memory.records import Event, Pose, SearchHit
+from vidmem_ros.msg import AudioChunk as AudioChunkMsg
 from vidmem_ros.msg import Event as EventMsg
 from vidmem_ros.msg import Evidence
+from vidmem_ros.perception.audio import AudioChunkData
 from vidmem_ros.srv import Query
 
 
@@ -33,6 +35,10 @@ def image_frame(msg: Image, source: str) -> FrameInput:
 
 def compressed_frame(msg: CompressedImage, source: str) -> FrameInput:
     return FrameInput(to_seconds(msg.header.stamp), source, CompressedFrame(memoryview(msg.data), msg.format))
+
+
+def audio_chunk(msg: AudioChunkMsg) -> AudioChunkData:
+    return AudioChunkData(to_seconds(msg.header.stamp), msg.sample_rate, msg.channels, msg.encoding, bytes(msg.data))
 
 
 def odometry_pose(msg: Odometry) -> tuple[float, Pose]:

@@ -12,14 +12,14 @@ from rclpy.node import Node
 from rclpy.qos import qos_profile_sensor_data
 from sensor_msgs.msg import CompressedImage, Image
 
+from vidmem_ros.audio_pipeline import AudioPipeline
 from vidmem_ros.errors import InputError
 from vidmem_ros.frames import FrameInput
 from vidmem_ros.ingest import IngestPipeline, IngestWorker
 from vidmem_ros.memory.store import SqliteStore
+from vidmem_ros.msg import AudioChunk, MemoryStats
 from vidmem_ros.msg import Event as EventMsg
-from vidmem_ros.msg import MemoryStats
-from vidmem_ros.perception.registry import build_detector, build_embedder
-from vidmem_ros.ros.convert import compressed_frame, event_msg, image_frame, odometry_pose
+from vidmem_ros.ros.convert import audio_chunk, compressed_frame, event_msg, image_frame, odometry_pose
 from vidmem_ros.ros.params import declare_config, watch_runtime_changes
 from vidmem_ros.ros.runtime import bridge_logging, run_nodes
 
@@ -31,7 +31,7 @@ class IngestNode(Node):
         self.config = declare_config(self)
         cfg = self.config
         self.store = SqliteStore(cfg.store_path())
-        self.pipeline = IngestPipeline(cfg, self.store, build_detector(cfg.detector), build_embedder(cfg.embedder))
+        self.pipeline = IngestPipeline.from_config(cfg, self.store)
         self.worker = IngestWorker(self.pipeline, cfg.ingest.queue_size)
         watch_runtime_changes(self, cfg)
         # Callbacks only convert and enqueue; the worker thread does the heavy work.
@@ -43,6 +43,8 @@ class IngestNode(Node):
             CompressedImage, "image/compressed", self._on_compressed, qos_profile_sensor_data, callback_group=sensors
         )
         self.create_subscription(Odometry, "odom", self._on_odom, 50, callback_group=sensors)
+        self.audio = AudioPipeline(cfg, self.pipeline.engine)  # recognises on its own thread
+        self.create_subscription(AudioChunk, "audio", self._on_audio, qos_profile_sensor_data, callback_group=sensors)
         self.stats_publisher = self.create_publisher(MemoryStats, "memory_stats", 10)
         self.events_publisher = self.create_publisher(EventMsg, "events", 50)
         self.pipeline.engine.listeners.append(lambda event: self.events_publisher.publish(event_msg(event)))
@@ -68,6 +70,9 @@ class IngestNode(Node):
             return
         self.worker.submit(frame)
 
+    def _on_audio(self, msg: AudioChunk) -> None:
+        self.audio.push(audio_chunk(msg))
+
     def _on_odom(self, msg: Odometry) -> None:
         stamp, pose = odometry_pose(msg)
         self.pipeline.poses.add(stamp, pose)
@@ -78,8 +83,10 @@ class IngestNode(Node):
         msg.header.stamp = self.get_clock().now().to_msg()
         msg.frames_received = snap.received
         msg.frames_dropped = snap.dropped_total
-        msg.drop_reasons = sorted(snap.dropped)
-        msg.drop_counts = [snap.dropped[r] for r in msg.drop_reasons]
+        drops = dict(snap.dropped)
+        drops.update({f"audio_{reason}": n for reason, n in self.audio.stats().dropped.items()})
+        msg.drop_reasons = sorted(drops)
+        msg.drop_counts = [drops[r] for r in msg.drop_reasons]
         msg.frames_kept = snap.kept
         msg.events = self.store.event_count()
         msg.ram_bytes = _rss_bytes()
@@ -91,6 +98,7 @@ class IngestNode(Node):
         self.stats_publisher.publish(msg)
 
     def close(self) -> None:
+        self.audio.close()
         self.worker.stop()
         self.pipeline.finish()
         self.store.close()
