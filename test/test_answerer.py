@@ -71,3 +71,18 @@ def test_bad_questions_fail_cleanly(answerer: OfflineAnswerer, question: str) ->
 def test_unsupported_questions_say_what_is_supported(answerer: OfflineAnswerer) -> None:
     answer = answerer.answer("What did the sign in the corridor say?")
     assert not answer.success and "did you see" in answer.error
+
+
+def test_words_outside_the_detector_vocabulary_are_mapped_by_meaning(answerer: OfflineAnswerer) -> None:
+    from vidmem_ros.config import load_config
+    from vidmem_ros.perception.registry import build_text_embedder
+    from vidmem_ros.perception.vocabulary import LabelMapper
+
+    embedder = build_text_embedder(load_config().text_embedder)
+    assert embedder is not None
+    answerer.mapper = LabelMapper(embedder, answerer.vocabulary)
+    feline = answerer.answer("Did you see a feline?")  # no synonym table entry: mapped onto "cat" by similarity
+    assert feline.text.startswith("Yes") and feline.trace["labels"] == ["cat"]
+    assert feline.trace["label_similarity"] > 0.7
+    extinguisher = answerer.answer("Did you see a fire extinguisher?")  # nothing in COCO is close: said so
+    assert extinguisher.confidence == 0.0 and "does not recognise" in extinguisher.text

@@ -72,7 +72,7 @@ class IngestPipeline:
         """Every model the configuration names, loaded once; a missing one is a start-up error naming its setting."""
         from vidmem_ros.perception import registry
 
-        return cls(
+        pipeline = cls(
             config,
             store,
             registry.build_detector(config.detector),
@@ -82,6 +82,20 @@ class IngestPipeline:
             captioner=registry.build_captioner(config.captioner),
             text_embedder=registry.build_text_embedder(config.text_embedder),
         )
+        pipeline.warm_up()
+        return pipeline
+
+    def warm_up(self) -> None:
+        """Run every model once, so the first real frame is not the one that pays for lazy initialisation."""
+        frame = np.random.default_rng(0).integers(0, 255, (240, 320, 3), dtype=np.uint8)
+        if self.detector is not None:
+            self.detector.detect(frame)
+        if self.tagger is not None:
+            self.tagger.tag(frame)
+        if self.embedder is not None:
+            self.embedder.embed(frame)
+        if self.ocr is not None:
+            self.ocr.read(frame)
 
     def ingest(self, frame: FrameInput) -> Moment | None:
         """Count a newly arrived frame and process it."""

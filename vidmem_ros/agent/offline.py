@@ -13,6 +13,7 @@ from vidmem_ros.config import QueryConfig
 from vidmem_ros.errors import InputError
 from vidmem_ros.memory.records import Sighting
 from vidmem_ros.memory.store import MemoryStore
+from vidmem_ros.perception.vocabulary import LabelMapper
 
 SUPPORTED = "did you see X / when did you first see X / when did you last see X / where did you see X"
 # Absence of a detection is weak evidence: a detector misses things.  This is the
@@ -22,10 +23,16 @@ NOT_SEEN_CONFIDENCE = 0.3
 
 class OfflineAnswerer:
     def __init__(
-        self, store: MemoryStore, vocabulary: Sequence[str], config: QueryConfig, min_detector_score: float
+        self,
+        store: MemoryStore,
+        vocabulary: Sequence[str],
+        config: QueryConfig,
+        min_detector_score: float,
+        mapper: LabelMapper | None = None,
     ) -> None:
         self.store = store
         self.vocabulary = tuple(vocabulary)
+        self.mapper = mapper  # open-vocabulary words onto the detector's labels, by text-embedding similarity
         self.config = config
         self.weak_score = min(min_detector_score, config.min_score)
 
@@ -40,6 +47,10 @@ class OfflineAnswerer:
         if parsed is None:
             return Answer.failure(f"unsupported question; this version answers: {SUPPORTED}", trace)
         labels = resolve_labels(parsed.target, self.vocabulary)
+        if not labels and self.mapper is not None:
+            mapping = self.mapper.map([parsed.target])
+            labels = mapping.mapped.get(parsed.target, [])
+            trace["label_similarity"] = round(mapping.similarity.get(parsed.target, 0.0), 3)
         trace["intent"] = parsed.intent.value
         trace["target"] = parsed.target
         trace["labels"] = labels

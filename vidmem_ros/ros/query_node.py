@@ -22,7 +22,8 @@ from vidmem_ros.memory.forget import forget
 from vidmem_ros.memory.hierarchy import summarise_events
 from vidmem_ros.memory.search import Place, search_memory
 from vidmem_ros.memory.store import SqliteStore
-from vidmem_ros.perception.registry import detector_vocabulary
+from vidmem_ros.perception.registry import build_text_embedder, detector_vocabulary
+from vidmem_ros.perception.vocabulary import LabelMapper
 from vidmem_ros.ros.convert import event_msg, fill_response, hit_evidence, time_range, to_seconds
 from vidmem_ros.ros.params import declare_config, watch_runtime_changes
 from vidmem_ros.ros.runtime import bridge_logging, run_nodes
@@ -39,9 +40,10 @@ class QueryNode(Node):
         cfg = self.config
         # Read-write: refused questions are counted and forget removes memory from here.
         self.store = SqliteStore(cfg.store_path())
-        self.answerer = OfflineAnswerer(
-            self.store, detector_vocabulary(cfg.detector), cfg.query, cfg.detector.min_score
-        )
+        vocabulary = detector_vocabulary(cfg.detector)
+        text_embedder = build_text_embedder(cfg.text_embedder)
+        mapper = LabelMapper(text_embedder, vocabulary) if text_embedder is not None and vocabulary else None
+        self.answerer = OfflineAnswerer(self.store, vocabulary, cfg.query, cfg.detector.min_score, mapper)
         watch_runtime_changes(self, cfg)
         self.archive = EventArchive(self.store, cfg, ComposedCaptioner())
         group = ReentrantCallbackGroup()
