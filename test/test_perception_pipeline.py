@@ -50,6 +50,8 @@ def test_keyframe_ocr_reads_only_keyframes_when_events_close(tmp_path: Path) -> 
     assert read == [(1,)], "text is read from keyframes only"
     events = pipeline.store.events()
     assert any("LOADINGDOCK4" in "".join(e.texts).replace(" ", "").upper() for e in events)
+    found = pipeline.store.search_text("loading dock")  # even where OCR ran the words together
+    assert found and found[0].kind == "text" and "DOCK" in found[0].text.upper()
 
 
 def test_a_missing_model_is_a_start_up_error_naming_the_setting(tmp_path: Path) -> None:

@@ -327,6 +327,9 @@ class SqliteStore:
                 (match, _upper(as_of), *kinds, limit),
             ).fetchall()
             hits = [SearchHit(r[0], int(r[1]), float(r[2]), float(r[3]), float(r[4]), r[5]) for r in rows]
+            if not kinds or "text" in kinds:
+                found = {h.ref for h in hits if h.kind == "text"}
+                hits += [h for h in _run_together_hits(db, words, as_of, limit) if h.ref not in found]
             if not kinds or "moment" in kinds:
                 hits += _label_hits(db, words, as_of, limit)
         hits.sort(key=lambda h: -h.score)
@@ -609,6 +612,24 @@ def _attach_details(db: sqlite3.Connection, moments: list[Moment], with_payload:
     if with_payload:
         for mid, jpeg in db.execute(f"SELECT moment_id, jpeg FROM payloads WHERE moment_id IN ({marks})", ids):
             by_id[mid].jpeg = bytes(jpeg)
+
+
+def _run_together_hits(db: sqlite3.Connection, words: list[str], as_of: float | None, limit: int) -> list[SearchHit]:
+    """Text read with its spaces lost ("LOADINGDOCK4"), which word search cannot split: found by substring."""
+    long_words = [w for w in words if len(w) >= 4]
+    if not long_words:
+        return []
+    clause = " OR ".join("REPLACE(LOWER(text), ' ', '') LIKE ?" for _ in long_words)
+    rows = db.execute(
+        f"SELECT id, stamp, text FROM texts WHERE stamp <= ? AND ({clause}) ORDER BY stamp DESC LIMIT ?",
+        (_upper(as_of), *(f"%{w}%" for w in long_words), limit),
+    ).fetchall()
+    hits = []
+    for ref, stamp, text in rows:
+        squashed = text.lower().replace(" ", "")
+        share = sum(w in squashed for w in long_words) / len(long_words)
+        hits.append(SearchHit("text", int(ref), float(stamp), float(stamp), share, text))
+    return hits
 
 
 def _label_hits(db: sqlite3.Connection, words: list[str], as_of: float | None, limit: int) -> list[SearchHit]:
