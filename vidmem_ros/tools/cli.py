@@ -67,6 +67,20 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="smoke run: 0.25 h of robot time, search at 10k only (overrides --hours and --search-sizes)",
     )
+    perception = targets.add_parser(
+        "perception",
+        help="per-model latency and the whole cpu profile's cost per sampled frame (real-time ratio at 1 FPS)",
+    )
+    perception.add_argument("--runs", type=int, default=30, help="timed calls per model, after 2 warm-up calls")
+    perception.add_argument("--camera-hz", type=float, default=5.0, help="camera rate of the sample patrol")
+    perception.add_argument(
+        "--sign-share", type=float, default=0.2, help="share of the patrol's room time with a sign in view"
+    )
+    perception.add_argument("--json", type=Path, default=None, metavar="PATH", help="also write the figures as JSON")
+    perception.add_argument("--seed", type=int, default=0)
+    perception.add_argument(
+        "--quick", action="store_true", help="smoke run: 5 runs per model, two rooms of the patrol, two sentences"
+    )
 
     args = parser.parse_args(argv)
     from vidmem_ros.tools.launcher import use_package_dds_profile
@@ -168,6 +182,17 @@ def _bench(args: argparse.Namespace) -> int:
             max_disk_mb=args.max_disk_mb,
             search_sizes=args.search_sizes,
             store=args.store,
+            json_path=args.json,
+            seed=args.seed,
+            quick=args.quick,
+        )
+    elif args.target == "perception":
+        from vidmem_ros.tools.bench_perception import run_perception_bench
+
+        run_perception_bench(
+            runs=args.runs,
+            camera_hz=args.camera_hz,
+            sign_share=args.sign_share,
             json_path=args.json,
             seed=args.seed,
             quick=args.quick,
