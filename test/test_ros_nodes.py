@@ -14,6 +14,7 @@ import pytest
 import rclpy
 from nav_msgs.msg import Odometry
 from rclpy.node import Node
+from rclpy.publisher import Publisher
 from sensor_msgs.msg import CompressedImage, Image
 
 from vidmem_ros.memory.store import SqliteStore
@@ -43,10 +44,11 @@ class Robot:
         (self.compressed if isinstance(msg, CompressedImage) else self.raw).publish(msg)
         time.sleep(0.5)
 
-    def wait_connected(self, timeout_s: float = 60.0) -> None:
+    def wait_connected(self, timeout_s: float = 60.0, pose: Publisher | None = None) -> None:
+        """Wait until the nodes subscribe to the camera and ``pose`` (default: odometry) and serve queries."""
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:
-            pubs = (self.raw, self.compressed, self.odom)
+            pubs = (self.raw, self.compressed, pose or self.odom)
             if all(p.get_subscription_count() for p in pubs) and self.client.wait_for_service(0.2):
                 return
             rclpy.spin_once(self.node, timeout_sec=0.2)

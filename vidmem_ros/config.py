@@ -53,6 +53,11 @@ class IngestConfig(_Section):
         1280, ge=64, le=8192, description="Kept frames wider than this are downscaled before JPEG encoding"
     )
     jpeg_quality: int = Field(90, ge=10, le=100, description="JPEG quality of kept frames")
+    pose_source: Literal["odom", "pose", "pose_with_covariance"] = Field(
+        "odom",
+        description="Where the robot's pose comes from: nav_msgs/Odometry on odom, geometry_msgs/PoseStamped on "
+        "pose, or PoseWithCovarianceStamped (e.g. amcl_pose) on pose_with_covariance; one source, one frame",
+    )
     pose_max_age_s: float = Field(
         1.0, ge=0.0, le=60.0, description="A pose sample further than this from a frame's stamp is not attached to it"
     )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from builtin_interfaces.msg import Time
-from geometry_msgs.msg import PoseStamped
+from geometry_msgs.msg import PoseStamped, PoseWithCovarianceStamped
 from nav_msgs.msg import Odometry
 from sensor_msgs.msg import CompressedImage, Image
 
@@ -41,9 +41,10 @@ def audio_chunk(msg: AudioChunkMsg) -> AudioChunkData:
     return AudioChunkData(to_seconds(msg.header.stamp), msg.sample_rate, msg.channels, msg.encoding, bytes(msg.data))
 
 
-def odometry_pose(msg: Odometry) -> tuple[float, Pose]:
-    p = msg.pose.pose.position
-    q = msg.pose.pose.orientation
+def stamped_pose(msg: Odometry | PoseStamped | PoseWithCovarianceStamped) -> tuple[float, Pose]:
+    """Odometry, a PoseStamped or a PoseWithCovarianceStamped (e.g. amcl_pose) as a stamped pose sample."""
+    pose = msg.pose if isinstance(msg, PoseStamped) else msg.pose.pose
+    p, q = pose.position, pose.orientation
     return to_seconds(msg.header.stamp), Pose(msg.header.frame_id, p.x, p.y, p.z, q.x, q.y, q.z, q.w)
 
 

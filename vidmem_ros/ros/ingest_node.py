@@ -6,6 +6,8 @@ import os
 import sys
 from collections.abc import Callable
 
+from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
+from geometry_msgs.msg import PoseStamped, PoseWithCovarianceStamped
 from nav_msgs.msg import Odometry
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 from rclpy.node import Node
@@ -16,10 +18,18 @@ from vidmem_ros.audio_pipeline import AudioPipeline
 from vidmem_ros.errors import InputError
 from vidmem_ros.frames import FrameInput
 from vidmem_ros.ingest import IngestPipeline, IngestWorker
+from vidmem_ros.memory.health import assess
+from vidmem_ros.memory.stats import StatsSnapshot
 from vidmem_ros.memory.store import SqliteStore
 from vidmem_ros.msg import AudioChunk, MemoryStats
 from vidmem_ros.msg import Event as EventMsg
-from vidmem_ros.ros.convert import audio_chunk, compressed_frame, event_msg, image_frame, odometry_pose
+from vidmem_ros.ros.convert import (
+    audio_chunk,
+    compressed_frame,
+    event_msg,
+    image_frame,
+    stamped_pose,
+)
 from vidmem_ros.ros.params import declare_config, watch_runtime_changes
 from vidmem_ros.ros.runtime import bridge_logging, run_nodes
 
@@ -42,12 +52,18 @@ class IngestNode(Node):
         self.create_subscription(
             CompressedImage, "image/compressed", self._on_compressed, qos_profile_sensor_data, callback_group=sensors
         )
-        self.create_subscription(Odometry, "odom", self._on_odom, 50, callback_group=sensors)
+        # One pose source, so every stored pose is in one frame.
+        pose_type = {"odom": Odometry, "pose": PoseStamped, "pose_with_covariance": PoseWithCovarianceStamped}
+        source = cfg.ingest.pose_source
+        self.create_subscription(pose_type[source], source, self._on_pose, 50, callback_group=sensors)
         self.audio = AudioPipeline(cfg, self.pipeline.engine)  # recognises on its own thread
         self.create_subscription(AudioChunk, "audio", self._on_audio, qos_profile_sensor_data, callback_group=sensors)
         self.stats_publisher = self.create_publisher(MemoryStats, "memory_stats", 10)
         self.events_publisher = self.create_publisher(EventMsg, "events", 50)
         self.pipeline.engine.listeners.append(lambda event: self.events_publisher.publish(event_msg(event)))
+        self.diagnostics_publisher = self.create_publisher(DiagnosticArray, "/diagnostics", 10)
+        self._last_snapshot: StatsSnapshot | None = None
+        self._last_audio_drops = 0
         self.create_timer(cfg.ingest.stats_period_s, self.publish_stats)
         self.get_logger().info(
             f"ingesting {self.image_topic} and {self.compressed_topic} into {cfg.store_path()} "
@@ -73,8 +89,8 @@ class IngestNode(Node):
     def _on_audio(self, msg: AudioChunk) -> None:
         self.audio.push(audio_chunk(msg))
 
-    def _on_odom(self, msg: Odometry) -> None:
-        stamp, pose = odometry_pose(msg)
+    def _on_pose(self, msg: Odometry | PoseStamped | PoseWithCovarianceStamped) -> None:
+        stamp, pose = stamped_pose(msg)
         self.pipeline.poses.add(stamp, pose)
 
     def publish_stats(self) -> None:
@@ -96,6 +112,40 @@ class IngestNode(Node):
         msg.queue_capacity = self.worker.capacity
         msg.rejected_queries = self.store.counter("rejected_queries")
         self.stats_publisher.publish(msg)
+        self._publish_health(snap, msg)
+
+    def _publish_health(self, snap: StatsSnapshot, stats: MemoryStats) -> None:
+        audio_drops = sum(self.audio.stats().dropped.values())
+        used = self.store.used_bytes()
+        health = assess(
+            self._last_snapshot,
+            snap,
+            used,
+            self.config.retention.max_disk_mb * 1e6,
+            audio_drops - self._last_audio_drops,
+        )
+        self._last_snapshot, self._last_audio_drops = snap, audio_drops
+        status = DiagnosticStatus(
+            level=bytes([health.level]),
+            name=f"{self.get_fully_qualified_name()}: memory ingest",
+            message=health.message,
+            hardware_id=str(self.config.store_path()),
+        )
+        status.values = [
+            KeyValue(key=key, value=str(value))
+            for key, value in (
+                ("frames_received", stats.frames_received),
+                ("frames_kept", stats.frames_kept),
+                ("frames_dropped", stats.frames_dropped),
+                ("queue_depth", f"{stats.queue_depth}/{stats.queue_capacity}"),
+                ("events", stats.events),
+                ("disk_used_mb", f"{used / 1e6:.1f}"),
+                ("ram_mb", f"{stats.ram_bytes / 1e6:.1f}"),
+            )
+        ]
+        array = DiagnosticArray(status=[status])
+        array.header.stamp = stats.header.stamp
+        self.diagnostics_publisher.publish(array)
 
     def close(self) -> None:
         self.audio.close()

@@ -25,6 +25,9 @@ class NodeOptions:
     profile: str = "cpu"
     camera: str = "/camera/image_raw"
     odom: str = "/odom"
+    pose: str = ""  # remaps for the other pose sources and audio; empty keeps the node's own name
+    pose_with_covariance: str = ""
+    audio: str = ""
     namespace: str = ""
     params: Mapping[str, Any] = field(default_factory=dict)
 
@@ -43,6 +46,9 @@ def ros_args(options: NodeOptions) -> list[str]:
         "-r",
         f"odom:={options.odom}",
     ]
+    for name in ("pose", "pose_with_covariance", "audio"):
+        if getattr(options, name):
+            args += ["-r", f"{name}:={getattr(options, name)}"]
     if options.namespace:
         args += ["-r", f"__ns:={options.namespace}"]
     return args

@@ -1,0 +1,24 @@
+from vidmem_ros.memory.health import ERROR, OK, WARN, assess
+from vidmem_ros.memory.stats import StatsSnapshot
+
+
+def snap(**dropped: int) -> StatsSnapshot:
+    return StatsSnapshot(received=100, kept=10, dropped=dict(dropped))
+
+
+def test_redundant_frames_dropped_by_design_are_fine() -> None:
+    assert assess(snap(rate=50), snap(rate=80, static=5), used_bytes=10, max_disk_bytes=100).level == OK
+
+
+def test_losing_frames_or_nearing_the_budget_warns() -> None:
+    lost = assess(snap(queue_full=3), snap(queue_full=7), used_bytes=10, max_disk_bytes=100)
+    assert lost.level == WARN and "4 frame(s) lost" in lost.message
+    assert assess(snap(queue_full=7), snap(queue_full=7), used_bytes=10, max_disk_bytes=100).level == OK
+    full = assess(None, snap(), used_bytes=95, max_disk_bytes=100)
+    assert full.level == WARN and "95%" in full.message
+    assert assess(None, snap(), used_bytes=95, max_disk_bytes=0).level == OK  # no budget set
+
+
+def test_a_store_that_refuses_writes_is_an_error() -> None:
+    health = assess(snap(), snap(store_error=1, queue_full=2), used_bytes=10, max_disk_bytes=100)
+    assert health.level == ERROR and "store" in health.message

@@ -1,0 +1,74 @@
+"""Real nodes: a PoseStamped pose source, /diagnostics, and a restart that keeps memory."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+import rclpy
+from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
+from geometry_msgs.msg import PoseStamped
+from test_ros_nodes import Robot, image_msg
+
+from vidmem_ros.ros.convert import to_time
+from vidmem_ros.tools.launcher import NodeOptions, start_node, stop_processes
+
+pytestmark = pytest.mark.ros
+NAMESPACE = "/robot1"
+T0 = 1_760_000_000.0
+
+
+def pose_msg(stamp: float, x: float) -> PoseStamped:
+    msg = PoseStamped()
+    msg.header.stamp = to_time(stamp)
+    msg.header.frame_id = "map"
+    msg.pose.position.x, msg.pose.orientation.w = x, 1.0
+    return msg
+
+
+def test_restarted_nodes_answer_about_what_they_saw_before(tmp_path: Path, photos) -> None:  # type: ignore[no-untyped-def]
+    options = NodeOptions(
+        store=str(tmp_path / "memory.db"),
+        camera="/test_cam/image_raw",
+        pose="/localisation/pose",
+        namespace=NAMESPACE,
+        params={"ingest.pose_source": "pose"},
+    )
+
+    def start() -> list:  # type: ignore[type-arg]
+        return [start_node(w, options, os.environ, str(tmp_path / f"{w}.log")) for w in ("ingest", "query")]
+
+    procs = start()
+    rclpy.init()
+    node = rclpy.create_node("vidmem_test_restart")
+    try:
+        robot = Robot(node)
+        poses = node.create_publisher(PoseStamped, "/localisation/pose", 50)
+        statuses: list[DiagnosticStatus] = []
+        node.create_subscription(DiagnosticArray, "/diagnostics", lambda m: statuses.extend(m.status), 10)
+        robot.wait_connected(pose=poses)
+        for i, name in enumerate(["coffee", "chelsea", "astronaut"]):
+            poses.publish(pose_msg(T0 + 10 * i, x=5.0 + i))
+            time.sleep(0.2)
+            robot.send(image_msg(photos[name], T0 + 10 * i))
+        robot.kept_at_least(3)
+        deadline = time.monotonic() + 10
+        while not statuses and time.monotonic() < deadline:
+            rclpy.spin_once(node, timeout_sec=0.2)
+        ours = [s for s in statuses if s.name.startswith(f"{NAMESPACE}/vidmem_ingest")]
+        assert ours and ours[-1].level == DiagnosticStatus.OK, [s.message for s in ours]
+        assert {v.key for v in ours[-1].values} >= {"frames_kept", "queue_depth", "disk_used_mb"}
+
+        stop_processes(procs)
+        procs = start()
+        robot.wait_connected(pose=poses)
+        cat = robot.client.ask("Where did you see the cat?")
+        assert cat.answer.startswith("I last saw cat") and cat.has_answer_pose
+        assert cat.answer_pose.pose.position.x == pytest.approx(6.0)
+        assert cat.answer_pose.header.frame_id == "map"
+    finally:
+        node.destroy_node()
+        rclpy.shutdown()
+        stop_processes(procs)
