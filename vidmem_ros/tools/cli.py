@@ -4,8 +4,13 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from vidmem_ros.tools.launcher import NodeOptions
 
 DEFAULT_DATA = Path("data")
 
@@ -34,7 +39,14 @@ def main(argv: list[str] | None = None) -> int:
     up.add_argument("--profile", default="cpu", choices=("cpu", "gpu"))
     up.add_argument("--camera", default="/camera/image_raw")
     up.add_argument("--odom", default="/odom")
+    up.add_argument("--pose", default="", help="PoseStamped topic (with --pose-source pose)")
+    up.add_argument(
+        "--pose-with-covariance", default="", help="e.g. /amcl_pose (with --pose-source pose_with_covariance)"
+    )
+    up.add_argument("--pose-source", default="", choices=("", "odom", "pose", "pose_with_covariance"))
+    up.add_argument("--audio", default="", help="vidmem_ros/AudioChunk topic")
     up.add_argument("--namespace", default="")
+    up.add_argument("--separate", action="store_true", help="run each node as its own process (default: one process)")
 
     ask = sub.add_parser("ask", help="ask a running vidmem a question")
     ask.add_argument("question")
@@ -81,6 +93,24 @@ def main(argv: list[str] | None = None) -> int:
     perception.add_argument(
         "--quick", action="store_true", help="smoke run: 5 runs per model, two rooms of the patrol, two sentences"
     )
+
+    ros = targets.add_parser(
+        "ros",
+        help="the real nodes over DDS: publish-to-queryable latency, query round trip, camera rate steps "
+        "(run under scripts/run_isolated.sh)",
+    )
+    ros.add_argument("--latency-runs", type=int, default=10, help="photos timed from publish to queryable")
+    ros.add_argument("--rtt-calls", type=int, default=50, help="trivial queries timed for the round trip")
+    ros.add_argument(
+        "--rates",
+        type=_rates,
+        default=[5.0, 10.0, 20.0, 30.0, 60.0, 120.0],
+        metavar="HZ,HZ,...",
+        help="camera rate steps",
+    )
+    ros.add_argument("--step-s", type=float, default=10.0, help="seconds of camera at each rate")
+    ros.add_argument("--json", type=Path, default=None, metavar="PATH", help="also write the figures as JSON")
+    ros.add_argument("--quick", action="store_true", help="smoke run: 3 photos, 10 queries, 5 and 30 Hz for 5 s")
 
     args = parser.parse_args(argv)
     from vidmem_ros.tools.launcher import use_package_dds_profile
@@ -134,9 +164,37 @@ def _up(args: argparse.Namespace) -> int:
         profile=args.profile,
         camera=args.camera,
         odom=args.odom,
+        pose=args.pose,
+        pose_with_covariance=args.pose_with_covariance,
+        audio=args.audio,
         namespace=args.namespace,
+        params={"ingest.pose_source": args.pose_source} if args.pose_source else {},
     )
+    signal.signal(signal.SIGTERM, _interrupt)  # a service manager's stop is a clean shutdown, as Ctrl-C is
+    if args.separate:
+        return _run_separately(options)
     return run_nodes([IngestNode, QueryNode], ["vidmem", *ros_args(options)])
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+def _run_separately(options: NodeOptions) -> int:
+    """Each node in its own process, sharing the store; stops both when either exits or on Ctrl-C."""
+    import time
+
+    from vidmem_ros.tools.launcher import start_node, stop_processes
+
+    procs = [start_node(which, options, os.environ) for which in ("ingest", "query")]
+    try:
+        while all(p.poll() is None for p in procs):
+            time.sleep(0.5)
+    except KeyboardInterrupt:
+        stop_processes(procs)
+        return 0  # asked to stop
+    stop_processes(procs)
+    return max(abs(p.returncode or 0) for p in procs)  # a node stopped on its own: pass its exit code on
 
 
 def _ask(args: argparse.Namespace) -> int:
@@ -171,6 +229,13 @@ def _sizes(text: str) -> list[int]:
         raise argparse.ArgumentTypeError(f"expected comma-separated integers, got {text!r}") from None
 
 
+def _rates(text: str) -> list[float]:
+    try:
+        return [float(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected comma-separated rates in Hz, got {text!r}") from None
+
+
 def _bench(args: argparse.Namespace) -> int:
     from vidmem_ros.tools.bench_memory import run_memory_bench
 
@@ -195,6 +260,17 @@ def _bench(args: argparse.Namespace) -> int:
             sign_share=args.sign_share,
             json_path=args.json,
             seed=args.seed,
+            quick=args.quick,
+        )
+    elif args.target == "ros":
+        from vidmem_ros.tools.bench_ros import run_ros_bench
+
+        run_ros_bench(
+            latency_runs=args.latency_runs,
+            rtt_calls=args.rtt_calls,
+            rates=args.rates,
+            step_s=args.step_s,
+            json_path=args.json,
             quick=args.quick,
         )
     return 0
