@@ -72,3 +72,18 @@ def test_restarted_nodes_answer_about_what_they_saw_before(tmp_path: Path, photo
         node.destroy_node()
         rclpy.shutdown()
         stop_processes(procs)
+
+
+def test_tf_poses_without_tf2_installed_stop_the_node_with_the_setting_named(tmp_path: Path) -> None:
+    import importlib.util
+
+    if importlib.util.find_spec("tf2_ros") is not None:
+        pytest.skip("tf2_ros is installed here; this checks the message for installs without it")
+    options = NodeOptions(store=str(tmp_path / "m.db"), params={"ingest.tf_frame": "map"})
+    log = tmp_path / "ingest.log"
+    proc = start_node("ingest", options, os.environ, str(log))
+    try:
+        assert proc.wait(60) == 2
+    finally:
+        stop_processes([proc])
+    assert "ingest.tf_frame" in log.read_text() and "tf2_ros" in log.read_text()

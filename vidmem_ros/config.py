@@ -58,6 +58,12 @@ class IngestConfig(_Section):
         description="Where the robot's pose comes from: nav_msgs/Odometry on odom, geometry_msgs/PoseStamped on "
         "pose, or PoseWithCovarianceStamped (e.g. amcl_pose) on pose_with_covariance; one source, one frame",
     )
+    tf_frame: str = Field(
+        "",
+        description="When set (e.g. map), each frame's pose is looked up in tf2 from this frame to tf_base_frame "
+        "at the frame's stamp, instead of taken from pose_source (needs tf2_ros, part of a ROS 2 install)",
+    )
+    tf_base_frame: str = Field("base_link", description="The robot's frame for tf2 lookups")
     pose_max_age_s: float = Field(
         1.0, ge=0.0, le=60.0, description="A pose sample further than this from a frame's stamp is not attached to it"
     )

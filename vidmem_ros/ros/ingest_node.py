@@ -32,6 +32,7 @@ from vidmem_ros.ros.convert import (
 )
 from vidmem_ros.ros.params import declare_config, watch_runtime_changes
 from vidmem_ros.ros.runtime import bridge_logging, run_nodes
+from vidmem_ros.ros.tf_pose import TfPoseLookup
 
 
 class IngestNode(Node):
@@ -52,10 +53,12 @@ class IngestNode(Node):
         self.create_subscription(
             CompressedImage, "image/compressed", self._on_compressed, qos_profile_sensor_data, callback_group=sensors
         )
+        self.tf = TfPoseLookup(self, cfg.ingest.tf_frame, cfg.ingest.tf_base_frame) if cfg.ingest.tf_frame else None
         # One pose source, so every stored pose is in one frame.
         pose_type = {"odom": Odometry, "pose": PoseStamped, "pose_with_covariance": PoseWithCovarianceStamped}
-        source = cfg.ingest.pose_source
-        self.create_subscription(pose_type[source], source, self._on_pose, 50, callback_group=sensors)
+        if self.tf is None:
+            source = cfg.ingest.pose_source
+            self.create_subscription(pose_type[source], source, self._on_pose, 50, callback_group=sensors)
         self.audio = AudioPipeline(cfg, self.pipeline.engine)  # recognises on its own thread
         self.create_subscription(AudioChunk, "audio", self._on_audio, qos_profile_sensor_data, callback_group=sensors)
         self.stats_publisher = self.create_publisher(MemoryStats, "memory_stats", 10)
@@ -84,6 +87,10 @@ class IngestNode(Node):
             self.pipeline.stats.dropped(exc.reason)
             self.get_logger().warning(f"dropped a frame: {exc}")
             return
+        if self.tf is not None:
+            pose = self.tf.pose_at(frame.stamp)
+            if pose is not None:
+                self.pipeline.poses.add(frame.stamp, pose)
         self.worker.submit(frame)
 
     def _on_audio(self, msg: AudioChunk) -> None:
