@@ -1,5 +1,6 @@
 """The ingest pipeline on real photos and on the sample patrol bag, with the real detector."""
 
+import time
 from pathlib import Path
 
 import cv2
@@ -87,3 +88,19 @@ def test_worker_queue_is_bounded_and_drops_the_oldest(config: VidmemConfig, phot
     assert stats.received == 200
     assert stats.kept + stats.dropped_total == 200
     assert stats.dropped.get("queue_full", 0) > 0
+
+
+def test_frames_over_the_working_rate_never_take_a_queue_slot(config: VidmemConfig, photos, detector) -> None:  # type: ignore[no-untyped-def]
+    # 1 frame per second kept; the detector's ~50 ms per kept frame is longer than five camera periods.
+    pipeline = IngestPipeline(config, SqliteStore(config.store_path()), detector)
+    worker = IngestWorker(pipeline, capacity=3)
+    views = [photos["coffee"], photos["chelsea"]]
+    for i in range(300):  # a 100 Hz camera for 3 s, in real time
+        worker.submit(FrameInput(i * 0.01, "/cam", DecodedImage(views[(i // 100) % 2])))
+        time.sleep(0.01)
+    assert worker.wait_idle(30.0)
+    peak = worker.take_peak_depth()
+    worker.stop()
+    stats = pipeline.stats.snapshot()
+    assert stats.kept == 3 and "queue_full" not in stats.dropped, stats.dropped
+    assert stats.dropped["rate"] >= 290 and 1 <= peak <= 3

@@ -174,7 +174,9 @@ def test_malformed_messages_are_counted_and_the_node_stays_up(robot: Robot, node
     backwards = image_msg(photos["chelsea"], base + 3)  # older than the last kept frame, not a clock restart
     for msg in (bad_step, unknown, truncated):
         robot.send(msg)
-    robot.send(CompressedImage(format="jpeg", data=b"definitely not a jpeg", header=truncated.header))
+    garbage = CompressedImage(format="jpeg", data=b"definitely not a jpeg")
+    garbage.header.stamp = to_time(base + 5)  # its own stamp: two frames with one stamp are one frame too many
+    robot.send(garbage)
     robot.send(image_msg(photos["astronaut"], base + 8))
     robot.send(backwards)
     after = robot.client.wait_for_stats(

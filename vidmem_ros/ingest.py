@@ -193,18 +193,43 @@ class IngestWorker:
         self._queue: deque[FrameInput] = deque()
         self._cond = threading.Condition()
         self._busy = False
+        self._peak = 0
+        self._last_admitted: float | None = None
         self._stopping = False
         self._thread = threading.Thread(target=self._run, name="vidmem-ingest", daemon=True)
         self._thread.start()
 
     def submit(self, frame: FrameInput) -> None:
         self.pipeline.stats.received()
+        if self._over_rate(frame.stamp):
+            self.pipeline.stats.dropped("rate")
+            return
         with self._cond:
             if len(self._queue) >= self.capacity:
                 self._queue.popleft()
                 self.pipeline.stats.dropped("queue_full")
             self._queue.append(frame)
+            self._peak = max(self._peak, len(self._queue) + int(self._busy))
             self._cond.notify()
+
+    def _over_rate(self, stamp: float) -> bool:
+        """Admit at most four frames per working interval (the gate retries a quarter interval after a rejected
+        frame), judged from stamps alone: a fast camera never fills the queue with frames the gate would drop,
+        nor pushes out the frame that would have been kept."""
+        cfg = self.pipeline.config.ingest
+        if not cfg.enabled:
+            return False  # counted as "disabled" by the pipeline
+        last = self._last_admitted
+        if last is not None and last <= stamp < last + 0.25 / cfg.sample_fps:
+            return True
+        self._last_admitted = stamp
+        return False
+
+    def take_peak_depth(self) -> int:
+        """The most frames waiting or in process at once since the previous call."""
+        with self._cond:
+            peak, self._peak = max(self._peak, len(self._queue) + int(self._busy)), 0
+            return peak
 
     @property
     def depth(self) -> int:

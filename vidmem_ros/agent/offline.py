@@ -77,7 +77,8 @@ class OfflineAnswerer:
         confidence = _noisy_or([s.score for s in moments])
         when = _describe_time(chosen.stamp, span)
         if intent is Intent.DID:
-            text = f"Yes, I saw {target} {len(moments)} time(s); most recently {when}."
+            times = "once" if len(moments) == 1 else f"{len(moments)} times"
+            text = f"Yes, I saw {target} {times}; most recently {when}."
         elif intent is Intent.FIRST:
             text = f"I first saw {target} {when}."
         elif intent is Intent.LAST:

@@ -116,6 +116,7 @@ class IngestNode(Node):
         msg.disk_bytes = self.store.disk_bytes()
         msg.ingest_rate_hz = float(snap.rate_hz)
         msg.queue_depth = self.worker.depth
+        msg.queue_depth_max = self.worker.take_peak_depth()
         msg.queue_capacity = self.worker.capacity
         msg.rejected_queries = self.store.counter("rejected_queries")
         self.stats_publisher.publish(msg)
