@@ -16,6 +16,7 @@ from nav_msgs.msg import Odometry
 from rclpy.node import Node
 from rclpy.publisher import Publisher
 from sensor_msgs.msg import CompressedImage, Image
+from vidmem_ros.msg import AudioChunk
 
 from vidmem_ros.memory.store import SqliteStore
 from vidmem_ros.ros.client import MemoryClient
@@ -179,13 +180,22 @@ def test_malformed_messages_are_counted_and_the_node_stays_up(robot: Robot, node
     robot.send(garbage)
     robot.send(image_msg(photos["astronaut"], base + 8))
     robot.send(backwards)
+    odd = AudioChunk(sample_rate=16000, channels=1, encoding="S16LE", data=b"\x00\x01\x02")  # half a sample short
+    odd.header.stamp = to_time(base)
+    audio = robot.node.create_publisher(AudioChunk, f"{NAMESPACE}/audio", 10)
+    deadline = time.monotonic() + 10
+    while audio.get_subscription_count() == 0 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    audio.publish(odd)
     after = robot.client.wait_for_stats(
         lambda s: s.frames_received >= before.frames_received + 6 and s.queue_depth == 0, 20
     )
     assert after is not None
     drops = dict(zip(after.drop_reasons, after.drop_counts, strict=True))
     old = dict(zip(before.drop_reasons, before.drop_counts, strict=True))
-    for reason in ("bad_step", "bad_encoding", "truncated", "decode_error", "stamp_backwards"):
+    after = robot.client.wait_for_stats(lambda s: "audio_partial_frame" in s.drop_reasons, 10) or after
+    drops = dict(zip(after.drop_reasons, after.drop_counts, strict=True))
+    for reason in ("bad_step", "bad_encoding", "truncated", "decode_error", "stamp_backwards", "audio_partial_frame"):
         assert drops.get(reason, 0) == old.get(reason, 0) + 1, reason
     assert after.frames_kept == before.frames_kept + 1
     _, procs = nodes
