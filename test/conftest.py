@@ -12,22 +12,12 @@ import pytest
 
 from vidmem_ros.config import VidmemConfig, load_config
 from vidmem_ros.tools.launcher import loopback_env
+from vidmem_ros.tools.sample_images import photo
 
 # Before anything imports rclpy (the launcher module does not).
 os.environ["ROS_DOMAIN_ID"] = str(random.randint(1, 101))
 os.environ["ROS_LOG_DIR"] = tempfile.mkdtemp(prefix="vidmem-test-ros-log-")
 os.environ.update(loopback_env())
-
-
-def photo(name: str) -> np.ndarray:
-    import skimage.data
-
-    image = getattr(skimage.data, name)()
-    if isinstance(image, tuple):
-        image = image[0]
-    if image.ndim == 2:  # grey photos (brick, camera)
-        image = np.stack([image] * 3, axis=-1)
-    return np.ascontiguousarray(image[..., :3])
 
 
 @pytest.fixture(scope="session")

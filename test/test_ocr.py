@@ -24,6 +24,7 @@ from vidmem_ros.memory.records import TextLine
 from vidmem_ros.perception import ocr
 from vidmem_ros.perception.registry import build_ocr
 from vidmem_ros.perception.types import OcrEngine
+from vidmem_ros.tools.sample_images import photo as sample_photo
 
 FONT_DIR = Path("/usr/share/fonts/truetype/dejavu")
 FONTS = (
@@ -71,14 +72,7 @@ class Sign:
 
 
 def photo(name: str, size: tuple[int, int] = FRAME) -> np.ndarray:
-    import skimage.data
-
-    image = getattr(skimage.data, name)()
-    if isinstance(image, tuple):  # stereo pairs
-        image = image[0]
-    if image.ndim == 2:
-        image = np.stack([image] * 3, axis=-1)
-    return cv2.resize(np.ascontiguousarray(image[..., :3]), size, interpolation=cv2.INTER_AREA)
+    return sample_photo(name, size)
 
 
 def render_sign(base: np.ndarray, text: str, font: str, size: int, angle: float, where: tuple[float, float]) -> Sign:

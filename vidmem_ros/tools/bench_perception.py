@@ -39,6 +39,7 @@ import cv2
 import numpy as np
 
 from vidmem_ros.config import VidmemConfig, load_config
+from vidmem_ros.tools.sample_images import photo as sample_photo
 
 SPEECH_SHARE = 0.2  # share of the time someone speaks, for the combined budget
 DEFAULT_RUNS = 30
@@ -71,15 +72,7 @@ QUERY = "where did I last see the red toolbox?"
 
 
 def photo(name: str, size: tuple[int, int] = FRAME) -> np.ndarray:
-    """A scikit-image sample photo as an RGB uint8 frame of ``size``."""
-    import skimage.data
-
-    image = getattr(skimage.data, name)()
-    if isinstance(image, tuple):  # stereo pairs
-        image = image[0]
-    if image.ndim == 2:
-        image = np.stack([image] * 3, axis=-1)
-    return cv2.resize(np.ascontiguousarray(image[..., :3]), size, interpolation=cv2.INTER_AREA)
+    return sample_photo(name, size)
 
 
 def sign_plate(index: int) -> np.ndarray:

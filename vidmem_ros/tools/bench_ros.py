@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from vidmem_ros.tools.launcher import NodeOptions, loopback_env, start_node, stop_processes
+from vidmem_ros.tools.sample_images import photo as sample_photo
 
 NAMESPACE = "/vidmem_bench"
 CAMERA = "/vidmem_bench_cam/image_raw"
@@ -66,15 +67,7 @@ class StepResult:
 
 
 def photo(name: str, size: tuple[int, int] = FRAME) -> np.ndarray:
-    import cv2
-    import skimage.data
-
-    image = getattr(skimage.data, name)()
-    if isinstance(image, tuple):
-        image = image[0]
-    if image.ndim == 2:
-        image = np.stack([image] * 3, axis=-1)
-    return np.ascontiguousarray(cv2.resize(image[..., :3], size, interpolation=cv2.INTER_AREA))
+    return sample_photo(name, size)
 
 
 def image_msg(rgb: np.ndarray) -> Any:

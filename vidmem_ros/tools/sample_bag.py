@@ -19,6 +19,8 @@ import numpy as np
 from rosbags.rosbag2 import StoragePlugin, Writer
 from rosbags.typesys import Stores, get_typestore
 
+from vidmem_ros.tools.sample_images import photo
+
 CAMERA_TOPIC = "/camera/image_raw/compressed"
 RAW_CAMERA_TOPIC = "/camera/image_raw"
 ODOM_TOPIC = "/odom"
@@ -69,14 +71,7 @@ def duration(scenario: tuple[Room, ...] = SCENARIO) -> float:
 
 
 def _photo(name: str) -> np.ndarray:
-    import skimage.data
-
-    image = getattr(skimage.data, name)()
-    if isinstance(image, tuple):
-        image = image[0]
-    if image.ndim == 2:
-        image = cv2.cvtColor(image.astype(np.uint8), cv2.COLOR_GRAY2RGB)
-    image = np.ascontiguousarray(image[..., :3].astype(np.uint8))
+    image = photo(name)
     scale = max(WIDTH * 1.3 / image.shape[1], HEIGHT * 1.3 / image.shape[0])
     size = (math.ceil(image.shape[1] * scale), math.ceil(image.shape[0] * scale))
     return cv2.resize(image, size, interpolation=cv2.INTER_CUBIC)
