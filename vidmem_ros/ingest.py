@@ -20,7 +20,7 @@ from vidmem_ros.frames import FrameInput
 from vidmem_ros.imaging import rgb_to_jpeg
 from vidmem_ros.memory.captions import EventCaptioner
 from vidmem_ros.memory.engine import MemoryEngine, Observation
-from vidmem_ros.memory.gates import FrameGate
+from vidmem_ros.memory.gates import RETRY_FRACTION, FrameGate
 from vidmem_ros.memory.poses import PoseBuffer
 from vidmem_ros.memory.records import Moment, TextLine
 from vidmem_ros.memory.stats import IngestStats
@@ -220,7 +220,7 @@ class IngestWorker:
         if not cfg.enabled:
             return False  # counted as "disabled" by the pipeline
         last = self._last_admitted
-        if last is not None and last <= stamp < last + 0.25 / cfg.sample_fps:
+        if last is not None and last <= stamp < last + RETRY_FRACTION / cfg.sample_fps:
             return True
         self._last_admitted = stamp
         return False

@@ -112,9 +112,9 @@ class EventArchive:
 
     def keyframes(self, event_id: int) -> list[Moment]:
         """The moments ``close`` will choose as keyframes, with payloads, from committed data."""
-        moments = self.store.event_moments(event_id)
-        chosen = set(choose_keyframes(moments, self.config.archive.keyframes_per_event))
-        return [m for m in self.store.event_moments(event_id, with_payload=True) if m.id in chosen]
+        moments = self.store.event_moments(event_id)  # without payloads: only the chosen few are loaded
+        chosen = (self.store.moment(k) for k in choose_keyframes(moments, self.config.archive.keyframes_per_event))
+        return [m for m in chosen if m is not None]
 
     def summarise(
         self, db: sqlite3.Connection, event_id: int, caption_text: str | None = None, caption: Caption | None = None

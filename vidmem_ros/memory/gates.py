@@ -27,6 +27,8 @@ class GateVerdict:
 _SSIM_C1 = (0.01 * 255) ** 2
 _SSIM_C2 = (0.03 * 255) ** 2
 _HUE_BINS = 36
+# After a rejected frame, the next one is tried this fraction of a working interval later.
+RETRY_FRACTION = 0.25
 
 
 def grey_thumbnail(rgb: np.ndarray, width: int) -> np.ndarray:
@@ -111,7 +113,7 @@ class FrameGate:
         sharp = sharpness(grey)
         # After a rejection, skip ahead a quarter interval: a static or blurred
         # stream then costs a few decodes per interval, not one per camera frame.
-        self._next_try = stamp + self.interval / 4
+        self._next_try = stamp + self.interval * RETRY_FRACTION
         if sharp < cfg.blur_min_laplacian_var:
             return GateVerdict(False, "blur", sharp)
         if self._last_kept_grey is not None and self._last_kept_stamp is not None:

@@ -7,14 +7,13 @@ are rewritten, so the cost per event is constant however long the robot runs.
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections import Counter
 from datetime import datetime, timezone
 
 from vidmem_ros.config import ArchiveConfig, SegmentConfig
 from vidmem_ros.memory.records import Event
-from vidmem_ros.memory.store import add_document, remove_document
+from vidmem_ros.memory.store import EVENT_SQL, add_document, event_from, remove_document
 
 ROOT_KEY = "root"
 LABEL_COUNTER = "events_with_label:"
@@ -56,25 +55,17 @@ def attach_to_super_event(db: sqlite3.Connection, event: Event, archive: Archive
 
 
 def refresh_super_event(db: sqlite3.Connection, super_id: int) -> None:
-    rows = db.execute(
-        "SELECT start, end, labels, texts, transcript FROM events WHERE super_id = ? ORDER BY start", (super_id,)
-    ).fetchall()
+    rows = db.execute(f"SELECT {EVENT_SQL} FROM events WHERE super_id = ? ORDER BY start", (super_id,)).fetchall()
     if not rows:
         db.execute("DELETE FROM super_events WHERE id = ?", (super_id,))
         remove_document(db, "super_event", super_id)
         return
-    start, end = rows[0][0], max(r[1] for r in rows)
-    labels: Counter[str] = Counter()
-    texts: dict[str, None] = {}
-    heard = 0
-    for _, _, lab, txt, said in rows:
-        labels.update(json.loads(lab))
-        texts.update(dict.fromkeys(json.loads(txt)))
-        heard += len(json.loads(said))
-    summary = _summary(start, end, len(rows), labels, list(texts), heard)
+    events = [event_from(row) for row in rows]
+    start, end = events[0].start, max(e.end for e in events)
+    summary = summarise_events(events)
     db.execute(
         "UPDATE super_events SET start = ?, end = ?, event_count = ?, summary = ? WHERE id = ?",
-        (start, end, len(rows), summary, super_id),
+        (start, end, len(events), summary, super_id),
     )
     add_document(db, "super_event", super_id, start, end, summary)
 

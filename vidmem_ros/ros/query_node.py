@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import math
 import sys
+from typing import TypeVar
 
 from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.node import Node
@@ -28,6 +29,8 @@ from vidmem_ros.ros.convert import event_msg, fill_response, hit_evidence, time_
 from vidmem_ros.ros.params import declare_config, watch_runtime_changes
 from vidmem_ros.ros.runtime import bridge_logging, run_nodes
 from vidmem_ros.srv import Forget, Query, SearchMemory, Summarize
+
+ResponseT = TypeVar("ResponseT", SearchMemory.Response, Summarize.Response, Forget.Response)
 
 
 class QueryNode(Node):
@@ -78,8 +81,7 @@ class QueryNode(Node):
                 request.max_results or 10,
             )
         except VidmemError as exc:
-            response.success, response.error = False, str(exc)
-            return response
+            return refused(response, exc)
         response.results = [hit_evidence(hit) for hit in hits]
         response.success = True
         return response
@@ -89,8 +91,7 @@ class QueryNode(Node):
         try:
             events = self.store.events(start or -math.inf, end or math.inf, as_of=to_seconds(request.as_of) or None)
         except VidmemError as exc:
-            response.success, response.error = False, str(exc)
-            return response
+            return refused(response, exc)
         response.summary = summarise_events(events)
         response.events = [event_msg(e) for e in events]
         response.success = True
@@ -101,8 +102,7 @@ class QueryNode(Node):
         try:
             report = forget(self.archive, start, end, list(request.moment_ids), list(request.event_ids))
         except VidmemError as exc:
-            response.success, response.error = False, str(exc)
-            return response
+            return refused(response, exc)
         self.get_logger().info(
             f"forgot {len(report.moments)} moments, {len(report.events)} events, {report.transcripts} transcripts"
         )
@@ -115,6 +115,12 @@ class QueryNode(Node):
 
     def close(self) -> None:
         self.store.close()
+
+
+def refused(response: ResponseT, exc: VidmemError) -> ResponseT:
+    """A request that could not be served: success false and the error, nothing half-filled."""
+    response.success, response.error = False, str(exc)  # type: ignore[attr-defined]
+    return response
 
 
 def main(args: list[str] | None = None) -> int:
