@@ -1,8 +1,11 @@
-"""The offline answerer on a memory built from real photos by the real detector."""
+"""The reasoner with the offline planner on a memory built from real photos by the real detector."""
+
+import json
 
 import pytest
 
-from vidmem_ros.agent.offline import NOT_SEEN_CONFIDENCE, OfflineAnswerer
+from vidmem_ros.agent.offline_planner import NOT_SEEN_CONFIDENCE
+from vidmem_ros.agent.reasoner import Reasoner
 from vidmem_ros.config import VidmemConfig
 from vidmem_ros.frames import DecodedImage, FrameInput
 from vidmem_ros.ingest import IngestPipeline
@@ -16,16 +19,16 @@ SCHEDULE = [(0, "brick", 0.0), (10, "coffee", 1.0), (20, "chelsea", 2.0), (30, "
 
 
 @pytest.fixture
-def answerer(config: VidmemConfig, detector, photos) -> OfflineAnswerer:  # type: ignore[no-untyped-def]
+def answerer(config: VidmemConfig, detector, photos) -> Reasoner:  # type: ignore[no-untyped-def]
     store = SqliteStore(config.store_path())
     pipeline = IngestPipeline(config, store, detector)
     for offset, name, x in SCHEDULE:
         pipeline.poses.add(T0 + offset, Pose("map", x, 0.5))
         assert pipeline.ingest(FrameInput(T0 + offset, "/cam", DecodedImage(photos[name]))) is not None
-    return OfflineAnswerer(store, tuple(COCO_LABELS.values()), config.query, config.detector.min_score)
+    return Reasoner(store, config.query, tuple(COCO_LABELS.values()), detector_min_score=config.detector.min_score)
 
 
-def test_did_you_see(answerer: OfflineAnswerer) -> None:
+def test_did_you_see(answerer: Reasoner) -> None:
     yes = answerer.answer("Did you see a cat?")
     assert yes.success and yes.text.startswith("Yes") and yes.confidence > 0.8
     assert yes.evidence[0].ref.startswith("moment/") and yes.evidence[0].stamp == T0 + 20
@@ -33,20 +36,20 @@ def test_did_you_see(answerer: OfflineAnswerer) -> None:
     assert no.success and no.text.startswith("No") and no.confidence == NOT_SEEN_CONFIDENCE and not no.evidence
 
 
-def test_first_and_last(answerer: OfflineAnswerer) -> None:
+def test_first_and_last(answerer: Reasoner) -> None:
     first = answerer.answer("When did you first see a mug?")
     last = answerer.answer("When did you last see a cup?")
     assert (first.stamp, last.stamp) == (T0 + 10, T0 + 40)
     assert "10.0 s after" in first.text and "40.0 s after" in last.text
 
 
-def test_where(answerer: OfflineAnswerer) -> None:
+def test_where(answerer: Reasoner) -> None:
     where = answerer.answer("Where did you see the cat?")
     assert where.pose == Pose("map", 2.0, 0.5)
     assert "x=2.0" in where.text
 
 
-def test_as_of_hides_the_future(answerer: OfflineAnswerer) -> None:
+def test_as_of_hides_the_future(answerer: Reasoner) -> None:
     before = answerer.answer("Did you see a person?", as_of=T0 + 25)
     assert before.text.startswith("No")
     after = answerer.answer("Did you see a person?", as_of=T0 + 35)
@@ -57,23 +60,23 @@ def test_as_of_hides_the_future(answerer: OfflineAnswerer) -> None:
     assert nothing.confidence == 0.0 and "no memory" in nothing.text
 
 
-def test_things_the_detector_cannot_see_are_called_out(answerer: OfflineAnswerer) -> None:
+def test_things_the_detector_cannot_see_are_called_out(answerer: Reasoner) -> None:
     rocket = answerer.answer("Did you see a rocket?")
     assert rocket.success and rocket.confidence == 0.0 and "does not recognise" in rocket.text
 
 
 @pytest.mark.parametrize("question", ["", "   ", "x" * 2001])
-def test_bad_questions_fail_cleanly(answerer: OfflineAnswerer, question: str) -> None:
+def test_bad_questions_fail_cleanly(answerer: Reasoner, question: str) -> None:
     answer = answerer.answer(question)
     assert not answer.success and answer.error and "rejected" in answer.trace
 
 
-def test_unsupported_questions_say_what_is_supported(answerer: OfflineAnswerer) -> None:
-    answer = answerer.answer("What did the sign in the corridor say?")
-    assert not answer.success and "did you see" in answer.error
+def test_unsupported_questions_say_what_is_supported(answerer: Reasoner) -> None:
+    answer = answerer.answer("Quelle heure est-il ?")
+    assert answer.success and answer.confidence <= 0.2 and "did you see" in answer.text
 
 
-def test_words_outside_the_detector_vocabulary_are_mapped_by_meaning(answerer: OfflineAnswerer) -> None:
+def test_words_outside_the_detector_vocabulary_are_mapped_by_meaning(answerer: Reasoner) -> None:
     from vidmem_ros.config import load_config
     from vidmem_ros.perception.registry import build_text_embedder
     from vidmem_ros.perception.vocabulary import LabelMapper
@@ -82,7 +85,6 @@ def test_words_outside_the_detector_vocabulary_are_mapped_by_meaning(answerer: O
     assert embedder is not None
     answerer.mapper = LabelMapper(embedder, answerer.vocabulary)
     feline = answerer.answer("Did you see a feline?")  # no synonym table entry: mapped onto "cat" by similarity
-    assert feline.text.startswith("Yes") and feline.trace["labels"] == ["cat"]
-    assert feline.trace["label_similarity"] > 0.7
+    assert feline.text.startswith("Yes") and "labels searched: cat" in json.dumps(feline.trace)
     extinguisher = answerer.answer("Did you see a fire extinguisher?")  # nothing in COCO is close: said so
     assert extinguisher.confidence == 0.0 and "does not recognise" in extinguisher.text

@@ -8,10 +8,7 @@ import os
 os.environ.setdefault("OMP_NUM_THREADS", "1")  # two shared cores: keep library thread pools small
 
 import re
-import shutil
-import subprocess
 import threading
-import wave
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,6 +23,7 @@ from vidmem_ros.memory.records import Transcript
 from vidmem_ros.perception.audio import AudioChunkData, to_mono_16k
 from vidmem_ros.perception.speech import SileroVad, WhisperRecognizer, join_packaged_whisper, whisper_model_dir
 from vidmem_ros.perception.types import Utterance
+from vidmem_ros.tools.synth import espeak_available, speak
 
 SENTENCES = (
     "The delivery arrived at the loading dock",
@@ -49,17 +47,16 @@ class Stream:
 
 
 @pytest.fixture(scope="module")
-def stream(tmp_path_factory: pytest.TempPathFactory) -> Stream:
-    if shutil.which("espeak-ng") is None:
+def stream() -> Stream:
+    if not espeak_available():
         pytest.fail("espeak-ng is missing; `make setup` installs it (apt-get install espeak-ng)")
-    folder = tmp_path_factory.mktemp("speech")
     rng = np.random.default_rng(7)
     parts = [np.zeros(int(LEAD_S * ESPEAK_RATE), np.float32)]
     spans = []
     for i, sentence in enumerate(SENTENCES):
-        path = folder / f"s{i}.wav"
-        subprocess.run(["espeak-ng", "-w", str(path), sentence], check=True, capture_output=True)
-        speech = read_wav(path)
+        spoken = speak(sentence, voice=None, wpm=None)  # espeak-ng's default voice and speed
+        assert spoken.rate == ESPEAK_RATE
+        speech = spoken.pcm.astype(np.float32) / 32768.0
         loud = np.flatnonzero(np.abs(speech) > 0.02)  # espeak pads its output with a little silence
         offset = sum(len(p) for p in parts)
         spans.append(((offset + loud[0]) / ESPEAK_RATE, (offset + loud[-1]) / ESPEAK_RATE))
@@ -67,12 +64,6 @@ def stream(tmp_path_factory: pytest.TempPathFactory) -> Stream:
     samples = np.concatenate(parts)
     samples += rng.normal(0.0, 0.003, len(samples)).astype(np.float32)  # a quiet room, not digital silence
     return Stream(samples, spans)
-
-
-def read_wav(path: Path) -> np.ndarray:
-    with wave.open(str(path)) as wav:
-        assert (wav.getframerate(), wav.getnchannels(), wav.getsampwidth()) == (ESPEAK_RATE, 1, 2)
-        return np.frombuffer(wav.readframes(wav.getnframes()), "<i2").astype(np.float32) / 32768.0
 
 
 def s16_mono_chunks(samples: np.ndarray) -> list[AudioChunkData]:

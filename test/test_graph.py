@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from vidmem_ros.errors import InputError
-from vidmem_ros.memory.graph import GraphPatch, apply_patch, edges_of
+from vidmem_ros.memory.graph import GraphPatch, apply_patch
 from vidmem_ros.memory.records import Edge
-from vidmem_ros.memory.store import SqliteStore
+from vidmem_ros.memory.store import SqliteStore, edges_of
 
 
 @pytest.fixture

@@ -9,14 +9,12 @@ from __future__ import annotations
 import statistics
 import time
 import unicodedata
-from dataclasses import dataclass
 from importlib.machinery import ModuleSpec
 from pathlib import Path
 
 import cv2
 import numpy as np
 import pytest
-from PIL import Image, ImageDraw, ImageFilter, ImageFont
 
 from vidmem_ros.config import OcrConfig, load_config
 from vidmem_ros.errors import InputError, ModelUnavailableError
@@ -25,8 +23,9 @@ from vidmem_ros.perception import ocr
 from vidmem_ros.perception.registry import build_ocr
 from vidmem_ros.perception.types import OcrEngine
 from vidmem_ros.tools.sample_images import photo as sample_photo
+from vidmem_ros.tools.synth import RenderedSign as Sign
+from vidmem_ros.tools.synth import render_sign
 
-FONT_DIR = Path("/usr/share/fonts/truetype/dejavu")
 FONTS = (
     "DejaVuSans-Bold.ttf",
     "DejaVuSerif.ttf",
@@ -55,7 +54,6 @@ SIGN_TEXTS = (
     "Push",
     "Charging Station 7",
 )
-PLATES = (((255, 255, 255), (20, 20, 20)), ((250, 210, 0), (0, 0, 0)), ((0, 110, 60), (255, 255, 255)))
 BACKGROUNDS = ("coffee", "chelsea", "astronaut", "rocket", "brick", "stereo_motorcycle")
 NO_TEXT_PHOTOS = ("coffee", "chelsea", "astronaut", "brick", "rocket")
 # Photos for the text cue's false alarms: textures (gravel, grass, coins, brick) are its hard cases.
@@ -64,32 +62,8 @@ FRAME = (640, 480)
 TARGET_CER = 0.05  # the issue's target for sign text
 
 
-@dataclass(frozen=True)
-class Sign:
-    text: str
-    image: np.ndarray
-    plate: tuple[int, int, int, int]  # x0, y0, x1, y1 of the sign in the image
-
-
 def photo(name: str, size: tuple[int, int] = FRAME) -> np.ndarray:
     return sample_photo(name, size)
-
-
-def render_sign(base: np.ndarray, text: str, font: str, size: int, angle: float, where: tuple[float, float]) -> Sign:
-    """A plate with the text, tilted, composited onto the photo, then the whole frame blurred (sigma 1)."""
-    face = ImageFont.truetype(str(FONT_DIR / font), size)
-    x0, y0, x1, y1 = (round(v) for v in face.getbbox(text))
-    pad = size // 2
-    colours = PLATES[len(text) % len(PLATES)]
-    plate = Image.new("RGBA", (x1 - x0 + 2 * pad, y1 - y0 + 2 * pad), (*colours[0], 255))
-    ImageDraw.Draw(plate).text((pad - x0, pad - y0), text, font=face, fill=(*colours[1], 255))
-    plate = plate.rotate(angle, resample=Image.Resampling.BICUBIC, expand=True)
-    frame = Image.fromarray(base)
-    left = int(where[0] * (frame.width - plate.width))
-    top = int(where[1] * (frame.height - plate.height))
-    frame.paste(plate, (left, top), plate)
-    blurred = np.asarray(frame.filter(ImageFilter.GaussianBlur(1.0)))
-    return Sign(text, blurred, (left, top, left + plate.width, top + plate.height))
 
 
 def sign_set() -> list[Sign]:

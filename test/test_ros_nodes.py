@@ -41,9 +41,14 @@ class Robot:
 
     def send(self, msg: Image | CompressedImage) -> None:
         """Publish at a slow camera's pace: sensor QoS is best-effort, a burst of large frames may be shed, and
-        frames on two topics (raw, compressed) are only taken in stamp order if the first is taken before the next."""
+        frames on two topics (raw, compressed) are only taken in stamp order if the first is taken before the next,
+        so wait (up to a few seconds, for a loaded machine) until the node has counted this one."""
+        before = self.client.stats()
         (self.compressed if isinstance(msg, CompressedImage) else self.raw).publish(msg)
         time.sleep(0.5)
+        if before is not None:
+            received = before.frames_received
+            self.client.wait_for_stats(lambda s: s.frames_received > received, 5.0)
 
     def wait_connected(self, timeout_s: float = 60.0, pose: Publisher | None = None) -> None:
         """Wait until the nodes subscribe to the camera and ``pose`` (default: odometry) and serve queries."""
@@ -241,15 +246,12 @@ def test_search_summarize_and_forget_services(robot: Robot) -> None:
 
 
 def test_speech_on_the_audio_topic_becomes_searchable_memory(robot: Robot, tmp_path: Path) -> None:
-    import subprocess as sp
-    import wave
-
     from vidmem_ros.msg import AudioChunk
 
-    wav = tmp_path / "speech.wav"
-    sp.run(["espeak-ng", "-w", str(wav), "The delivery arrived at the loading dock"], check=True, capture_output=True)
-    with wave.open(str(wav)) as f:
-        rate, samples = f.getframerate(), f.readframes(f.getnframes())
+    from vidmem_ros.tools.synth import speak
+
+    speech = speak("The delivery arrived at the loading dock", voice=None, wpm=None)  # espeak-ng's defaults
+    rate, samples = speech.rate, speech.pcm.astype("<i2").tobytes()
     silence = bytes(rate)  # 0.5 s of S16LE silence on each side, so the speech ends inside the stream
     stream = silence + samples + silence * 2
     publisher = robot.node.create_publisher(AudioChunk, f"{NAMESPACE}/audio", 50)

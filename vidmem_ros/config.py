@@ -286,6 +286,30 @@ class QueryConfig(_Section):
     min_score: float = Field(0.5, ge=0.0, le=1.0, description="Detection score from which a sighting counts as seen")
     max_question_chars: int = Field(2000, ge=1, le=100000, description="Longer questions are refused")
     max_evidence: int = Field(5, ge=1, le=100, description="Evidence items returned with an answer")
+    planner: Literal["offline", "llm"] = Field(
+        "offline", description="Who plans the tool calls: rules from the parsed question, or a language model"
+    )
+    max_turns: int = Field(8, ge=1, le=64, description="Planner steps per question (Query.max_turns overrides)")
+    timeout_s: float = Field(
+        20.0, gt=0.0, le=600.0, description="Wall-clock budget per question (Query.timeout_s overrides)"
+    )
+    max_tokens: int = Field(
+        32000, ge=256, le=1_000_000, description="Language-model tokens per question (every request counts in full)"
+    )
+    occasion_gap_s: float = Field(
+        12.0, gt=0.0, le=3600.0, description="Sightings further apart than this count as separate occasions"
+    )
+    llm_url: str = Field(
+        "http://localhost:8000/v1", description="llm: base URL of an OpenAI-compatible chat-completions server"
+    )
+    llm_model: str = Field("", description="llm: model name the server serves")
+    llm_api_key_file: str = Field("", description="llm: file holding the server's API key; empty sends none")
+    llm_local_model: str = Field(
+        "", description="llm: a GGUF file run in-process with llama-cpp-python instead of a server"
+    )
+    llm_fallback: bool = Field(
+        True, description="llm: when the model fails (server down, invalid replies), answer with the offline planner"
+    )
 
 
 class AudioConfig(_Section):

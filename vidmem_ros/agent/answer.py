@@ -29,6 +29,7 @@ class Answer:
     evidence: list[EvidenceItem] = field(default_factory=list)
     trace: dict[str, Any] = field(default_factory=dict)
     error: str = ""
+    value: bool | float | str | None = None  # yes/no, a count, a duration in seconds or a short name
 
     @classmethod
     def failure(cls, error: str, trace: dict[str, Any] | None = None) -> Answer:

@@ -1,4 +1,8 @@
-"""Parsing a plain-language question into an intent and a target."""
+"""Parsing a plain-language question into an intent, what it is about, and any time constraint.
+
+The offline planner answers from this parse alone, so every phrasing it accepts
+is listed here; anything else falls back to a plain memory search.
+"""
 
 from __future__ import annotations
 
@@ -10,33 +14,108 @@ from vidmem_ros.errors import InputError
 
 
 class Intent(str, Enum):
-    DID = "did"  # did you see X?
+    DID = "did"  # did you see / read / hear X?
     FIRST = "first"  # when did you first see X?
-    LAST = "last"  # when did you last see X?
+    LAST = "last"  # when did you (last) see X?
     WHERE = "where"  # where did you see X?
+    WHAT = "what"  # what did you see (in the last 5 minutes)? what is in view?
+    READ = "read"  # what did you read? what did the sign say?
+    SAID = "said"  # what did someone say (about X)?
+    COUNT = "count"  # how many times did you see X?
+    DURATION = "duration"  # how long did you see X?
+    BEFORE = "before"  # what did you see before X?
+    AFTER = "after"  # what did you see after X?
+    ORDER = "order"  # did you see X before or after Y?
+    SEARCH = "search"  # anything else: the question's words searched in memory
+
+
+class Modality(str, Enum):
+    OBJECT = "object"  # something a detector reports
+    TEXT = "text"  # words read on a sign or screen
+    SPEECH = "speech"  # words heard
+
+
+@dataclass(frozen=True)
+class Window:
+    """A time constraint relative to the question's moment (``last``) or the start of memory (``first``)."""
+
+    anchor: str  # last | first
+    seconds: float
 
 
 @dataclass(frozen=True)
 class ParsedQuestion:
     text: str
     intent: Intent
-    target: str
+    target: str = ""
+    modality: Modality = Modality.OBJECT
+    other: str = ""  # the second thing of an order question, or the anchor of before / after
+    window: Window | None = None
+    now: bool = False  # "what do you see now"
 
 
 _SEE = r"(?:see|seen|saw|spot|spotted|notice|noticed|observe|observed|encounter|encountered)"
-_PATTERNS: list[tuple[Intent, re.Pattern[str]]] = [
-    (Intent.FIRST, re.compile(rf"^when (?:did|have) you first {_SEE} (?P<t>.+)$")),
-    (Intent.FIRST, re.compile(rf"^when was the first time you {_SEE} (?P<t>.+)$")),
-    (Intent.LAST, re.compile(rf"^when (?:did|have) you (?:last|most recently) {_SEE} (?P<t>.+)$")),
-    (Intent.LAST, re.compile(rf"^when was the last time you {_SEE} (?P<t>.+)$")),
-    (Intent.LAST, re.compile(rf"^when did you {_SEE} (?P<t>.+)$")),
-    (Intent.WHERE, re.compile(rf"^where (?:did|have) you (?:last |first )?{_SEE} (?P<t>.+)$")),
-    (Intent.WHERE, re.compile(r"^where (?:is|was|were|are) (?P<t>.+)$")),
-    (Intent.DID, re.compile(rf"^(?:did|have) you (?:ever |already )?{_SEE} (?P<t>.+)$")),
-    (Intent.DID, re.compile(r"^(?:is|was|were|are) there (?P<t>.+)$")),
+_WHO = r"(?:someone|anyone|somebody|anybody|they|people|a person|the person|you)"
+_SAY = r"(?:say|said|mention|mentioned|talk about|talked about|speak about|spoke about)"
+_HEAR = rf"(?:hear (?:{_WHO} )?(?:say|mention|talk about)|hear|heard)"
+_READ = r"(?:read|see written|see the words?)"
+_SIGN = r"(?:a |the |any )?(?:sign|text|notice|label|poster|screen|board)"
+_SAYING = r"(?:that said|saying|that says|which said|reading|that read|with the words?|with)"
+_ANCHOR = rf"(?:(?:you )?(?:saw|seeing|{_SEE}) )?"
+
+# (intent, modality, pattern).  Order matters: the first match wins.
+_PATTERNS: list[tuple[Intent, Modality, str]] = [
+    (Intent.ORDER, Modality.OBJECT, rf"^did you {_SEE} (?P<t>.+?) before or after (?P<o>.+)$"),
+    (Intent.ORDER, Modality.OBJECT, r"^(?:was|were|is) (?P<t>.+?) (?:seen )?before or after (?P<o>.+)$"),
+    (Intent.ORDER, Modality.OBJECT, r"^which (?:did you see |came )?first,? (?P<t>.+?) or (?P<o>.+)$"),
+    (Intent.COUNT, Modality.SPEECH, rf"^how many times did {_WHO} {_SAY} (?P<t>.+)$"),
+    (Intent.COUNT, Modality.OBJECT, rf"^how (?:many times|often) (?:did|have) you {_SEE} (?P<t>.+)$"),
+    (Intent.DURATION, Modality.OBJECT, rf"^(?:for )?how long (?:did|have) you {_SEE} (?P<t>.+?)(?: for)?$"),
+    (Intent.DURATION, Modality.OBJECT, r"^(?:for )?how long (?:was|were) (?P<t>.+?) (?:in view|visible)(?: for)?$"),
+    (Intent.AFTER, Modality.OBJECT, rf"^what did you {_SEE} (?:right |just |directly )?after {_ANCHOR}(?P<o>.+)$"),
+    (Intent.BEFORE, Modality.OBJECT, rf"^what did you {_SEE} (?:right |just |directly )?before {_ANCHOR}(?P<o>.+)$"),
+    (Intent.READ, Modality.TEXT, rf"^what (?:text |words |sign )?did you read (?P<r>after|before) {_ANCHOR}(?P<o>.+)$"),
+    (Intent.READ, Modality.TEXT, r"^what (?:text |words |signs? )?(?:did|have) you read(?P<w>.*)$"),
+    (Intent.READ, Modality.TEXT, rf"^what (?:did|does) {_SIGN}(?P<w>.*?) say$"),
+    (Intent.READ, Modality.TEXT, r"^what (?:was|is) written(?P<w>.*)$"),
+    (Intent.SAID, Modality.SPEECH, rf"^what did {_WHO} (?:say|mention|talk about)(?: about (?P<t>.+?))?(?P<w>)$"),
+    (Intent.SAID, Modality.SPEECH, r"^what did you hear(?: about (?P<t>.+?))?(?P<w>)$"),
+    (Intent.SAID, Modality.SPEECH, r"^what was said(?: about (?P<t>.+?))?(?P<w>)$"),
+    (Intent.WHAT, Modality.OBJECT, r"^what (?:do|can) you see(?: now| right now| at the moment)?$"),
+    (Intent.WHAT, Modality.OBJECT, r"^what (?:is|was) (?:in view|in front of you|around you)(?: now)?$"),
+    (Intent.WHAT, Modality.OBJECT, rf"^what (?:did|have) you {_SEE}(?P<w>.*)$"),
+    (Intent.FIRST, Modality.SPEECH, rf"^when (?:did|have) {_WHO} first {_SAY} (?P<t>.+)$"),
+    (Intent.LAST, Modality.SPEECH, rf"^when (?:did|have) {_WHO} (?:last )?{_SAY} (?P<t>.+)$"),
+    (Intent.LAST, Modality.SPEECH, rf"^when did you (?:last )?{_HEAR} (?P<t>.+)$"),
+    (Intent.WHERE, Modality.SPEECH, rf"^where were you when {_WHO} {_SAY} (?P<t>.+)$"),
+    (Intent.WHERE, Modality.SPEECH, rf"^where did you {_HEAR} (?P<t>.+)$"),
+    (Intent.DID, Modality.SPEECH, rf"^did {_WHO} (?:ever )?{_SAY} (?P<t>.+)$"),
+    (Intent.DID, Modality.SPEECH, rf"^(?:did|have) you (?:ever )?{_HEAR} (?P<t>.+)$"),
+    (Intent.FIRST, Modality.TEXT, rf"^when (?:did|have) you first {_READ} (?P<t>.+)$"),
+    (Intent.LAST, Modality.TEXT, rf"^when (?:did|have) you (?:last )?{_READ} (?P<t>.+)$"),
+    (Intent.WHERE, Modality.TEXT, rf"^where (?:did|have) you (?:last |first )?{_READ} (?P<t>.+)$"),
+    (Intent.DID, Modality.TEXT, rf"^(?:did|have) you (?:ever )?{_READ} (?P<t>.+)$"),
+    (Intent.FIRST, Modality.OBJECT, rf"^when (?:did|have) you first {_SEE} (?P<t>.+)$"),
+    (Intent.FIRST, Modality.OBJECT, rf"^when was the first time you {_SEE} (?P<t>.+)$"),
+    (Intent.LAST, Modality.OBJECT, rf"^when (?:did|have) you (?:last|most recently) {_SEE} (?P<t>.+)$"),
+    (Intent.LAST, Modality.OBJECT, rf"^when was the last time you {_SEE} (?P<t>.+)$"),
+    (Intent.LAST, Modality.OBJECT, rf"^when did you {_SEE} (?P<t>.+)$"),
+    (Intent.WHERE, Modality.OBJECT, rf"^where (?:did|have) you (?:last |first )?{_SEE} (?P<t>.+)$"),
+    (Intent.WHERE, Modality.OBJECT, r"^where (?:is|was|were|are) (?P<t>.+)$"),
+    (Intent.DID, Modality.OBJECT, rf"^(?:did|have) you (?:ever |already )?{_SEE} (?P<t>.+)$"),
+    (Intent.DID, Modality.OBJECT, r"^(?:is|was|were|are) there (?P<t>.+)$"),
 ]
+_COMPILED = [(intent, modality, re.compile(pattern)) for intent, modality, pattern in _PATTERNS]
+_SIGN_TARGET = re.compile(rf"^{_SIGN} {_SAYING} (?P<t>.+)$")
 _FILLER = re.compile(r"^(?:any|an|a|the|some|one|my|your)\s+")
-_TRAILING = re.compile(r"\s+(?:anywhere|at all|today|ever|so far|before|yet|here|there)$")
+_TRAILING = re.compile(r"\s+(?:anywhere|at all|today|ever|so far|before|yet|here|there|again)$")
+_NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "five": 5, "ten": 10, "fifteen": 15, "thirty": 30}
+_UNITS = {"second": 1.0, "minute": 60.0, "hour": 3600.0}
+_WINDOW = re.compile(
+    r"\s*(?:in|during|within|over) the (?P<a>last|past|first) "
+    r"(?:(?P<n>\d+(?:\.\d+)?|a|an|one|two|three|five|ten|fifteen|thirty) )?(?P<u>second|minute|hour)s?$"
+)
+_QUOTES = "\"'“”‘’`"
 
 
 def validate_question(text: str, max_chars: int) -> str:
@@ -48,21 +127,67 @@ def validate_question(text: str, max_chars: int) -> str:
     return stripped
 
 
+def normalise(text: str) -> str:
+    """Lower case, single spaces, no closing punctuation: the form the patterns match."""
+    return re.sub(r"\s+", " ", text.lower()).strip().rstrip("?.! ")
+
+
 def parse_question(text: str) -> ParsedQuestion | None:
-    """Return the intent and target of a supported question, or None."""
-    normal = re.sub(r"\s+", " ", text.lower()).strip().rstrip("?.! ")
-    for intent, pattern in _PATTERNS:
+    """The intent and targets of a supported question, or None."""
+    normal, window = _split_window(normalise(text))
+    for intent, modality, pattern in _COMPILED:
         match = pattern.match(normal)
-        if match:
-            target = _clean_target(match.group("t"))
-            if target:
-                return ParsedQuestion(text, intent, target)
+        if match is None:
+            continue
+        groups = match.groupdict()
+        target = _clean_target(groups.get("t") or "")
+        other = _clean_target(groups.get("o") or "")
+        if intent is Intent.READ and groups.get("r"):
+            intent = Intent.AFTER if groups["r"] == "after" else Intent.BEFORE
+        if modality is Modality.OBJECT and (sign := _SIGN_TARGET.match(target)):
+            modality, target = Modality.TEXT, _clean_target(sign.group("t"))
+        if _needs_target(intent) and not target:
+            continue
+        if intent in (Intent.ORDER, Intent.BEFORE, Intent.AFTER) and not other:
+            continue
+        now = intent is Intent.WHAT and ("now" in normal or normal.startswith(("what do", "what can", "what is")))
+        return ParsedQuestion(text, intent, target, modality, other, window, now)
     return None
+
+
+def content_words(text: str) -> list[str]:
+    """The words of a question worth searching for."""
+    return [w for w in re.findall(r"[\w']+", text.lower()) if w not in _STOPWORDS and len(w) > 1]
+
+
+def _needs_target(intent: Intent) -> bool:
+    return intent in (Intent.DID, Intent.FIRST, Intent.LAST, Intent.WHERE, Intent.COUNT, Intent.DURATION, Intent.ORDER)
+
+
+def _split_window(normal: str) -> tuple[str, Window | None]:
+    match = _WINDOW.search(normal)
+    if match is None:
+        return normal, None
+    count = match.group("n") or "1"
+    amount = float(_NUMBERS.get(count, count))  # type: ignore[arg-type]
+    anchor = "first" if match.group("a") == "first" else "last"
+    return normal[: match.start()].strip(), Window(anchor, amount * _UNITS[match.group("u")])
 
 
 def _clean_target(target: str) -> str:
     previous = None
+    target = target.strip()
     while previous != target:
         previous = target
-        target = _TRAILING.sub("", _FILLER.sub("", target.strip())).strip()
+        target = _TRAILING.sub("", _FILLER.sub("", target.strip())).strip().strip(_QUOTES + ",;:").strip()
     return target
+
+
+_STOPWORDS = frozenset(
+    re.findall(
+        r"\w+",
+        "a an the and or of to in on at for with from by about is was were are be been did do does have has had "
+        "you your i me my we our it its this that these those what when where which who whom how why there here "
+        "any some ever please tell show say said see saw seen",
+    )
+)

@@ -52,16 +52,6 @@ def connect(db: sqlite3.Connection, edge: Edge) -> None:
     )
 
 
-def edges_of(db: sqlite3.Connection, event_id: int, kinds: Sequence[str] = ()) -> list[Edge]:
-    kind_filter = f"AND kind IN ({', '.join('?' for _ in kinds)})" if kinds else ""
-    rows = db.execute(
-        f"SELECT src, dst, kind, confidence, origin, evidence FROM edges WHERE (src = ? OR dst = ?) {kind_filter} "
-        "ORDER BY id",
-        (event_id, event_id, *kinds),
-    ).fetchall()
-    return [Edge(*row) for row in rows]
-
-
 def apply_patch(db: sqlite3.Connection, patch: GraphPatch) -> int | None:
     """Apply one patch inside the caller's transaction; returns the event it created or extended."""
     if patch.op == "connect":

@@ -98,6 +98,18 @@ class Transcript:
 
 
 @dataclass(frozen=True)
+class TextRead:
+    """A line of text read in a stored moment, with where the robot was."""
+
+    id: int
+    moment_id: int
+    stamp: float
+    text: str
+    score: float
+    pose: Pose | None
+
+
+@dataclass(frozen=True)
 class SuperEvent:
     id: int
     start: float

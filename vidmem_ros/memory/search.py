@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from vidmem_ros.memory.records import SearchHit
@@ -24,12 +25,16 @@ def search_memory(
     place: Place | None = None,
     as_of: float | None = None,
     limit: int = 10,
+    kinds: Sequence[str] = (),
 ) -> list[SearchHit]:
-    """Best hits first.  Text ranks; time range and place filter; without text, the newest matches come first."""
+    """Best hits first.  Text ranks; time range and place filter; without text, the newest matches come first.
+
+    ``kinds`` limits text search to some document kinds (moment, event, super_event, text, transcript).
+    """
     lo = -math.inf if start is None else start
     hi = math.inf if end is None else end
     if text.strip():
-        hits = store.search_text(text, limit=limit * 5, as_of=as_of)
+        hits = store.search_text(text, limit=limit * 5, as_of=as_of, kinds=kinds)
         hits = [h for h in hits if h.end_stamp >= lo and h.stamp <= hi]
         if place is not None:
             hits = [h for h in hits if _near(store, h, place)]

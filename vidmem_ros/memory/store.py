@@ -9,6 +9,7 @@ in its own transaction, so a killed process loses only frames still in flight.
 from __future__ import annotations
 
 import json
+import math
 import re
 import sqlite3
 import threading
@@ -22,7 +23,18 @@ import numpy as np
 
 from vidmem_ros.errors import StoreError
 from vidmem_ros.memory import schema
-from vidmem_ros.memory.records import Event, Moment, Pose, SearchHit, Sighting, TextLine, Transcript
+from vidmem_ros.memory.records import (
+    Edge,
+    Event,
+    Moment,
+    Pose,
+    SearchHit,
+    Sighting,
+    SuperEvent,
+    TextLine,
+    TextRead,
+    Transcript,
+)
 from vidmem_ros.perception.types import Detection, Tag
 
 POSE_SQL = ", ".join(schema.POSE_COLUMNS)
@@ -309,6 +321,68 @@ class SqliteStore:
             ).fetchall()
         return [Transcript(r[1], r[2], r[3], r[4], r[0]) for r in rows]
 
+    def texts_read(self, start: float, end: float, as_of: float | None = None, limit: int = 500) -> list[TextRead]:
+        """Lines of text read (OCR) with ``start <= stamp <= min(end, as_of)``, oldest first, with the robot's pose."""
+        pose = ", ".join("m." + c for c in schema.POSE_COLUMNS)
+        with self.read() as db:
+            rows = db.execute(
+                f"SELECT t.id, t.moment_id, t.stamp, t.text, t.score, {pose} FROM texts t "
+                f"JOIN moments m ON m.id = t.moment_id WHERE t.stamp BETWEEN ? AND ? ORDER BY t.stamp LIMIT ?",
+                (start, min(end, _upper(as_of)), limit),
+            ).fetchall()
+        return [TextRead(r[0], r[1], r[2], r[3], r[4], pose_from(r[5:13])) for r in rows]
+
+    def text_lines(self, ids: Sequence[int]) -> list[TextRead]:
+        """The lines of text read with these ids, oldest first, with the robot's pose."""
+        if not ids:
+            return []
+        pose = ", ".join("m." + c for c in schema.POSE_COLUMNS)
+        marks = ", ".join("?" for _ in ids)
+        with self.read() as db:
+            rows = db.execute(
+                f"SELECT t.id, t.moment_id, t.stamp, t.text, t.score, {pose} FROM texts t "
+                f"JOIN moments m ON m.id = t.moment_id WHERE t.id IN ({marks}) ORDER BY t.stamp",
+                tuple(ids),
+            ).fetchall()
+        return [TextRead(r[0], r[1], r[2], r[3], r[4], pose_from(r[5:13])) for r in rows]
+
+    def moment_vector(self, moment_id: int) -> np.ndarray | None:
+        with self.read() as db:
+            row = db.execute("SELECT vector FROM moment_vectors WHERE moment_id = ?", (moment_id,)).fetchone()
+        return None if row is None else np.frombuffer(row[0], dtype=np.float32).copy()
+
+    def summary(self, key: str) -> tuple[float, float, str] | None:
+        """A stored summary (the root's key is ``root``): start, end, text."""
+        with self.read() as db:
+            row = db.execute("SELECT start, end, text FROM summaries WHERE key = ?", (key,)).fetchone()
+        return None if row is None else (float(row[0]), float(row[1]), str(row[2]))
+
+    def moments_near(
+        self, x: float, y: float, radius: float, as_of: float | None = None, limit: int = 5000
+    ) -> list[Moment]:
+        """Moments whose pose lies within ``radius`` metres of (x, y), oldest first."""
+        with self.read() as db:
+            rows = db.execute(
+                f"SELECT {_MOMENT_SQL} FROM moments WHERE px BETWEEN ? AND ? AND py BETWEEN ? AND ? AND stamp <= ? "
+                "ORDER BY stamp LIMIT ?",
+                (x - radius, x + radius, y - radius, y + radius, _upper(as_of), limit),
+            ).fetchall()
+        found = [_moment_from(row) for row in rows]
+        return [m for m in found if m.pose is not None and math.hypot(m.pose.x - x, m.pose.y - y) <= radius]
+
+    def super_events(self, as_of: float | None = None) -> list[SuperEvent]:
+        """Periods of memory, oldest first; with ``as_of`` only those that began by then."""
+        with self.read() as db:
+            rows = db.execute(
+                "SELECT id, start, end, event_count, summary FROM super_events WHERE start <= ? ORDER BY start",
+                (_upper(as_of),),
+            ).fetchall()
+        return [SuperEvent(int(r[0]), float(r[1]), float(r[2]), int(r[3]), str(r[4])) for r in rows]
+
+    def edges(self, event_id: int, kinds: Sequence[str] = ()) -> list[Edge]:
+        with self.read() as db:
+            return edges_of(db, event_id, kinds)
+
     # -- search ----------------------------------------------------------------------
 
     def search_text(
@@ -512,6 +586,16 @@ DOCUMENT_KINDS = {"event": 1, "text": 2, "transcript": 3, "super_event": 4}
 
 def document_rowid(kind: str, ref: int) -> int:
     return ref * 8 + DOCUMENT_KINDS[kind]
+
+
+def edges_of(db: sqlite3.Connection, event_id: int, kinds: Sequence[str] = ()) -> list[Edge]:
+    kind_filter = f"AND kind IN ({', '.join('?' for _ in kinds)})" if kinds else ""
+    rows = db.execute(
+        f"SELECT src, dst, kind, confidence, origin, evidence FROM edges WHERE (src = ? OR dst = ?) {kind_filter} "
+        "ORDER BY id",
+        (event_id, event_id, *kinds),
+    ).fetchall()
+    return [Edge(*row) for row in rows]
 
 
 def add_document(db: sqlite3.Connection, kind: str, ref: int, stamp: float, end_stamp: float, text: str) -> None:

@@ -13,18 +13,14 @@ perception signals, so a VLM outage never stops events from closing.
 from __future__ import annotations
 
 import base64
-import http.client
-import json
 import logging
-import urllib.error
-import urllib.request
 from datetime import datetime, timezone
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from vidmem_ros.chat_client import ChatClient, ChatError, read_api_key
 from vidmem_ros.config import CaptionerConfig
 from vidmem_ros.errors import ModelUnavailableError, VidmemError
 from vidmem_ros.memory.captions import CAUSAL_KINDS, Caption, ComposedCaptioner, EventCaptioner, EventFacts, Relation
@@ -73,23 +69,6 @@ class CaptionReply(BaseModel):
     caption: str = Field(min_length=1, max_length=2000)
     change: str = Field(max_length=2000)
     relations: list[RelationReply] = Field(default_factory=list, max_length=8)
-
-
-def read_api_key(path: str) -> str | None:
-    """The key from ``captioner.api_key_file``; the key itself never appears in a message or log."""
-    if not path:
-        return None
-    file = Path(path).expanduser()
-    try:
-        key = file.read_text().strip()
-    except OSError as exc:
-        raise ModelUnavailableError(
-            f"captioner.api_key_file={path} cannot be read ({exc.strerror}); write the server's API key into "
-            "that file (chmod 600) or set captioner.api_key_file to an empty string for a server without keys"
-        ) from exc
-    if not key:
-        raise ModelUnavailableError(f"captioner.api_key_file={path} is empty; write the server's API key into it")
-    return key
 
 
 def pick_keyframes(moments: list[Moment], count: int) -> list[Moment]:
@@ -147,23 +126,22 @@ class OpenAiVlmCaptioner:
             )
         self._url = config.url.rstrip("/")
         self._model = config.model
-        self._timeout = config.timeout_s
         self._max_images = config.max_images
-        self._api_key = read_api_key(config.api_key_file)
+        api_key = read_api_key(config.api_key_file, "captioner.api_key_file")
+        self._client = ChatClient(self._url, config.model, api_key, config.timeout_s, "captioner.timeout_s")
         self._fallback = fallback or ComposedCaptioner()
         self.failures = 0
 
     def check(self) -> None:
         """Start-up probe: the server answers GET /models; a model it does not list is only warned about."""
         try:
-            listing = self._request("GET", "/models", None)
-        except VlmCaptionError as exc:
+            served = self._client.models()
+        except ChatError as exc:
             raise ModelUnavailableError(
                 f"captioner.url={self._url} does not answer ({exc}); start the OpenAI-compatible server "
                 "(e.g. `vllm serve MODEL`, `ollama serve`, `llama-server -m MODEL --mmproj PROJ`) or set "
                 "captioner.backend: composed"
             ) from exc
-        served = [str(m.get("id")) for m in listing.get("data", []) if isinstance(m, dict)]
         if served and self._model not in served:  # llama.cpp serves any name, so this is not fatal
             log.warning("captioner.model=%s is not among the served models %s", self._model, served)
 
@@ -207,47 +185,13 @@ class OpenAiVlmCaptioner:
         return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": parts}]
 
     def _complete(self, messages: list[dict[str, Any]]) -> str:
-        body = {
-            "model": self._model,
-            "messages": messages,
-            "temperature": 0.0,
-            "max_tokens": MAX_REPLY_TOKENS,
-            "response_format": {"type": "json_object"},
-        }
-        answer = self._request("POST", "/chat/completions", body)
         try:
-            content = answer["choices"][0]["message"]["content"]
-        except (KeyError, IndexError, TypeError) as exc:
-            raise VlmCaptionError(f"{self._url}/chat/completions answered without choices[0].message.content") from exc
-        if isinstance(content, list):  # some servers return content parts
-            content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
-        return str(content or "")
-
-    def _request(self, method: str, path: str, body: dict[str, Any] | None) -> dict[str, Any]:
-        headers = {"Content-Type": "application/json", "Accept": "application/json"}
-        if self._api_key:
-            headers["Authorization"] = f"Bearer {self._api_key}"
-        data = json.dumps(body).encode() if body is not None else None
-        request = urllib.request.Request(self._url + path, data=data, headers=headers, method=method)
-        try:
-            with urllib.request.urlopen(request, timeout=self._timeout) as response:
-                raw = response.read()
-        except urllib.error.HTTPError as exc:
-            detail = exc.read()[:300].decode("utf-8", "replace")
-            raise VlmCaptionError(f"{self._url}{path} answered HTTP {exc.code}: {detail}") from exc
-        except urllib.error.URLError as exc:
-            raise VlmCaptionError(f"cannot reach {self._url}{path}: {exc.reason}") from exc
-        except (TimeoutError, OSError, http.client.HTTPException) as exc:
-            raise VlmCaptionError(
-                f"{self._url}{path} failed after at most {self._timeout:g} s (captioner.timeout_s): {exc!r}"
-            ) from exc
-        try:
-            answer = json.loads(raw)
-        except ValueError as exc:
-            raise VlmCaptionError(f"{self._url}{path} answered with something that is not JSON") from exc
-        if not isinstance(answer, dict):
-            raise VlmCaptionError(f"{self._url}{path} answered with JSON that is not an object")
-        return answer
+            reply = self._client.complete(
+                messages, max_tokens=MAX_REPLY_TOKENS, response_format={"type": "json_object"}
+            )
+        except ChatError as exc:
+            raise VlmCaptionError(str(exc)) from exc
+        return reply.content
 
 
 def _brief(exc: ValidationError) -> str:

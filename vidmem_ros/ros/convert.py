@@ -1,51 +1,33 @@
-"""Conversions between ROS messages and the library's plain records.  No algorithm lives here."""
+"""Conversions between ROS messages and the library's plain records.  No algorithm lives here.
+
+Sensor messages are converted by ``vidmem_ros.messages`` (shared with the bag evaluator) and re-exported here.
+"""
 
 from __future__ import annotations
 
 from builtin_interfaces.msg import Time
-from geometry_msgs.msg import PoseStamped, PoseWithCovarianceStamped
-from nav_msgs.msg import Odometry
-from sensor_msgs.msg import CompressedImage, Image
+from geometry_msgs.msg import PoseStamped
 
 from vidmem_ros.agent.answer import Answer, EvidenceItem
-from vidmem_ros.frames import CompressedImage as CompressedFrame
-from vidmem_ros.frames import FrameInput, RawImage
 from vidmem_ros.memory.records import Event, Pose, SearchHit
-from vidmem_ros.msg import AudioChunk as AudioChunkMsg
+from vidmem_ros.messages import audio_chunk, compressed_frame, image_frame, stamped_pose, to_seconds
 from vidmem_ros.msg import Event as EventMsg
 from vidmem_ros.msg import Evidence
-from vidmem_ros.perception.audio import AudioChunkData
 from vidmem_ros.srv import Query
 
-
-def to_seconds(stamp: Time) -> float:
-    return stamp.sec + stamp.nanosec * 1e-9
+__all__ = [
+    "audio_chunk",
+    "compressed_frame",
+    "image_frame",
+    "stamped_pose",
+    "to_seconds",
+]
 
 
 def to_time(seconds: float) -> Time:
     sec = int(seconds // 1)
     nanosec = min(round((seconds - sec) * 1e9), 999_999_999)
     return Time(sec=sec, nanosec=nanosec)
-
-
-def image_frame(msg: Image, source: str) -> FrameInput:
-    image = RawImage(memoryview(msg.data), msg.width, msg.height, msg.encoding, msg.step, bool(msg.is_bigendian))
-    return FrameInput(to_seconds(msg.header.stamp), source, image)
-
-
-def compressed_frame(msg: CompressedImage, source: str) -> FrameInput:
-    return FrameInput(to_seconds(msg.header.stamp), source, CompressedFrame(memoryview(msg.data), msg.format))
-
-
-def audio_chunk(msg: AudioChunkMsg) -> AudioChunkData:
-    return AudioChunkData(to_seconds(msg.header.stamp), msg.sample_rate, msg.channels, msg.encoding, bytes(msg.data))
-
-
-def stamped_pose(msg: Odometry | PoseStamped | PoseWithCovarianceStamped) -> tuple[float, Pose]:
-    """Odometry, a PoseStamped or a PoseWithCovarianceStamped (e.g. amcl_pose) as a stamped pose sample."""
-    pose = msg.pose if isinstance(msg, PoseStamped) else msg.pose.pose
-    p, q = pose.position, pose.orientation
-    return to_seconds(msg.header.stamp), Pose(msg.header.frame_id, p.x, p.y, p.z, q.x, q.y, q.z, q.w)
 
 
 def pose_stamped(pose: Pose, stamp: float) -> PoseStamped:

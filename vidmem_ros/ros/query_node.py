@@ -15,7 +15,7 @@ from typing import TypeVar
 from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.node import Node
 
-from vidmem_ros.agent.offline import OfflineAnswerer
+from vidmem_ros.agent.reasoner import Reasoner, build_reasoner
 from vidmem_ros.errors import InputError, VidmemError
 from vidmem_ros.memory.archive import EventArchive
 from vidmem_ros.memory.captions import ComposedCaptioner
@@ -23,8 +23,6 @@ from vidmem_ros.memory.forget import forget
 from vidmem_ros.memory.hierarchy import summarise_events
 from vidmem_ros.memory.search import Place, search_memory
 from vidmem_ros.memory.store import SqliteStore
-from vidmem_ros.perception.registry import build_text_embedder, detector_vocabulary
-from vidmem_ros.perception.vocabulary import LabelMapper
 from vidmem_ros.ros.convert import event_msg, fill_response, hit_evidence, time_range, to_seconds
 from vidmem_ros.ros.params import declare_config, watch_runtime_changes
 from vidmem_ros.ros.runtime import bridge_logging, run_nodes
@@ -43,10 +41,7 @@ class QueryNode(Node):
         cfg = self.config
         # Read-write: refused questions are counted and forget removes memory from here.
         self.store = SqliteStore(cfg.store_path())
-        vocabulary = detector_vocabulary(cfg.detector)
-        text_embedder = build_text_embedder(cfg.text_embedder)
-        mapper = LabelMapper(text_embedder, vocabulary) if text_embedder is not None and vocabulary else None
-        self.answerer = OfflineAnswerer(self.store, vocabulary, cfg.query, cfg.detector.min_score, mapper)
+        self.reasoner: Reasoner = build_reasoner(cfg, self.store)
         watch_runtime_changes(self, cfg)
         self.archive = EventArchive(self.store, cfg, ComposedCaptioner())
         group = ReentrantCallbackGroup()
@@ -58,11 +53,10 @@ class QueryNode(Node):
 
     def _on_query(self, request: Query.Request, response: Query.Response) -> Query.Response:
         as_of = to_seconds(request.as_of) or None
-        answer = self.answerer.answer(request.question, as_of)
+        answer = self.reasoner.answer(request.question, as_of, request.max_turns, float(request.timeout_s))
         if "rejected" in answer.trace:
             self.store.bump_counter("rejected_queries")
             self.get_logger().warning(f"refused a question: {answer.error}")
-        answer.trace.update({"max_turns": request.max_turns, "timeout_s": request.timeout_s})
         return fill_response(response, answer, json.dumps(answer.trace, default=str))
 
     def _on_search(self, request: SearchMemory.Request, response: SearchMemory.Response) -> SearchMemory.Response:

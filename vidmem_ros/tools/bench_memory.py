@@ -353,7 +353,7 @@ def run_memory_bench(
         if max_disk_mb is not None:
             overrides["retention.max_disk_mb"] = max_disk_mb
         config = load_config(overrides=overrides)
-        figures = _simulate(config, hours, camera_hz, places, seed, _progress)
+        figures = simulate(config, hours, camera_hz, places, seed, _progress)
         out(format_memory(figures))
         sys.stdout.flush()
         if search_sizes:
@@ -375,7 +375,7 @@ def _progress(text: str) -> None:
     print(text, file=sys.stderr, flush=True)
 
 
-def _simulate(
+def simulate(
     config: VidmemConfig,
     hours: float,
     hz: float,

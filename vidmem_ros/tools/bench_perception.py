@@ -22,12 +22,9 @@ from __future__ import annotations
 import json
 import math
 import os
-import shutil
-import subprocess
 import sys
 import tempfile
 import time
-import wave
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
@@ -40,6 +37,7 @@ import numpy as np
 
 from vidmem_ros.config import VidmemConfig, load_config
 from vidmem_ros.tools.sample_images import photo as sample_photo
+from vidmem_ros.tools.synth import Speech
 
 SPEECH_SHARE = 0.2  # share of the time someone speaks, for the combined budget
 DEFAULT_RUNS = 30
@@ -47,7 +45,6 @@ WARMUP = 2
 QUICK_RUNS = 5
 FRAME = (640, 480)
 PHOTOS = ("coffee", "chelsea", "astronaut", "brick", "camera", "stereo_motorcycle")
-FONT_DIR = Path("/usr/share/fonts/truetype/dejavu")
 SIGNS = (  # text, font, type size (px at 640 px width), tilt (degrees)
     ("Fire Exit", "DejaVuSans-Bold.ttf", 30, 0.0),
     ("Storage B12", "DejaVuSerif.ttf", 26, -8.0),
@@ -56,7 +53,6 @@ SIGNS = (  # text, font, type size (px at 640 px width), tilt (degrees)
     ("Meeting Room 2", "DejaVuSerif-Bold.ttf", 28, 10.0),
     ("Staff Only", "DejaVuSans-Bold.ttf", 22, -10.0),
 )
-PLATES = (((255, 255, 255), (20, 20, 20)), ((250, 210, 0), (0, 0, 0)), ((0, 110, 60), (255, 255, 255)))
 SENTENCES = (
     "The red toolbox is on the second shelf in the garage.",
     "Please remember that the charging station moved to room two hundred and fourteen.",
@@ -77,34 +73,21 @@ def photo(name: str, size: tuple[int, int] = FRAME) -> np.ndarray:
 
 def sign_plate(index: int) -> np.ndarray:
     """An RGBA sign (plate, text, tilt, blur sigma 1) as test/test_ocr.py's ``render_sign`` draws them."""
-    from PIL import Image, ImageDraw, ImageFilter, ImageFont
+    from vidmem_ros.tools.synth import PLATES
+    from vidmem_ros.tools.synth import sign_plate as draw
 
     text, font, size, angle = SIGNS[index % len(SIGNS)]
-    try:
-        face: Any = ImageFont.truetype(str(FONT_DIR / font), size)
-    except OSError:
-        face = ImageFont.load_default(size)
-    x0, y0, x1, y1 = (round(v) for v in face.getbbox(text))
-    pad = size // 2
-    plate_rgb, ink = PLATES[index % len(PLATES)]
-    plate = Image.new("RGBA", (x1 - x0 + 2 * pad, y1 - y0 + 2 * pad), (*plate_rgb, 255))
-    ImageDraw.Draw(plate).text((pad - x0, pad - y0), text, font=face, fill=(*ink, 255))
-    plate = plate.rotate(angle, resample=Image.Resampling.BICUBIC, expand=True)
-    return np.asarray(plate.filter(ImageFilter.GaussianBlur(1.0)))
+    return draw(text, font, size, angle, PLATES[index % len(PLATES)], blur=1.0)
 
 
 def paste(frame: np.ndarray, plate: np.ndarray, where: tuple[float, float]) -> np.ndarray:
     """``plate`` (RGBA) alpha-blended onto a copy of ``frame``; ``where`` in 0-1 of the free space."""
-    out = frame.astype(np.float32)
-    ph, pw = plate.shape[:2]
-    fh, fw = frame.shape[:2]
+    from vidmem_ros.tools.synth import paste as paste_at
+
+    (ph, pw), (fh, fw) = plate.shape[:2], frame.shape[:2]
     left = int(np.clip(where[0], 0, 1) * max(fw - pw, 0))
     top = int(np.clip(where[1], 0, 1) * max(fh - ph, 0))
-    h, w = min(ph, fh - top), min(pw, fw - left)
-    alpha = plate[:h, :w, 3:4].astype(np.float32) / 255.0
-    region = out[top : top + h, left : left + w]
-    out[top : top + h, left : left + w] = region * (1 - alpha) + plate[:h, :w, :3] * alpha
-    return np.clip(out, 0, 255).astype(np.uint8)
+    return paste_at(frame, plate, left, top)
 
 
 def sign_frames(photos: Sequence[np.ndarray]) -> list[np.ndarray]:
@@ -113,31 +96,14 @@ def sign_frames(photos: Sequence[np.ndarray]) -> list[np.ndarray]:
     ]
 
 
-@dataclass
-class Speech:
-    text: str
-    rate: int
-    pcm: np.ndarray  # int16 mono at ``rate``
+def synthesise(texts: Sequence[str]) -> list[Speech]:
+    """Sentences spoken by espeak-ng (en-us, 160 words a minute), as int16 mono at its native rate."""
+    from vidmem_ros.tools import synth
 
-    @property
-    def seconds(self) -> float:
-        return len(self.pcm) / self.rate
-
-
-def synthesise(texts: Sequence[str], folder: Path) -> list[Speech]:
-    """Sentences spoken by espeak-ng (``-w``), as int16 mono at its native rate."""
-    if shutil.which("espeak-ng") is None:
-        raise SystemExit("vidmem bench perception: espeak-ng is needed to make the test speech (apt install espeak-ng)")
-    out = []
-    for i, text in enumerate(texts):
-        path = folder / f"sentence{i}.wav"
-        subprocess.run(["espeak-ng", "-v", "en-us", "-s", "160", "-w", str(path), text], check=True)
-        with wave.open(str(path)) as wav:
-            if wav.getsampwidth() != 2:
-                raise SystemExit(f"espeak-ng wrote {wav.getsampwidth() * 8}-bit audio; expected 16-bit")
-            pcm = np.frombuffer(wav.readframes(wav.getnframes()), "<i2").reshape(-1, wav.getnchannels())
-            out.append(Speech(text, wav.getframerate(), np.ascontiguousarray(pcm[:, 0])))
-    return out
+    try:
+        return synth.synthesise(tuple(texts))
+    except synth.SpeechUnavailableError as exc:
+        raise SystemExit(f"vidmem bench perception: {exc}") from None
 
 
 # -- timing helpers ------------------------------------------------------------------------------
@@ -334,9 +300,9 @@ def patrol_frames(
     from rosbags.typesys import Stores, get_typestore
 
     from vidmem_ros.imaging import compressed_to_rgb
-    from vidmem_ros.tools.sample_bag import SCENARIO, START_STAMP, timeline, write_sample_bag
+    from vidmem_ros.tools.sample_bag import SHORT_PATROL, START_STAMP, timeline, write_sample_bag
 
-    scenario = SCENARIO[:2] if quick else SCENARIO
+    scenario = SHORT_PATROL[:2] if quick else SHORT_PATROL
     bag = write_sample_bag(folder / "patrol", camera_hz=camera_hz, scenario=scenario)
     visits = timeline(scenario)
     rng = np.random.default_rng(seed)
@@ -595,7 +561,7 @@ def run_perception_bench(
         start = time.perf_counter()
         pipeline = IngestPipeline.from_config(config, SqliteStore(config.store_path()))
         figures["pipeline_load_s"] = round(time.perf_counter() - start, 2)
-        speech = synthesise(SENTENCES[:2] if quick else SENTENCES, folder)
+        speech = synthesise(SENTENCES[:2] if quick else SENTENCES)
 
         _progress(f"per-model latency ({runs} runs after {WARMUP} warm-up calls) ...")
         rows, audio_models = bench_models(config, pipeline, speech, runs, _progress)

@@ -23,15 +23,15 @@ def main(argv: list[str] | None = None) -> int:
     demo.add_argument("--data", type=Path, default=DEFAULT_DATA, help="where the sample bag and demo memory go")
     demo.add_argument("--rate", type=float, default=4.0, help="replay speed factor")
 
-    bag = sub.add_parser("make-bag", help="write the sample patrol rosbag2 (MCAP)")
+    bag = sub.add_parser(
+        "make-bag", help="write the ten-minute sample patrol rosbag2 (MCAP) and its question set (OUT.questions.jsonl)"
+    )
     bag.add_argument("out", type=Path)
     bag.add_argument("--camera-hz", type=float, default=10.0)
     bag.add_argument("--raw", action="store_true", help="sensor_msgs/Image instead of CompressedImage")
+    bag.add_argument("--short", action="store_true", help="the 148 s patrol without signs or speech (fast tests)")
 
-    play = sub.add_parser("replay", help="play a rosbag2 into live topics")
-    play.add_argument("bag", type=Path)
-    play.add_argument("--rate", type=float, default=1.0, help="speed factor; 0 plays as fast as possible")
-    play.add_argument("--remap", action="append", default=[], metavar="FROM:=TO")
+    _add_replay_parser(sub)
 
     up = sub.add_parser("up", help="start the ingest and query nodes")
     up.add_argument("--store", required=True)
@@ -94,6 +94,16 @@ def main(argv: list[str] | None = None) -> int:
         "--quick", action="store_true", help="smoke run: 5 runs per model, two rooms of the patrol, two sentences"
     )
 
+    query = targets.add_parser(
+        "query", help="offline-planner latency and LLM-planner tokens per turn on memories of hours of robot time"
+    )
+    query.add_argument("--hours", type=_rates, default=[1.0, 8.0], metavar="H,H,...", help="memory sizes in hours")
+    query.add_argument("--camera-hz", type=float, default=2.0, help="camera rate of the simulated robot")
+    query.add_argument("--json", type=Path, default=None, metavar="PATH", help="also write the figures as JSON")
+    query.add_argument("--quick", action="store_true", help="smoke run: a 0.25 h memory only")
+    query.add_argument(
+        "--dense", action="store_true", help="keep every frame at the working rate (no blur, static or duplicate gate)"
+    )
     ros = targets.add_parser(
         "ros",
         help="the real nodes over DDS: publish-to-queryable latency, query round trip, camera rate steps "
@@ -112,6 +122,46 @@ def main(argv: list[str] | None = None) -> int:
     ros.add_argument("--json", type=Path, default=None, metavar="PATH", help="also write the figures as JSON")
     ros.add_argument("--quick", action="store_true", help="smoke run: 3 photos, 10 queries, 5 and 30 Hz for 5 s")
 
+    ev = sub.add_parser(
+        "eval", help="answer a bag's questions online (each as of its ask_at), score them, compare baselines"
+    )
+    ev.add_argument("--bag", type=Path, required=True, help="rosbag2 directory or file (MCAP or sqlite3)")
+    ev.add_argument("--questions", type=Path, required=True, help="questions JSONL")
+    ev.add_argument("--out", type=Path, required=True, help="answers JSONL to write")
+    ev.add_argument("--config", default="", help="YAML settings file (default: the cpu profile)")
+    ev.add_argument(
+        "--baseline",
+        action="append",
+        default=[],
+        choices=("uniform", "fixed30"),
+        help="also run a baseline: uniform (1 FPS, one embedding lookup, no agent) or fixed30 (30 s segments)",
+    )
+    ev.add_argument("--image-topic", default="/camera/image_raw", help="sensor_msgs/Image topic in the bag")
+    ev.add_argument(
+        "--compressed-topic", default="/camera/image_raw/compressed", help="sensor_msgs/CompressedImage topic"
+    )
+    ev.add_argument("--audio-topic", default="/audio", help="vidmem_ros/AudioChunk topic")
+    ev.add_argument("--odom-topic", default="/odom", help="Odometry, PoseStamped or PoseWithCovarianceStamped topic")
+    ev.add_argument("--report", type=Path, default=None, metavar="HTML", help="also write the HTML report")
+    ev.add_argument("--json", type=Path, default=None, metavar="PATH", help="scores JSON (default: OUT.scores.json)")
+    ev.add_argument("--quiet", action="store_true", help="no progress bar")
+
+    report = sub.add_parser("report", help="score answers to a bag's questions and write a self-contained HTML report")
+    report.add_argument("--store", type=Path, required=True, help="the memory store the answers came from")
+    report.add_argument("--questions", type=Path, required=True, help="questions JSONL (with ground truth)")
+    report.add_argument(
+        "--answers", type=Path, action="append", required=True, help="answers JSONL; repeat to compare systems"
+    )
+    report.add_argument("--out", type=Path, required=True, help="HTML file to write")
+    report.add_argument(
+        "--bag-start",
+        type=float,
+        default=None,
+        help="sensor time (s) of the bag's first message; default: the answers header's meta.bag_start",
+    )
+    report.add_argument("--json", type=Path, default=None, metavar="PATH", help="also write the scores as JSON")
+    report.add_argument("--max-thumbnails", type=int, default=200, help="keyframe images in the report at most")
+
     args = parser.parse_args(argv)
     from vidmem_ros.tools.launcher import use_package_dds_profile
 
@@ -126,30 +176,93 @@ def _demo(args: argparse.Namespace) -> int:
 
 
 def _make_bag(args: argparse.Namespace) -> int:
-    from vidmem_ros.tools.sample_bag import write_sample_bag
+    from vidmem_ros.tools.sample_bag import PATROL, SHORT_PATROL, questions_path, write_sample_bag
 
-    print(write_sample_bag(args.out, camera_hz=args.camera_hz, raw=args.raw))
+    scenario = SHORT_PATROL if args.short else PATROL
+    bag = write_sample_bag(args.out, camera_hz=args.camera_hz, raw=args.raw, scenario=scenario)
+    print(bag)
+    print(questions_path(bag))
     return 0
+
+
+def _add_replay_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    play = sub.add_parser(
+        "replay",
+        help="play a rosbag2 into live topics, like ros2 bag play",
+        description="Play a rosbag2 (MCAP or sqlite3) into live topics, like ros2 bag play; "
+        "a progress bar goes to stderr when it is a terminal. Put BAG first: --topics and --clock take "
+        "optional or several values.",
+    )
+    play.add_argument("bag", type=Path, metavar="BAG", help="rosbag2 directory, or a .mcap/.db3 file")
+    play.add_argument("--rate", type=_at_least_zero, default=1.0, help="speed factor; 0 plays as fast as possible")
+    play.add_argument(
+        "--start-offset",
+        type=_at_least_zero,
+        default=0.0,
+        metavar="SECONDS",
+        help="start this many seconds after the bag's first message (each loop starts there too)",
+    )
+    play.add_argument(
+        "--loop", action="store_true", help="play again and again until Ctrl-C; /clock keeps increasing across loops"
+    )
+    play.add_argument("--topics", nargs="+", default=None, metavar="TOPIC", help="play only these bag topics")
+    play.add_argument(
+        "--remap",
+        action="append",
+        type=_remap_rule,
+        default=[],
+        metavar="FROM:=TO",
+        help="publish bag topic FROM on TO (repeatable; /clock:=TO moves the clock)",
+    )
+    play.add_argument(
+        "--clock",
+        type=_above_zero,
+        nargs="?",
+        const=100.0,
+        default=None,
+        metavar="HZ",
+        help="publish rosgraph_msgs/Clock on /clock from the bag time at HZ (default 100), for use_sim_time nodes",
+    )
+    play.add_argument(
+        "--delay", type=_at_least_zero, default=0.0, metavar="SECONDS", help="wait before playing, for subscribers"
+    )
+    play.add_argument("--progress", action="store_true", help="show the progress bar even when stderr is no terminal")
+    play.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
 
 
 def _replay(args: argparse.Namespace) -> int:
-    import rclpy
+    from vidmem_ros.tools.replay import run_cli
 
-    from vidmem_ros.tools.replay import replay
+    signal.signal(signal.SIGTERM, _interrupt)  # a service manager's stop ends the play as Ctrl-C does
+    return run_cli(args)
 
-    remap = dict(item.split(":=", 1) for item in args.remap)
-    rclpy.init()
-    node = rclpy.create_node("vidmem_replay")
+
+def _remap_rule(text: str) -> tuple[str, str]:
+    source, sep, target = text.partition(":=")
+    if not (sep and source.strip() and target.strip()):
+        raise argparse.ArgumentTypeError(f"expected FROM:=TO, got {text!r}")
+    return source.strip(), target.strip()
+
+
+def _at_least_zero(text: str) -> float:
+    value = _number(text)
+    if not 0 <= value < float("inf"):  # also refuses nan
+        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {text!r}")
+    return value
+
+
+def _above_zero(text: str) -> float:
+    value = _number(text)
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a number > 0, got {text!r}")
+    return value
+
+
+def _number(text: str) -> float:
     try:
-        result = replay(node, args.bag, rate=args.rate, remap=remap)
-    finally:
-        node.destroy_node()
-        rclpy.shutdown()
-    for topic, reason in result.skipped_topics.items():
-        print(f"skipped {topic}: {reason}", file=sys.stderr)
-    for topic, count in sorted(result.published.items()):
-        print(f"{topic}: {count} messages")
-    return 0
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
 
 
 def _up(args: argparse.Namespace) -> int:
@@ -239,6 +352,11 @@ def _rates(text: str) -> list[float]:
 def _bench(args: argparse.Namespace) -> int:
     from vidmem_ros.tools.bench_memory import run_memory_bench
 
+    if args.target == "query":
+        from vidmem_ros.tools.bench_query import run_query_bench
+
+        run_query_bench([0.25] if args.quick else args.hours, args.camera_hz, args.json, args.dense)
+        return 0
     if args.target == "memory":
         run_memory_bench(
             hours=args.hours,
@@ -276,7 +394,49 @@ def _bench(args: argparse.Namespace) -> int:
     return 0
 
 
-_COMMANDS = {"demo": _demo, "make-bag": _make_bag, "replay": _replay, "up": _up, "ask": _ask, "bench": _bench}
+def _eval(args: argparse.Namespace) -> int:
+    from vidmem_ros.bag_reader import BagTopics
+    from vidmem_ros.config import load_config
+    from vidmem_ros.errors import ConfigError
+    from vidmem_ros.evaluation.command import run_eval
+
+    try:
+        config = load_config(args.config or None)
+    except ConfigError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    topics = BagTopics(args.image_topic, args.compressed_topic, args.audio_topic, args.odom_topic)
+    return run_eval(
+        args.bag,
+        args.questions,
+        args.out,
+        config,
+        topics=topics,
+        baselines=list(dict.fromkeys(args.baseline)),
+        report=args.report,
+        json_path=args.json,
+        quiet=args.quiet,
+    )
+
+
+def _report(args: argparse.Namespace) -> int:
+    from vidmem_ros.evaluation.command import run_report
+
+    return run_report(
+        args.store, args.questions, args.answers, args.out, args.bag_start, args.json, args.max_thumbnails
+    )
+
+
+_COMMANDS = {
+    "demo": _demo,
+    "make-bag": _make_bag,
+    "replay": _replay,
+    "up": _up,
+    "ask": _ask,
+    "bench": _bench,
+    "report": _report,
+    "eval": _eval,
+}
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from vidmem_ros.tools.launcher import NodeOptions, loopback_env, start_node, stop_processes
-from vidmem_ros.tools.sample_bag import CAMERA_TOPIC, START_STAMP, write_sample_bag
+from vidmem_ros.tools.sample_bag import CAMERA_TOPIC, PATROL, START_STAMP, questions_path, write_sample_bag
 
 
 @dataclass(frozen=True)
@@ -36,9 +36,12 @@ def run_demo(data_dir: Path, rate: float = 4.0) -> int:
     from vidmem_ros.tools.replay import replay
 
     bag = data_dir / "sample_patrol"
+    if bag.exists() and not questions_path(bag).exists():  # written by an older demo: the 148 s patrol
+        print(f"replacing the older, shorter sample patrol in {bag} ...", flush=True)
+        shutil.rmtree(bag)
     if not bag.exists():
-        print(f"building the sample patrol bag in {bag} ...", flush=True)
-        write_sample_bag(bag)
+        print(f"building the ten-minute sample patrol bag in {bag} (a minute or two) ...", flush=True)
+        write_sample_bag(bag, scenario=PATROL)
     store = data_dir / "demo" / "memory.db"
     shutil.rmtree(store.parent, ignore_errors=True)
     store.parent.mkdir(parents=True)

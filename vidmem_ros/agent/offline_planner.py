@@ -1,0 +1,376 @@
+"""The planner used when no language model is configured: rules from the parsed question.
+
+It drives the same tools through the same harness as a language model would,
+one short script per intent, and composes the answer from what the tools
+returned.  Weak or missing evidence gives an honest "not seen" with low
+confidence; a question it cannot parse becomes a plain memory search whose
+result is offered with low confidence, drilling down from period summaries to
+events to keyframes when the search finds nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+from datetime import datetime, timezone
+from typing import Any
+
+from vidmem_ros.agent.harness import AgentState, Observation, PlannerError
+from vidmem_ros.agent.question import Intent, Modality, ParsedQuestion, content_words
+from vidmem_ros.agent.tools import ANSWER_TOOL, Finding
+
+# Absence of a detection is weak evidence (detectors miss things): the confidence of "not seen".
+NOT_SEEN_CONFIDENCE = 0.3
+NEIGHBOUR_WINDOW_S = 300.0  # how far "before X" / "after X" looks
+Step = list[dict[str, Any]]
+Script = Generator[Step, list[Observation], None]
+
+
+class OfflinePlanner:
+    name = "offline"
+
+    def __init__(self, parsed: ParsedQuestion | None, span: tuple[float, float] | None) -> None:
+        self.parsed = parsed
+        self.span = span  # memory visible at the question's moment
+        self._script: Script | None = None
+        self._step: Step = []
+
+    # -- Planner protocol --------------------------------------------------------------
+
+    def start(self, state: AgentState) -> None:
+        self._script = self._run(state)
+        self._step = next(self._script)
+
+    def next_step(self, state: AgentState) -> Step:
+        return self._step
+
+    def repair(self, state: AgentState, error: str) -> Step:
+        raise PlannerError(f"the offline planner made an invalid step (a bug): {error}")
+
+    def observe(self, state: AgentState, observations: list[Observation]) -> None:
+        assert self._script is not None
+        self._step = self._script.send(observations)
+
+    # -- scripts -----------------------------------------------------------------------
+
+    def _run(self, state: AgentState) -> Script:
+        p = self.parsed
+        if self.span is None:
+            yield answer(f"I have no memory from that time, so I cannot say{_about(p)}.", 0.0, value=_empty_value(p))
+            return
+        if p is None:
+            yield from self._search(state)
+            return
+        scripts = {
+            Intent.ORDER: self._order,
+            Intent.BEFORE: self._neighbour,
+            Intent.AFTER: self._neighbour,
+            Intent.WHAT: self._what,
+            Intent.READ: self._read,
+            Intent.SAID: self._said,
+        }
+        script = scripts.get(p.intent)
+        if script is not None:
+            yield from script(state, p)
+        elif p.modality is Modality.SPEECH:
+            yield from self._heard(state, p)
+        else:
+            yield from self._occasions(state, p)
+
+    def _occasions(self, state: AgentState, p: ParsedQuestion) -> Script:
+        """Did / first / last / where / how many / how long, for a thing seen or words read."""
+        tool, key = ("find_text", "text") if p.modality is Modality.TEXT else ("find_object", "name")
+        state.plan(f"find every occasion of {p.target}", "compose the answer")
+        obs = (yield [call(tool, **{key: p.target}, **self._window(state, p))])[0]
+        found = [f for f in obs.result.findings if f.kind == "occasion"]
+        if "cannot recognise" in obs.result.note:
+            yield from self._unrecognised(state, p)
+            return
+        if not found:
+            yield self._not_seen(state, p, [f for f in obs.result.findings if f.kind == "weak"])
+            return
+        yield self._compose(state, p, found)
+
+    def _compose(self, state: AgentState, p: ParsedQuestion, found: list[Finding]) -> Step:
+        verb = "read" if p.modality is Modality.TEXT else "saw"
+        what = f'"{p.target}"' if p.modality is Modality.TEXT else p.target
+        first, last = found[0], found[-1]
+        confidence = max(f.score for f in found)
+        refs = _refs(found)
+        if p.modality is Modality.TEXT and p.intent in (Intent.FIRST, Intent.LAST, Intent.WHERE):
+            return self._read_at(state, p, first if p.intent is Intent.FIRST else last, confidence, refs)
+        if p.intent is Intent.FIRST:
+            ref = first.data.get("first_ref", first.ref)
+            return answer(f"I first {verb} {what} {self._when(state, first.stamp)}.", confidence, refs, ref, ref)
+        if p.intent is Intent.COUNT:
+            times = ", ".join(f"{f.stamp - state.t0:.0f} s" for f in found[:10])
+            text = f"I {verb} {what} on {_times(len(found))} (at {times} after my memory begins)."
+            return answer(text, confidence, refs, value=len(found))
+        if p.intent is Intent.DURATION:
+            total = sum(f.end - f.stamp for f in found)
+            text = f"I {verb} {what} for about {total:.0f} s in total, over {_times(len(found))}."
+            return answer(text, confidence, refs, value=round(total, 1))
+        ref = last.data.get("last_ref", last.ref)
+        when = self._when(state, last.end)
+        if p.intent is Intent.WHERE:
+            place = f"at x={last.pose.x:.1f} m, y={last.pose.y:.1f} m" if last.pose else "but I had no pose then"
+            return answer(f"I last {verb} {what} {place}, {when}.", confidence, refs, ref, ref)
+        if p.intent is Intent.LAST:
+            return answer(f"I last {verb} {what} {when}.", confidence, refs, ref, ref)
+        text = f"Yes, I {verb} {what} on {_times(len(found))}; most recently {when}."
+        return answer(text, confidence, refs, ref, ref, value=True)
+
+    def _read_at(
+        self, state: AgentState, p: ParsedQuestion, found: Finding, confidence: float, refs: list[str]
+    ) -> Step:
+        """A sign is read over a stretch of frames: answer with the middle of its clearest reads."""
+        ref = str(found.data.get("mid_ref", found.ref))
+        when = self._when(state, float(found.data.get("_mid", found.stamp)))
+        span = f"(read from {found.stamp - state.t0:.0f} s to {found.end - state.t0:.0f} s)"
+        order = "first " if p.intent is Intent.FIRST else ""
+        if p.intent is Intent.WHERE:
+            place = f"at x={found.pose.x:.1f} m, y={found.pose.y:.1f} m" if found.pose else "but I had no pose then"
+            return answer(f'I read "{p.target}" {place}, {when} {span}.', confidence, refs, ref, ref)
+        return answer(f'I {order}read "{p.target}" {when} {span}.', confidence, refs, ref, ref)
+
+    def _not_seen(self, state: AgentState, p: ParsedQuestion, weak: list[Finding]) -> Step:
+        verb = {"text": "read", "speech": "heard"}.get(p.modality.value, "seen")
+        what = f'"{p.target}"' if p.modality is not Modality.OBJECT else p.target
+        if weak:
+            best = weak[0]
+            text = f"I am not sure: the only sign of {what} is a weak detection {self._when(state, best.stamp)}."
+            return answer(text, NOT_SEEN_CONFIDENCE, [best.ref], value=_empty_value(p))
+        return answer(f"No, I have not {verb} {what}.", NOT_SEEN_CONFIDENCE, value=_empty_value(p))
+
+    def _unrecognised(self, state: AgentState, p: ParsedQuestion) -> Script:
+        """A word the detector has no label for: the words may still appear in captions, tags or text read."""
+        obs = (yield [call("search", query=p.target, sources=["moments", "events", "texts"])])[0]
+        hits = [f for f in obs.result.findings if _mentions(f, p.target)]
+        if hits:
+            text = (
+                f"My detector has no label for {p.target}, but memory mentions it {self._when(state, hits[0].stamp)}."
+            )
+            yield answer(
+                text, 0.4, _refs(hits), hits[0].ref, hits[0].ref, value=True if p.intent is Intent.DID else None
+            )
+            return
+        text = f"I cannot tell whether I saw {p.target}: my detector does not recognise it."
+        yield answer(text, 0.0)
+
+    def _heard(self, state: AgentState, p: ParsedQuestion) -> Script:
+        state.plan(f"find speech about {p.target}", "compose the answer")
+        obs = (yield [call("search_transcripts", query=p.target, **self._window(state, p))])[0]
+        lines = sorted(obs.result.findings, key=lambda f: f.stamp)
+        if not lines:
+            yield self._not_seen(state, p, [])
+            return
+        chosen = lines[0] if p.intent is Intent.FIRST else lines[-1]
+        quote = f'"{chosen.text}"'
+        when = self._when(state, chosen.stamp)
+        confidence = chosen.score * 0.95
+        if p.intent is Intent.COUNT:
+            yield answer(f"I heard it {_times(len(lines))}.", confidence, _refs(lines), value=len(lines))
+        elif p.intent is Intent.WHERE:
+            place = f"at x={chosen.pose.x:.1f} m, y={chosen.pose.y:.1f} m" if chosen.pose else "(no pose recorded)"
+            yield answer(
+                f"I was {place} when I heard {quote}, {when}.", confidence, _refs(lines), chosen.ref, chosen.ref
+            )
+        elif p.intent in (Intent.FIRST, Intent.LAST):
+            yield answer(f"I heard {quote} {when}.", confidence, _refs(lines), chosen.ref, chosen.ref)
+        else:
+            yield answer(f"Yes, I heard {quote} {when}.", confidence, _refs(lines), chosen.ref, value=True)
+
+    def _order(self, state: AgentState, p: ParsedQuestion) -> Script:
+        state.plan(f"find when I first saw {p.target}", f"find when I first saw {p.other}", "compare")
+        a, b = yield [call("find_object", name=p.target), call("find_object", name=p.other)]
+        first_a = next((f for f in a.result.findings if f.kind == "occasion"), None)
+        first_b = next((f for f in b.result.findings if f.kind == "occasion"), None)
+        missing = [name for name, f in ((p.target, first_a), (p.other, first_b)) if f is None]
+        if first_a is None or first_b is None:
+            yield answer(f"I cannot compare them: I have not seen {' or '.join(missing)}.", NOT_SEEN_CONFIDENCE)
+            return
+        relation = "before" if first_a.stamp < first_b.stamp else "after"
+        text = (
+            f"I first saw {p.target} {relation} {p.other}: {p.target} at {first_a.stamp - state.t0:.0f} s, "
+            f"{p.other} at {first_b.stamp - state.t0:.0f} s after my memory begins."
+        )
+        yield answer(text, min(first_a.score, first_b.score), [first_a.ref, first_b.ref], value=relation)
+
+    def _neighbour(self, state: AgentState, p: ParsedQuestion) -> Script:
+        """What was seen (or read) just before or just after the first occasion of something."""
+        after = p.intent is Intent.AFTER
+        state.plan(f"find when I first saw {p.other}", f"list what came {'after' if after else 'before'} it")
+        anchor_obs = (yield [call("find_object", name=p.other)])[0]
+        anchor = next((f for f in anchor_obs.result.findings if f.kind == "occasion"), None)
+        if anchor is None:
+            yield answer(f"I have not seen {p.other}, so I cannot say what came around it.", NOT_SEEN_CONFIDENCE)
+            return
+        what = "text" if p.modality is Modality.TEXT else "objects"
+        edge = anchor.end - state.t0 if after else anchor.stamp - state.t0
+        window = (
+            (edge + 0.01, edge + NEIGHBOUR_WINDOW_S) if after else (max(0.0, edge - NEIGHBOUR_WINDOW_S), edge - 0.01)
+        )
+        obs = (yield [call("timeline", start_t=window[0], end_t=window[1], what=[what], limit=50)])[0]
+        anchor_label = anchor.data.get("label", "")
+        others = [f for f in obs.result.findings if f.data.get("label", "") != anchor_label]
+        if not others:
+            where = "after" if after else "before"
+            yield answer(
+                f"I did not {'read' if what == 'text' else 'see'} anything {where} {p.other}.", 0.3, [anchor.ref]
+            )
+            return
+        nearest = others[0] if after else others[-1]
+        # Everything in view together with the nearest occasion, the most often seen first.
+        scene = sorted(
+            (f for f in others if f.stamp <= nearest.end and f.end >= nearest.stamp),
+            key=lambda f: -int(f.data.get("frames", 1)),
+        )
+        names = list(dict.fromkeys(str(f.data.get("label") or f.data.get("read") or f.text) for f in scene))
+        verb = "read" if what == "text" else "saw"
+        relation = "after" if after else "before"
+        listed = " and ".join(f'"{n}"' for n in names[:4])
+        text = f"Right {relation} {p.other}, I {verb} {listed} {self._when(state, nearest.stamp)}."
+        refs = [anchor.ref, *(f.ref for f in scene[:4])]
+        yield answer(text, nearest.score * 0.9, refs, nearest.ref, nearest.ref, value=names[0])
+
+    def _what(self, state: AgentState, p: ParsedQuestion) -> Script:
+        if p.now:
+            obs = (yield [call("recent_frames", limit=8)])[0]
+            labels = sorted({x for f in obs.result.findings for x in f.data.get("seen", [])})
+            texts = sorted({x for f in obs.result.findings for x in f.data.get("read", [])})
+            text = "In view now: " + (", ".join(labels) or "nothing my detector recognises")
+            text += f"; text: {', '.join(texts)}." if texts else "."
+            yield answer(text, 0.8, _refs(obs.result.findings[-3:]), value=", ".join(labels))
+            return
+        window = self._window(state, p)
+        obs = (yield [call("timeline", what=["objects", "text"], limit=50, **window)])[0]
+        found = obs.result.findings
+        if not found:
+            nav = (yield [call("navigate", ref="root")])[0]
+            summaries = [f.text for f in nav.result.findings if f.text]
+            yield answer(summaries[0] if summaries else "I recorded nothing I can name in that time.", 0.3)
+            return
+        seen = _counted([str(f.data.get("label")) for f in found if "label" in f.data])
+        read = _counted([f'"{f.data["read"]}"' for f in found if "read" in f.data])
+        parts = [f"I saw {seen}" if seen else "", f"I read {read}" if read else ""]
+        yield answer("; ".join(x for x in parts if x) + ".", 0.8, _refs(found))
+
+    def _read(self, state: AgentState, p: ParsedQuestion) -> Script:
+        obs = (yield [call("timeline", what=["text"], limit=50, **self._window(state, p))])[0]
+        found = obs.result.findings
+        if not found:
+            yield answer("I have not read any text.", NOT_SEEN_CONFIDENCE, value="")
+            return
+        latest = found[-1]
+        texts = _counted([f'"{f.data["read"]}"' for f in found])
+        text = f'I read {texts}; most recently "{latest.data["read"]}" {self._when(state, latest.stamp)}.'
+        yield answer(text, max(f.score for f in found), _refs(found), latest.ref, latest.ref, value=latest.data["read"])
+
+    def _said(self, state: AgentState, p: ParsedQuestion) -> Script:
+        obs = (yield [call("search_transcripts", query=p.target, limit=10, **self._window(state, p))])[0]
+        lines = sorted(obs.result.findings, key=lambda f: f.stamp)
+        if not lines:
+            about = f" about {p.target}" if p.target else ""
+            yield answer(f"I have not heard anything{about}.", NOT_SEEN_CONFIDENCE, value="")
+            return
+        best = max(lines, key=lambda f: (f.score, f.stamp))
+        if p.target:
+            text = f'I heard "{best.text}" {self._when(state, best.stamp)}.'
+        else:
+            text = "I heard: " + "; ".join(f'"{f.text}" at {f.stamp - state.t0:.0f} s' for f in lines[-5:]) + "."
+        yield answer(text, best.score * 0.95, _refs(lines), best.ref, best.ref, value=best.text)
+
+    def _search(self, state: AgentState) -> Script:
+        """A question outside the known phrasings: search its words; drill down from summaries if nothing matches."""
+        words = content_words(state.question)[:12]
+        state.plan("search memory for the question's words", "drill down from summaries", "compose")
+        if words:
+            obs = (yield [call("search", query=" ".join(words), limit=6)])[0]
+            hits = [f for f in obs.result.findings if f.score >= 0.3]
+            if hits:
+                lines = "; ".join(f"{f.ref} ({f.text[:80]})" for f in hits[:3])
+                text = f"I did not understand the question exactly; the closest things in memory are: {lines}."
+                yield answer(text, 0.2, _refs(hits))
+                return
+        nav = (yield [call("navigate", ref="root")])[0]
+        periods = [f for f in nav.result.findings if f.kind == "super_event"]
+        best = max(periods, key=lambda f: _overlap(words, f.text), default=None)
+        if best is not None and _overlap(words, best.text) > 0:
+            detail = (yield [call("navigate", ref=best.ref)])[0]
+            events = [f for f in detail.result.findings if f.kind == "event" and _overlap(words, f.text) > 0]
+            if events:
+                text = f"I did not understand the question exactly; the closest event in memory: {events[0].text}."
+                yield answer(text, 0.2, [best.ref, events[0].ref])
+                return
+        text = (
+            "I could not find anything in memory about that. I answer questions such as: did you see X, when did "
+            "you first / last see X, where did you see X, how many times, how long, what did you read or hear, "
+            "what did you see before or after X."
+        )
+        yield answer(text, 0.0)
+
+    # -- helpers -----------------------------------------------------------------------
+
+    def _window(self, state: AgentState, p: ParsedQuestion) -> dict[str, float]:
+        if p.window is None or self.span is None:
+            return {}
+        if p.window.anchor == "first":
+            return {"end_t": p.window.seconds}
+        now = (state.as_of if state.as_of is not None else self.span[1]) - state.t0
+        return {"start_t": max(0.0, now - p.window.seconds)}
+
+    @staticmethod
+    def _when(state: AgentState, stamp: float) -> str:
+        clock = datetime.fromtimestamp(stamp, tz=timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+        return f"at {clock} ({stamp - state.t0:.1f} s after my memory begins)"
+
+
+def call(tool: str, **args: Any) -> dict[str, Any]:
+    return {"tool": tool, "args": args}
+
+
+def answer(
+    text: str,
+    confidence: float,
+    evidence: list[str] | None = None,
+    time_ref: str | None = None,
+    place_ref: str | None = None,
+    value: bool | float | str | None = None,
+) -> Step:
+    args: dict[str, Any] = {"text": text, "confidence": round(min(1.0, max(0.0, confidence)), 3)}
+    args.update(evidence=(evidence or [])[:10], time_ref=time_ref, place_ref=place_ref, value=value)
+    return [{"tool": ANSWER_TOOL, "args": args}]
+
+
+def _refs(findings: list[Finding]) -> list[str]:
+    return list(dict.fromkeys(f.ref for f in findings))[:10]
+
+
+def _times(n: int) -> str:
+    return {1: "one occasion", 2: "two occasions"}.get(n, f"{n} separate occasions")
+
+
+def _counted(names: list[str]) -> str:
+    counts: dict[str, int] = {}
+    for name in names:
+        counts[name] = counts.get(name, 0) + 1
+    return ", ".join(name if n == 1 else f"{name} ({n} times)" for name, n in counts.items())
+
+
+def _mentions(finding: Finding, target: str) -> bool:
+    text = (finding.text + " " + " ".join(str(v) for v in finding.data.values())).lower()
+    return any(word in text for word in content_words(target))
+
+
+def _overlap(words: list[str], text: str) -> int:
+    lowered = text.lower()
+    return sum(w in lowered for w in words)
+
+
+def _about(p: ParsedQuestion | None) -> str:
+    return f" about {p.target or p.other}" if p is not None and (p.target or p.other) else ""
+
+
+def _empty_value(p: ParsedQuestion | None) -> bool | float | None:
+    if p is None:
+        return None
+    return {Intent.DID: False, Intent.COUNT: 0, Intent.DURATION: 0.0}.get(p.intent)

@@ -1,0 +1,119 @@
+"""Answers questions about memory: a planner drives the tools through the harness.
+
+The query node, the rosbag evaluator, the benchmarks and the tests all call
+``Reasoner.answer``.  The planner is the offline one unless ``query.planner``
+is ``llm``; when the language model fails and ``query.llm_fallback`` is set,
+the offline planner answers instead, and the trace says so.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+
+from vidmem_ros.agent.answer import Answer
+from vidmem_ros.agent.harness import Budget, Harness, Planner
+from vidmem_ros.agent.offline_planner import OfflinePlanner
+from vidmem_ros.agent.question import parse_question, validate_question
+from vidmem_ros.agent.tools import Perception, ToolContext
+from vidmem_ros.config import QueryConfig, VidmemConfig
+from vidmem_ros.errors import InputError
+from vidmem_ros.memory.store import SqliteStore
+from vidmem_ros.memory.vector_search import VectorSearch
+from vidmem_ros.perception.vocabulary import LabelMapper
+
+PlannerFactory = Callable[[str, ToolContext], Planner]
+
+
+class Reasoner:
+    def __init__(
+        self,
+        store: SqliteStore,
+        config: QueryConfig,
+        vocabulary: Sequence[str],
+        *,
+        detector_min_score: float = 0.3,
+        mapper: LabelMapper | None = None,
+        perception: Perception | None = None,
+        images: VectorSearch | None = None,
+        llm: PlannerFactory | None = None,
+    ) -> None:
+        self.store = store
+        self.config = config
+        self.vocabulary = tuple(vocabulary)
+        self.weak_score = min(detector_min_score, config.min_score)
+        self.mapper = mapper
+        self.perception = perception or Perception()
+        self.images = images
+        self.llm = llm  # builds the language-model planner for a question; None answers offline
+
+    def answer(self, question: str, as_of: float | None = None, max_turns: int = 0, timeout_s: float = 0.0) -> Answer:
+        try:
+            text = validate_question(question, self.config.max_question_chars)
+        except InputError as exc:
+            return Answer.failure(str(exc), {"question": question[:200], "as_of": as_of, "rejected": exc.reason})
+        ctx = self.context(as_of)
+        budget = Budget(max_turns or self.config.max_turns, timeout_s or self.config.timeout_s, self.config.max_tokens)
+        offline = OfflinePlanner(parse_question(text), self.store.time_span(as_of))
+        if self.llm is None or self.config.planner != "llm":
+            return self._trimmed(Harness(ctx, budget).run(offline, text))
+        answer = Harness(ctx, budget).run(self.llm(text, ctx), text)
+        if not answer.success and self.config.llm_fallback and "rejected" not in answer.trace:
+            fallback = Harness(ctx, replace(budget, timeout_s=max(2.0, budget.timeout_s / 2))).run(offline, text)
+            fallback.trace["fallback_from"] = answer.trace
+            fallback.trace["fallback_reason"] = answer.error
+            return self._trimmed(fallback)
+        return self._trimmed(answer)
+
+    def context(self, as_of: float | None) -> ToolContext:
+        span = self.store.time_span(None)
+        t0 = span[0] if span else (as_of or 0.0)
+        return ToolContext(
+            store=self.store,
+            as_of=as_of,
+            t0=t0,
+            vocabulary=self.vocabulary,
+            mapper=self.mapper,
+            min_score=self.config.min_score,
+            weak_score=self.weak_score,
+            occasion_gap_s=self.config.occasion_gap_s,
+            perception=self.perception,
+            images=self.images,
+        )
+
+    def _trimmed(self, answer: Answer) -> Answer:
+        answer.evidence = answer.evidence[: self.config.max_evidence]
+        if answer.value is not None:
+            answer.trace["value"] = answer.value
+        return answer
+
+
+def build_reasoner(config: VidmemConfig, store: SqliteStore) -> Reasoner:
+    """The reasoner a node or the evaluator uses: label mapping, lazily loaded inspection models, image index."""
+    from vidmem_ros.perception import registry
+
+    vocabulary = registry.detector_vocabulary(config.detector)
+    text_embedder = registry.build_text_embedder(config.text_embedder)
+    mapper = LabelMapper(text_embedder, vocabulary) if text_embedder is not None and vocabulary else None
+    loaders: dict[str, Callable[[], object]] = {
+        "detector": lambda: registry.build_detector(config.detector),
+        "ocr": lambda: registry.build_ocr(config.ocr),
+        "tagger": lambda: registry.build_tagger(config.tagger),
+        "captioner": lambda: registry.build_captioner(config.captioner),
+    }
+    images = VectorSearch(store, "moment_vectors", config.index) if config.embedder.backend != "none" else None
+    llm = None
+    if config.query.planner == "llm":
+        from vidmem_ros.agent.llm_planner import llm_planner_factory
+
+        llm = llm_planner_factory(config.query)
+    return Reasoner(
+        store,
+        config.query,
+        vocabulary,
+        detector_min_score=config.detector.min_score,
+        mapper=mapper,
+        perception=Perception(loader=lambda kind: loaders[kind]()),
+        images=images,
+        llm=llm,
+    )

@@ -1,0 +1,735 @@
+"""Tools the reasoner calls over memory and perception.
+
+Each tool has a strict argument schema (extra keys forbidden) and returns
+``Finding``s: compact records that carry a reference the answer can cite
+("moment/42", "event/7", "transcript/3", "text/9").  Times in arguments and
+results are seconds since memory began (``t``), which language models handle
+far better than epoch stamps.  Every tool honours the question's ``as_of``:
+nothing stamped after it is returned, and asking about a later time or a later
+reference is refused with an error the planner can read.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from difflib import SequenceMatcher
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from vidmem_ros.agent.labels import resolve_labels
+from vidmem_ros.errors import VidmemError
+from vidmem_ros.imaging import jpeg_to_rgb
+from vidmem_ros.memory.captions import EventCaptioner, EventFacts, event_labels, event_texts
+from vidmem_ros.memory.hierarchy import ROOT_KEY
+from vidmem_ros.memory.records import Event, Moment, Pose, SearchHit
+from vidmem_ros.memory.search import Place, search_memory
+from vidmem_ros.memory.store import SqliteStore
+from vidmem_ros.memory.vector_search import VectorSearch
+from vidmem_ros.perception.types import Detector, OcrEngine, Tagger
+from vidmem_ros.perception.vocabulary import LabelMapper
+
+REF = re.compile(r"^(moment|event|super_event|transcript|text)/(\d+)$|^root$")
+SOURCES = ("moments", "events", "summaries", "transcripts", "texts")
+_SOURCE_KINDS = {
+    "moments": ("moment",),
+    "events": ("event",),
+    "summaries": ("super_event",),
+    "transcripts": ("transcript",),
+    "texts": ("text",),
+}
+
+
+class ToolError(VidmemError):
+    """A call the tool refuses (a time after ``as_of``, an unknown reference); the planner sees the message."""
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One thing a tool found, citable by ``ref``."""
+
+    ref: str
+    kind: str  # moment | occasion | event | super_event | root | transcript | text | pose
+    stamp: float
+    end: float
+    text: str
+    score: float = 1.0
+    pose: Pose | None = None
+    data: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self, t0: float) -> dict[str, Any]:
+        out: dict[str, Any] = {"ref": self.ref, "t": round(self.stamp - t0, 1)}
+        if self.end > self.stamp:
+            out["t_end"] = round(self.end - t0, 1)
+        if self.text:
+            out["text"] = self.text
+        if self.score < 1.0:
+            out["score"] = round(self.score, 2)
+        if self.pose is not None:
+            out["xy"] = [round(self.pose.x, 1), round(self.pose.y, 1)]
+        out.update({k: v for k, v in self.data.items() if not k.startswith("_")})
+        return out
+
+
+@dataclass
+class ToolResult:
+    tool: str
+    findings: list[Finding] = field(default_factory=list)
+    note: str = ""
+    error: str = ""
+
+
+@dataclass
+class Perception:
+    """Models the inspection tools may run on stored frames; any may be missing.
+
+    With a ``loader``, a missing model is built on first use (the query node does
+    not pay for models no question needs), once.
+    """
+
+    detector: Detector | None = None
+    ocr: OcrEngine | None = None
+    tagger: Tagger | None = None
+    captioner: EventCaptioner | None = None
+    loader: Callable[[str], Any] | None = None
+    _tried: set[str] = field(default_factory=set)
+
+    def model(self, kind: str) -> Any:
+        """The detector, ocr, tagger or captioner, loading it if it can."""
+        current = getattr(self, kind)
+        if current is None and self.loader is not None and kind not in self._tried:
+            self._tried.add(kind)
+            current = self.loader(kind)
+            setattr(self, kind, current)
+        return current
+
+
+@dataclass
+class ToolContext:
+    store: SqliteStore
+    as_of: float | None
+    t0: float  # stamp of t = 0
+    vocabulary: tuple[str, ...] = ()
+    mapper: LabelMapper | None = None
+    min_score: float = 0.5  # detection score from which a sighting counts
+    weak_score: float = 0.3
+    occasion_gap_s: float = 12.0  # sightings further apart are separate occasions
+    perception: Perception = field(default_factory=Perception)
+    images: VectorSearch | None = None
+
+    @property
+    def upper(self) -> float:
+        return math.inf if self.as_of is None else self.as_of
+
+    def stamp(self, t: float | None, default: float) -> float:
+        return default if t is None else self.t0 + t
+
+    def window(self, start_t: float | None, end_t: float | None) -> tuple[float, float]:
+        """Absolute [lo, hi] for a range in t, clamped to ``as_of``; a range wholly after it is refused."""
+        lo = self.stamp(start_t, -math.inf)
+        hi = min(self.stamp(end_t, math.inf), self.upper)
+        if lo > self.upper:
+            raise ToolError(f"start_t={start_t} is after the question's moment; nothing after it can be read")
+        return lo, hi
+
+    def require_visible(self, stamp: float, what: str) -> None:
+        if stamp > self.upper:
+            raise ToolError(f"{what} is after the question's moment; nothing after it can be read")
+
+
+class _Args(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class _Range(_Args):
+    start_t: float | None = Field(None, description="only from this time (seconds since memory began)")
+    end_t: float | None = Field(None, description="only up to this time (seconds since memory began)")
+
+
+class Near(_Args):
+    x: float
+    y: float
+    radius: float = Field(3.0, gt=0.0, le=1000.0, description="metres")
+
+
+class SearchArgs(_Range):
+    query: str = Field("", max_length=300, description="words to look for; empty lists events newest first")
+    sources: list[Literal["moments", "events", "summaries", "transcripts", "texts"]] = Field(
+        default_factory=list, description="where to look; empty means everywhere"
+    )
+    near: Near | None = Field(None, description="only what was seen within radius metres of x, y")
+    similar_to: str | None = Field(None, pattern=r"^moment/\d+$", description="frames that look like this one")
+    limit: int = Field(8, ge=1, le=20)
+
+
+class FindObjectArgs(_Range):
+    name: str = Field(min_length=1, max_length=80, description="a thing the detector may have reported")
+
+
+class FindTextArgs(_Range):
+    text: str = Field(min_length=1, max_length=200, description="words read on a sign, label or screen")
+
+
+class TranscriptArgs(_Range):
+    query: str = Field("", max_length=300, description="words heard; empty lists everything said in the range")
+    limit: int = Field(8, ge=1, le=30)
+
+
+class NavigateArgs(_Args):
+    ref: str = Field(pattern=r"^(root|super_event/\d+|event/\d+)$", description="root, super_event/N or event/N")
+
+
+class NeighborsArgs(_Args):
+    event: str = Field(pattern=r"^event/\d+$")
+    kinds: list[str] = Field(default_factory=list, description="edge kinds to follow, e.g. before, causes")
+    depth: int = Field(1, ge=1, le=2)
+
+
+class InspectArgs(_Args):
+    refs: list[str] = Field(min_length=1, max_length=4, description="moment/N references of stored frames")
+    look_for: Literal["objects", "text", "scene"] = "objects"
+
+
+class RecentArgs(_Args):
+    limit: int = Field(8, ge=1, le=16)
+
+
+class PoseAtArgs(_Args):
+    t: float = Field(description="seconds since memory began")
+
+
+class WhenNearArgs(_Range):
+    x: float
+    y: float
+    radius: float = Field(3.0, gt=0.0, le=1000.0)
+
+
+class TimelineArgs(_Range):
+    what: list[Literal["objects", "text", "speech"]] = Field(
+        default_factory=list, description="what to list; empty means all three"
+    )
+    limit: int = Field(20, ge=1, le=50)
+
+
+class AnswerArgs(_Args):
+    text: str = Field(min_length=1, max_length=1500, description="the answer in one or two sentences")
+    confidence: float = Field(ge=0.0, le=1.0)
+    time_ref: str | None = Field(None, description="the reference whose time answers a 'when' question")
+    place_ref: str | None = Field(None, description="the reference whose pose answers a 'where' question")
+    evidence: list[str] = Field(default_factory=list, max_length=10, description="references the answer rests on")
+    value: bool | float | str | None = Field(
+        None, description="the answer as a value when it is yes/no, a count, a duration in seconds or a short name"
+    )
+
+
+# -- search ------------------------------------------------------------------------
+
+
+def search(ctx: ToolContext, args: SearchArgs) -> ToolResult:
+    lo, hi = ctx.window(args.start_t, args.end_t)
+    if args.similar_to:
+        return _similar(ctx, args, lo, hi)
+    kinds = [k for s in (args.sources or SOURCES) for k in _SOURCE_KINDS[s]]
+    place = Place(args.near.x, args.near.y, args.near.radius) if args.near else None
+    hits = search_memory(ctx.store, args.query, _finite(lo), _finite(hi), place, ctx.as_of, args.limit, kinds)
+    findings = [_hit_finding(h) for h in hits]
+    if not args.query.strip() and "summaries" in (args.sources or SOURCES) and place is None:
+        findings = _summaries(ctx, lo, hi)[: args.limit // 2] + findings
+    return ToolResult("search", findings[: args.limit], "" if findings else "nothing matched")
+
+
+def _similar(ctx: ToolContext, args: SearchArgs, lo: float, hi: float) -> ToolResult:
+    if ctx.images is None:
+        return ToolResult("search", error="image similarity needs an image index, which this memory has none of")
+    mid = _ref_id(args.similar_to or "")
+    vector = ctx.store.moment_vector(mid)
+    if vector is None:
+        return ToolResult("search", error=f"{args.similar_to} has no visual vector")
+    ctx.images.sync()
+    hits = ctx.images.search(vector, args.limit + 1, ctx.as_of)
+    found = [
+        Finding(f"moment/{h.id}", "moment", h.stamp, h.stamp, "looks similar", h.score)
+        for h in hits
+        if h.id != mid and lo <= h.stamp <= hi
+    ]
+    return ToolResult("search", found[: args.limit])
+
+
+def _summaries(ctx: ToolContext, lo: float, hi: float) -> list[Finding]:
+    return [
+        Finding(f"super_event/{s.id}", "super_event", s.start, s.end, s.summary)
+        for s in ctx.store.super_events(ctx.as_of)
+        if s.end >= lo and s.start <= hi
+    ]
+
+
+def _hit_finding(hit: SearchHit) -> Finding:
+    return Finding(f"{hit.kind}/{hit.ref}", hit.kind, hit.stamp, hit.end_stamp, hit.text, min(1.0, hit.score), hit.pose)
+
+
+# -- objects, text read, speech ------------------------------------------------------
+
+
+def find_object(ctx: ToolContext, args: FindObjectArgs) -> ToolResult:
+    labels = labels_for(ctx, args.name)
+    if not labels:
+        return ToolResult(
+            "find_object", note=f"the detector cannot recognise '{args.name}'; try search or inspect_frames"
+        )
+    lo, hi = ctx.window(args.start_t, args.end_t)
+    sightings = [s for s in ctx.store.sightings(labels, ctx.as_of, ctx.weak_score) if lo <= s.stamp <= hi]
+    strong = [s for s in sightings if s.score >= ctx.min_score]
+    runs = group_runs(strong, lambda s: s.stamp, ctx.occasion_gap_s)
+    findings = []
+    for run in runs:
+        best = max(run, key=lambda s: s.score)
+        frames = {s.moment_id: s.score for s in run}
+        findings.append(
+            Finding(
+                f"moment/{best.moment_id}",
+                "occasion",
+                run[0].stamp,
+                run[-1].stamp,
+                f"{best.label} in {len(frames)} frame(s), best score {best.score:.2f}",
+                noisy_or(list(frames.values())),
+                run[-1].pose,
+                {
+                    "label": best.label,
+                    "frames": len(frames),
+                    "first_ref": f"moment/{run[0].moment_id}",
+                    "last_ref": f"moment/{run[-1].moment_id}",
+                    "_first_pose": run[0].pose,
+                },
+            )
+        )
+    weak = len(sightings) - len(strong)
+    note = f"labels searched: {', '.join(labels)}" + (f"; {weak} weak detection(s) not counted" if weak else "")
+    if not strong and weak:
+        top = max(sightings, key=lambda s: s.score)
+        findings.append(
+            Finding(f"moment/{top.moment_id}", "weak", top.stamp, top.stamp, f"weak {top.label}", top.score, top.pose)
+        )
+    return ToolResult("find_object", findings, note)
+
+
+def labels_for(ctx: ToolContext, name: str) -> list[str]:
+    labels = resolve_labels(name, ctx.vocabulary)
+    if not labels and ctx.mapper is not None:
+        labels = ctx.mapper.map([name]).mapped.get(name, [])
+    return labels
+
+
+def find_text(ctx: ToolContext, args: FindTextArgs) -> ToolResult:
+    """Occasions the words were read.  Partial reads (a sign half out of frame) extend an occasion, but its
+    representative frame (``mid_ref``) is the middle of the best-matching reads, where the sign was whole."""
+    lo, hi = ctx.window(args.start_t, args.end_t)
+    candidates = ctx.store.search_text(args.text, limit=2000, as_of=ctx.as_of, kinds=("text",))
+    ids = {h.ref for h in candidates if lo <= h.stamp <= hi and text_match(args.text, h.text) >= 0.75}
+    findings = []
+    for run in group_runs(ctx.store.text_lines(sorted(ids)), lambda t: t.stamp, ctx.occasion_gap_s):
+        match = {t.id: text_match(args.text, t.text) for t in run}
+        best_match = max(match.values())
+        core = [t for t in run if match[t.id] >= best_match - 1e-6]
+        mid = core[len(core) // 2]
+        findings.append(
+            Finding(
+                f"moment/{mid.moment_id}",
+                "occasion",
+                run[0].stamp,
+                run[-1].stamp,
+                f'read "{mid.text}" in {len({t.moment_id for t in run})} frame(s)',
+                best_match,
+                mid.pose,
+                {
+                    "read": mid.text,
+                    "first_ref": f"moment/{core[0].moment_id}",
+                    "mid_ref": f"moment/{mid.moment_id}",
+                    "last_ref": f"moment/{core[-1].moment_id}",
+                    "_mid": mid.stamp,
+                },
+            )
+        )
+    return ToolResult("find_text", findings, "" if findings else f'nothing like "{args.text}" was read')
+
+
+def search_transcripts(ctx: ToolContext, args: TranscriptArgs) -> ToolResult:
+    lo, hi = ctx.window(args.start_t, args.end_t)
+    if args.query.strip():
+        hits = ctx.store.search_text(args.query, limit=100, as_of=ctx.as_of, kinds=("transcript",))
+        scored = [(words_covered(args.query, h.text), h) for h in hits if h.end_stamp >= lo and h.stamp <= hi]
+        findings = [
+            Finding(f"transcript/{h.ref}", "transcript", h.stamp, h.end_stamp, h.text, score)
+            for score, h in sorted(scored, key=lambda x: -x[0])
+            if score >= 0.5
+        ]
+    else:
+        lines = ctx.store.transcripts(lo, hi, ctx.as_of)
+        findings = [Finding(f"transcript/{t.id}", "transcript", t.start, t.end, t.text) for t in lines]
+    findings = [_with_pose(ctx, f) for f in findings[: args.limit]]
+    return ToolResult("search_transcripts", findings, "" if findings else "nothing heard matched")
+
+
+def timeline(ctx: ToolContext, args: TimelineArgs) -> ToolResult:
+    """What was seen, read and heard in a time range, as occasions in time order."""
+    lo, hi = ctx.window(args.start_t, args.end_t)
+    what = set(args.what or ("objects", "text", "speech"))
+    moments = ctx.store.moments(lo, hi, ctx.as_of, limit=20_000) if what & {"objects", "text"} else []
+    findings: list[Finding] = []
+    if "objects" in what:
+        seen = [(d.label, d.score, m) for m in moments for d in m.detections if d.score >= ctx.min_score]
+        findings += _occasions(seen, ctx.occasion_gap_s, "saw")
+    if "text" in what:
+        read = [(line.text, line.score, m) for m in moments for line in m.texts]
+        findings += _occasions(read, ctx.occasion_gap_s, "read")
+    if "speech" in what and math.isfinite(hi):
+        heard = ctx.store.transcripts(lo, hi, ctx.as_of)
+        findings += [
+            _with_pose(ctx, Finding(f"transcript/{t.id}", "transcript", t.start, t.end, t.text)) for t in heard
+        ]
+    elif "speech" in what:
+        heard = ctx.store.transcripts(lo, hi, ctx.as_of)
+        findings += [Finding(f"transcript/{t.id}", "transcript", t.start, t.end, t.text) for t in heard]
+    findings.sort(key=lambda f: f.stamp)
+    note = f"{len(findings) - args.limit} more not shown" if len(findings) > args.limit else ""
+    return ToolResult("timeline", findings[: args.limit], note or ("" if findings else "nothing in that range"))
+
+
+def _occasions(items: list[tuple[str, float, Moment]], gap_s: float, verb: str) -> list[Finding]:
+    """Per distinct label or text, runs of frames no more than ``gap_s`` apart."""
+    by_key: dict[str, list[tuple[str, float, Moment]]] = {}
+    for item in items:
+        by_key.setdefault(squash(item[0]) or item[0], []).append(item)
+    found = []
+    for group in by_key.values():
+        for run in group_runs(group, lambda x: x[2].stamp, gap_s):
+            name, score, best = max(run, key=lambda x: x[1])
+            first, last = run[0][2], run[-1][2]
+            found.append(
+                Finding(
+                    f"moment/{best.id}",
+                    "occasion",
+                    first.stamp,
+                    last.stamp,
+                    f'{verb} "{name}"' if verb == "read" else f"{verb} {name}",
+                    round(score, 3),
+                    last.pose,
+                    {
+                        "label" if verb == "saw" else "read": name,
+                        "frames": len({x[2].id for x in run}),
+                        "first_ref": f"moment/{first.id}",
+                        "last_ref": f"moment/{last.id}",
+                    },
+                )
+            )
+    return found
+
+
+# -- navigation ----------------------------------------------------------------------
+
+
+def navigate(ctx: ToolContext, args: NavigateArgs) -> ToolResult:
+    if args.ref == "root":
+        root = ctx.store.summary(ROOT_KEY)
+        children = _summaries(ctx, -math.inf, math.inf)
+        head = [Finding("root", "root", root[0], root[1], root[2])] if root and ctx.as_of is None else []
+        return ToolResult("navigate", head + children, "" if children else "memory has no closed periods yet")
+    kind, ident = args.ref.split("/")
+    if kind == "super_event":
+        periods = {s.id: s for s in ctx.store.super_events(ctx.as_of)}
+        if int(ident) not in periods:
+            raise ToolError(f"{args.ref} does not exist at the question's moment")
+        period = periods[int(ident)]
+        events = [e for e in ctx.store.events(period.start, period.end, ctx.as_of) if e.super_id == period.id]
+        summary = Finding(args.ref, "super_event", period.start, period.end, period.summary)
+        return ToolResult("navigate", [summary, *(event_finding(e) for e in events)])
+    event = visible_event(ctx, int(ident))
+    frames = [ctx.store.moment(k, with_payload=False) for k in event.keyframe_ids]
+    keyframes = [moment_finding(m, ctx.min_score) for m in frames if m is not None]
+    return ToolResult("navigate", [event_finding(event, detail=True), *keyframes])
+
+
+def neighbors(ctx: ToolContext, args: NeighborsArgs) -> ToolResult:
+    start = visible_event(ctx, _ref_id(args.event))
+    seen, frontier, findings = {start.id}, [start.id], []
+    for _ in range(args.depth):
+        step = []
+        for event_id in frontier:
+            for edge in ctx.store.edges(event_id, args.kinds):
+                other = edge.dst if edge.src == event_id else edge.src
+                event = ctx.store.event(other)
+                if other in seen or event is None or event.status != "closed" or event.end > ctx.upper:
+                    continue
+                seen.add(other)
+                step.append(other)
+                relation = edge.kind if edge.src == event_id else f"{edge.kind} (reversed)"
+                finding = event_finding(event)
+                findings.append(
+                    Finding(
+                        finding.ref,
+                        "event",
+                        event.start,
+                        event.end,
+                        finding.text,
+                        edge.confidence,
+                        event.start_pose,
+                        {"relation": relation, "from": f"event/{event_id}", "origin": edge.origin},
+                    )
+                )
+        frontier = step
+    return ToolResult("neighbors", findings, "" if findings else "no related events")
+
+
+def visible_event(ctx: ToolContext, event_id: int) -> Event:
+    event = ctx.store.event(event_id)
+    if event is None:
+        raise ToolError(f"event/{event_id} does not exist")
+    if event.status != "closed" or event.end > ctx.upper:
+        raise ToolError(f"event/{event_id} had not ended by the question's moment; nothing after it can be read")
+    return event
+
+
+def event_finding(event: Event, detail: bool = False) -> Finding:
+    data: dict[str, Any] = {}
+    if event.labels:
+        data["seen"] = event.labels[:8]
+    if event.texts:
+        data["read"] = event.texts[:5]
+    if event.transcript:
+        data["heard"] = event.transcript[: 5 if detail else 2]
+    if detail:
+        data.update(keyframes=[f"moment/{k}" for k in event.keyframe_ids], path_m=round(event.path_m, 1))
+        if event.change:
+            data["change"] = event.change
+    return Finding(f"event/{event.id}", "event", event.start, event.end, event.caption, 1.0, event.start_pose, data)
+
+
+def moment_finding(moment: Moment, min_score: float) -> Finding:
+    labels = sorted({d.label for d in moment.detections if d.score >= min_score})
+    data: dict[str, Any] = {}
+    if labels:
+        data["seen"] = labels
+    if moment.texts:
+        data["read"] = [t.text for t in moment.texts[:4]]
+    if moment.event_id is not None:
+        data["event"] = f"event/{moment.event_id}"
+    return Finding(f"moment/{moment.id}", "moment", moment.stamp, moment.stamp, "", 1.0, moment.pose, data)
+
+
+# -- inspection ----------------------------------------------------------------------
+
+
+def inspect_frames(ctx: ToolContext, args: InspectArgs) -> ToolResult:
+    findings, notes = [], []
+    for ref in args.refs:
+        if not ref.startswith("moment/"):
+            raise ToolError(f"{ref}: inspect_frames takes moment/N references")
+        moment = ctx.store.moment(_ref_id(ref), with_payload=True)
+        if moment is None:
+            notes.append(f"{ref} does not exist")
+            continue
+        ctx.require_visible(moment.stamp, ref)
+        findings.append(_inspect(ctx, moment, args.look_for, notes))
+    return ToolResult("inspect_frames", findings, "; ".join(notes))
+
+
+def _inspect(ctx: ToolContext, moment: Moment, look_for: str, notes: list[str]) -> Finding:
+    stored = moment_finding(moment, ctx.min_score)
+    p = ctx.perception
+    kinds = {"objects": ("detector",), "text": ("ocr",), "scene": ("tagger", "captioner")}[look_for]
+    kind, model = next(((k, m) for k in kinds if (m := p.model(k)) is not None), (kinds[0], None))
+    if moment.jpeg is None or model is None:
+        why = "its image was thinned by retention" if moment.jpeg is None else f"no {look_for} model is loaded"
+        notes.append(f"{stored.ref}: showing what was stored at ingest ({why})")
+        return stored
+    rgb = jpeg_to_rgb(moment.jpeg)
+    data = dict(stored.data)
+    if kind == "detector":
+        data["seen"] = [f"{d.label} {d.score:.2f}" for d in model.detect(rgb) if d.score >= ctx.weak_score]
+    elif kind == "ocr":
+        data["read"] = [line.text for line in model.read(rgb)]
+    elif kind == "tagger":
+        data["looks_like"] = [f"{t.label} {t.score:.2f}" for t in model.tag(rgb)[:5]]
+    else:
+        labels, texts = event_labels([moment], ctx.min_score), event_texts([moment])
+        data["caption"] = model.caption(EventFacts(moment.stamp, moment.stamp, labels, texts, [], [moment]), None).text
+    return Finding(stored.ref, "moment", moment.stamp, moment.stamp, "inspected", 1.0, moment.pose, data)
+
+
+def recent_frames(ctx: ToolContext, args: RecentArgs) -> ToolResult:
+    span = ctx.store.time_span(ctx.as_of)
+    if span is None:
+        return ToolResult("recent_frames", note="memory is empty")
+    moments = ctx.store.moments(span[1] - 120.0, span[1], ctx.as_of, limit=10_000)
+    step = max(1, len(moments) // args.limit)
+    chosen = moments[::-1][::step][: args.limit][::-1]
+    return ToolResult("recent_frames", [moment_finding(m, ctx.min_score) for m in chosen])
+
+
+# -- place ---------------------------------------------------------------------------
+
+
+def pose_at(ctx: ToolContext, args: PoseAtArgs) -> ToolResult:
+    stamp = ctx.stamp(args.t, 0.0)
+    ctx.require_visible(stamp, f"t={args.t}")
+    moments = [m for m in ctx.store.moments(stamp - 10.0, stamp + 10.0, ctx.as_of) if m.pose is not None]
+    if not moments:
+        return ToolResult("pose_at", note=f"no pose recorded within 10 s of t={args.t}")
+    nearest = min(moments, key=lambda m: abs(m.stamp - stamp))
+    return ToolResult("pose_at", [moment_finding(nearest, ctx.min_score)])
+
+
+def when_near(ctx: ToolContext, args: WhenNearArgs) -> ToolResult:
+    lo, hi = ctx.window(args.start_t, args.end_t)
+    moments = [m for m in ctx.store.moments_near(args.x, args.y, args.radius, ctx.as_of) if lo <= m.stamp <= hi]
+    runs = group_runs(moments, lambda m: m.stamp, ctx.occasion_gap_s)
+    findings = [
+        Finding(
+            f"moment/{run[0].id}", "occasion", run[0].stamp, run[-1].stamp, f"{len(run)} frame(s)", 1.0, run[0].pose
+        )
+        for run in runs
+    ]
+    return ToolResult("when_near", findings, "" if findings else "never within that radius")
+
+
+def _with_pose(ctx: ToolContext, finding: Finding) -> Finding:
+    nearby = [m for m in ctx.store.moments(finding.stamp - 5.0, finding.stamp + 5.0, ctx.as_of) if m.pose]
+    if not nearby:
+        return finding
+    pose = min(nearby, key=lambda m: abs(m.stamp - finding.stamp)).pose
+    return Finding(
+        finding.ref, finding.kind, finding.stamp, finding.end, finding.text, finding.score, pose, finding.data
+    )
+
+
+# -- helpers -------------------------------------------------------------------------
+
+
+def group_runs(items: Sequence[Any], stamp: Callable[[Any], float], gap_s: float) -> list[list[Any]]:
+    """Split time-ordered items into runs wherever consecutive stamps are more than ``gap_s`` apart."""
+    runs: list[list[Any]] = []
+    for item in sorted(items, key=stamp):
+        if runs and stamp(item) - stamp(runs[-1][-1]) <= gap_s:
+            runs[-1].append(item)
+        else:
+            runs.append([item])
+    return runs
+
+
+def noisy_or(scores: list[float]) -> float:
+    miss = 1.0
+    for score in sorted(scores, reverse=True)[:5]:
+        miss *= 1.0 - score
+    return round(min(0.99, 1.0 - miss), 3)
+
+
+def squash(text: str) -> str:
+    return re.sub(r"[^0-9a-z]+", "", text.lower())
+
+
+def text_match(wanted: str, read: str) -> float:
+    """How well words read match the words asked about: 1 when contained (spaces and case ignored)."""
+    a, b = squash(wanted), squash(read)
+    if not a or not b:
+        return 0.0
+    if a in b:
+        return 1.0
+    if len(b) >= 4 and b in a:
+        return len(b) / len(a)
+    best = SequenceMatcher(None, a, b).find_longest_match(0, len(a), 0, len(b)).size
+    return float(best / len(a)) if best >= 4 else 0.0
+
+
+def words_covered(query: str, text: str) -> float:
+    """Share of the query's content words (or their stems) that appear in ``text``."""
+    from vidmem_ros.agent.question import content_words
+
+    wanted = content_words(query)
+    if not wanted:
+        return 1.0
+    have = squash(text)
+    return sum(w[: max(4, len(w) - 2)] in have for w in wanted) / len(wanted)
+
+
+def _finite(value: float) -> float | None:
+    return value if math.isfinite(value) else None
+
+
+def _ref_id(ref: str) -> int:
+    return int(ref.split("/")[1])
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    name: str
+    description: str
+    args: type[_Args]
+    run: Callable[[ToolContext, Any], ToolResult]
+
+    def schema(self) -> dict[str, Any]:
+        """OpenAI function-calling description of this tool."""
+        return {
+            "type": "function",
+            "function": {
+                "name": self.name,
+                "description": self.description,
+                "parameters": self.args.model_json_schema(),
+            },
+        }
+
+
+TOOLS: dict[str, ToolSpec] = {
+    spec.name: spec
+    for spec in (
+        ToolSpec(
+            "search",
+            "Search memory by words, time range, place (near x, y) or visual similarity to a frame. Sources: "
+            "moments (detected objects), events (captions), summaries (periods), transcripts (speech), texts (signs).",
+            SearchArgs,
+            search,
+        ),
+        ToolSpec(
+            "find_object",
+            "Every occasion an object was detected, oldest first, with frames, score and where the robot was.",
+            FindObjectArgs,
+            find_object,
+        ),
+        ToolSpec("find_text", "Where and when words were read on signs, labels or screens.", FindTextArgs, find_text),
+        ToolSpec(
+            "search_transcripts",
+            "What was heard: speech transcripts matching words, or all in a range.",
+            TranscriptArgs,
+            search_transcripts,
+        ),
+        ToolSpec(
+            "navigate",
+            "Walk the memory hierarchy: root lists periods (super_event/N); a period lists its events; an event "
+            "shows its caption, what was seen, read and heard, and its keyframes.",
+            NavigateArgs,
+            navigate,
+        ),
+        ToolSpec("neighbors", "Events linked to an event by temporal or causal edges.", NeighborsArgs, neighbors),
+        ToolSpec(
+            "inspect_frames",
+            "Look again at stored frames with a model: objects (detector), text (OCR) or scene (tagger/captioner).",
+            InspectArgs,
+            inspect_frames,
+        ),
+        ToolSpec(
+            "timeline",
+            "What was seen, read and heard in a time range, as occasions in time order.",
+            TimelineArgs,
+            timeline,
+        ),
+        ToolSpec("recent_frames", "The latest frames: what is in view now.", RecentArgs, recent_frames),
+        ToolSpec("pose_at", "Where the robot was at time t.", PoseAtArgs, pose_at),
+        ToolSpec("when_near", "When the robot was within radius metres of x, y.", WhenNearArgs, when_near),
+    )
+}
+ANSWER_TOOL = "final_answer"
+ANSWER_DESCRIPTION = (
+    "Give the final answer. Cite references from tool results in evidence; set time_ref / place_ref to the "
+    "reference whose time or place answers a when / where question."
+)
