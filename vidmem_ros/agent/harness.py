@@ -328,7 +328,9 @@ class Harness:
         if kind == "moment":
             moment = self.ctx.store.moment(int(ident), with_payload=False)
             if moment is not None and moment.stamp <= self.ctx.upper:
-                return Finding(ref, "moment", moment.stamp, moment.stamp, "", 1.0, moment.pose)
+                seen = state.findings.get(ref)  # what a tool said about it, at the frame's own stamp and pose
+                text, score = (seen.text, seen.score) if seen else ("", 1.0)
+                return Finding(ref, "moment", moment.stamp, moment.stamp, text, score, moment.pose)
         if kind == "event":
             event = self.ctx.store.event(int(ident))
             if event is not None and event.end <= self.ctx.upper:

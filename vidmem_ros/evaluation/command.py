@@ -28,10 +28,12 @@ def run_report(
     bag_start: float | None = None,
     json_path: Path | None = None,
     max_thumbnails: int = 200,
-    stdout: TextIO = sys.stdout,
-    stderr: TextIO = sys.stderr,
+    stdout: TextIO | None = None,
+    stderr: TextIO | None = None,
 ) -> int:
     """Print the score table, write the report (and JSON); 0 on success, 1 when nothing could be reported."""
+    stdout = sys.stdout if stdout is None else stdout  # looked up per call: a redirect made after import counts
+    stderr = sys.stderr if stderr is None else stderr
     question_set = load_questions(questions_path)
     files = [read_answers(p) for p in answer_paths]
     grouped, duplicates = by_system(files)
@@ -115,13 +117,15 @@ def run_eval(
     report: Path | None = None,
     json_path: Path | None = None,
     quiet: bool = False,
-    stdout: TextIO = sys.stdout,
-    stderr: TextIO = sys.stderr,
+    stdout: TextIO | None = None,
+    stderr: TextIO | None = None,
 ) -> int:
     """``vidmem eval``: answers to ``out``, the score table when questions carry answers, optionally the report."""
     from vidmem_ros.evaluation.evaluator import evaluate
     from vidmem_ros.tools.progress import ProgressBar
 
+    stdout = sys.stdout if stdout is None else stdout  # looked up per call: a redirect made after import counts
+    stderr = sys.stderr if stderr is None else stderr
     question_set = load_questions(questions_path)
     if not question_set.questions:
         print(f"error: {questions_path} holds no valid question", file=stderr)
@@ -150,7 +154,8 @@ def run_eval(
         grouped = {s.system: {a.id: a for a in s.answers} for s in run.systems}
         scores = score_all(question_set.truth, grouped)
         summary = summarise(scores, [q.id for q in question_set.questions if q.id not in question_set.truth])
-        print(format_summary(summary), file=stdout)
+        if report is None:  # the report prints the same table
+            print(format_summary(summary), file=stdout)
         scores_path = json_path or out.with_suffix(".scores.json")
         write_summary_json(scores_path, summary, scores)
         print(f"scores: {scores_path}", file=stdout)

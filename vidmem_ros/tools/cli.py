@@ -21,7 +21,7 @@ def main(argv: list[str] | None = None) -> int:
 
     demo = sub.add_parser("demo", help="replay the sample patrol through the real nodes and ask it questions")
     demo.add_argument("--data", type=Path, default=DEFAULT_DATA, help="where the sample bag and demo memory go")
-    demo.add_argument("--rate", type=float, default=4.0, help="replay speed factor")
+    demo.add_argument("--rate", type=float, default=3.0, help="replay speed factor")
 
     bag = sub.add_parser(
         "make-bag", help="write the ten-minute sample patrol rosbag2 (MCAP) and its question set (OUT.questions.jsonl)"
@@ -94,6 +94,12 @@ def main(argv: list[str] | None = None) -> int:
         "--quick", action="store_true", help="smoke run: 5 runs per model, two rooms of the patrol, two sentences"
     )
 
+    evb = targets.add_parser(
+        "eval", help="the evaluator on the sample patrol with both baselines: real-time factor, latency, accuracy"
+    )
+    evb.add_argument("--camera-hz", type=float, default=10.0, help="camera rate of the sample patrol")
+    evb.add_argument("--json", type=Path, default=None, metavar="PATH", help="also write the scores as JSON")
+    evb.add_argument("--keep", type=Path, default=None, metavar="DIR", help="keep the bag, answers and memories here")
     query = targets.add_parser(
         "query", help="offline-planner latency and LLM-planner tokens per turn on memories of hours of robot time"
     )
@@ -352,6 +358,10 @@ def _rates(text: str) -> list[float]:
 def _bench(args: argparse.Namespace) -> int:
     from vidmem_ros.tools.bench_memory import run_memory_bench
 
+    if args.target == "eval":
+        from vidmem_ros.tools.bench_eval import run_eval_bench
+
+        return run_eval_bench(args.camera_hz, args.json, args.keep)
     if args.target == "query":
         from vidmem_ros.tools.bench_query import run_query_bench
 
