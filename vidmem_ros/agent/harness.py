@@ -328,7 +328,10 @@ class Harness:
         if kind == "moment":
             moment = self.ctx.store.moment(int(ident), with_payload=False)
             if moment is not None and moment.stamp <= self.ctx.upper:
-                seen = state.findings.get(ref)  # what a tool said about it, at the frame's own stamp and pose
+                # What a tool said about it (or about the occasion it belongs to), at its own stamp and pose.
+                seen = state.findings.get(ref) or next(
+                    (f for f in state.findings.values() if ref in f.data.values()), None
+                )
                 text, score = (seen.text, seen.score) if seen else ("", 1.0)
                 return Finding(ref, "moment", moment.stamp, moment.stamp, text, score, moment.pose)
         if kind == "event":
