@@ -1,9 +1,11 @@
 """Reading a rosbag2 (MCAP or sqlite3) as the library's records, without ROS installed.
 
 The bag evaluator feeds these records to the same ingestion code the ingest
-node runs.  Problems never stop the read: a topic of the wrong type is skipped
-with a message naming it, a message that does not decode is counted, and a
-truncated file ends the stream with a message saying how far it got.
+node runs.  A topic of the wrong type is skipped with a message naming it, a
+message that does not decode is counted, and damage found while reading ends
+the stream with a message saying how far it got.  An MCAP cut short has lost
+its footer, so rosbags cannot open it at all: that is an ``InputError`` naming
+the file.
 """
 
 from __future__ import annotations
@@ -117,7 +119,13 @@ class BagStream:
             roles[topic] = role
         if not {"image", "compressed"} & set(roles.values()):
             cameras = f"{self.topics.image} or {self.topics.compressed}"
-            self._problem(f"{self.path}: no camera topic ({cameras}); nothing will be seen, only heard")
+            images = [t for t, m in present.items() if m.startswith("sensor_msgs/msg/") and "Image" in m]
+            hint = (
+                f"; the bag's image topics: {', '.join(images)} (see --image-topic, --compressed-topic)"
+                if images
+                else ""
+            )
+            self._problem(f"{self.path}: no camera topic ({cameras}); nothing will be seen, only heard{hint}")
         if "pose" not in roles.values():
             self._problem(f"{self.path}: no pose topic {self.topics.pose}; answers will carry no place")
         return roles
