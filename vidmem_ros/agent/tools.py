@@ -384,17 +384,13 @@ def timeline(ctx: ToolContext, args: TimelineArgs) -> ToolResult:
     if "text" in what:
         read = [(line.text, line.score, m) for m in moments for line in m.texts]
         findings += _occasions(read, ctx.occasion_gap_s, "read")
-    if "speech" in what and math.isfinite(hi):
-        heard = ctx.store.transcripts(lo, hi, ctx.as_of)
-        findings += [
-            _with_pose(ctx, Finding(f"transcript/{t.id}", "transcript", t.start, t.end, t.text)) for t in heard
-        ]
-    elif "speech" in what:
+    if "speech" in what:
         heard = ctx.store.transcripts(lo, hi, ctx.as_of)
         findings += [Finding(f"transcript/{t.id}", "transcript", t.start, t.end, t.text) for t in heard]
     findings.sort(key=lambda f: f.stamp)
     note = f"{len(findings) - args.limit} more not shown" if len(findings) > args.limit else ""
-    return ToolResult("timeline", findings[: args.limit], note or ("" if findings else "nothing in that range"))
+    shown = [_with_pose(ctx, f) if f.kind == "transcript" else f for f in findings[: args.limit]]  # only those shown
+    return ToolResult("timeline", shown, note or ("" if findings else "nothing in that range"))
 
 
 def _occasions(items: list[tuple[str, float, Moment]], gap_s: float, verb: str) -> list[Finding]:

@@ -35,7 +35,7 @@ from typing import IO
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from vidmem_ros.evaluation.questions import validation_message
+from vidmem_ros.evaluation.questions import read_lines, validation_message
 
 Value = bool | int | float | str
 DEFAULT_SYSTEM = "system"
@@ -135,11 +135,10 @@ def write_answers(path: str | Path, answers: Iterable[AnswerLine], meta: Answers
 def read_answers(path: str | Path) -> AnswerFile:
     """Read an answers file; lines without a ``system`` take the header's (else the file's stem)."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        return AnswerFile(problems=[f"{path}: cannot read the answers file: {exc}"])
-    return parse_answers(text.splitlines(), str(path), default_system=path.stem)
+    lines, problem = read_lines(path, "answers")
+    if problem is not None:
+        return AnswerFile(problems=[problem])
+    return parse_answers(lines, str(path), default_system=path.stem)
 
 
 def parse_answers(lines: Iterable[str], source: str = "<answers>", default_system: str = DEFAULT_SYSTEM) -> AnswerFile:

@@ -142,14 +142,21 @@ class QuestionSet:
     problems: list[str] = field(default_factory=list)
 
 
+def read_lines(path: Path, what: str) -> tuple[list[str], str | None]:
+    """The lines of a UTF-8 file, or none and a problem naming the file when it cannot be read."""
+    try:
+        return path.read_text(encoding="utf-8").splitlines(), None
+    except (OSError, UnicodeDecodeError) as exc:
+        return [], f"{path}: cannot read the {what} file: {exc}"
+
+
 def load_questions(path: str | Path) -> QuestionSet:
     """Read a questions JSONL file; an unreadable file is one problem and no questions."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        return QuestionSet(problems=[f"{path}: cannot read the questions file: {exc}"])
-    return parse_questions(text.splitlines(), str(path))
+    lines, problem = read_lines(path, "questions")
+    if problem is not None:
+        return QuestionSet(problems=[problem])
+    return parse_questions(lines, str(path))
 
 
 def parse_questions(lines: Iterable[str], source: str = "<questions>") -> QuestionSet:
