@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import bisect
 import logging
-import math
 import threading
 import time
 from collections import Counter, deque
@@ -25,11 +24,12 @@ from typing import Protocol
 
 import numpy as np
 
-from vidmem_ros.config import AudioConfig, VidmemConfig
+from vidmem_ros.config import AudioConfig, IngestConfig, VidmemConfig
 from vidmem_ros.errors import InputError
 from vidmem_ros.memory.records import Transcript
 from vidmem_ros.perception.audio import SAMPLE_RATE, AudioChunkData, to_mono_16k
 from vidmem_ros.perception.types import SpeechRecognizer, SpeechSegment, VoiceActivityDetector
+from vidmem_ros.validation import StreamClock, ThrottledLog
 
 log = logging.getLogger(__name__)
 
@@ -107,6 +107,9 @@ class AudioPipeline:
     ) -> None:
         """``vad``/``asr`` default to the configured backends; ``background=False`` recognises inline (tests, replay)."""
         self.config = config.audio if isinstance(config, VidmemConfig) else config
+        ingest = config.ingest if isinstance(config, VidmemConfig) else IngestConfig()
+        self._clock = StreamClock(ingest.max_stamp_jump_s)  # a chunk stamped years ahead is refused
+        self._warnings = ThrottledLog(log)
         self._sink: Sink = sink if callable(sink) else sink.add_transcript
         self._vad, self._asr = self._backends(vad, asr)
         self._pad = self.config.speech_pad_ms * SAMPLE_RATE // 1000
@@ -147,12 +150,14 @@ class AudioPipeline:
             self._count("chunks")
             if not self.config.enabled:
                 return self._drop("disabled")
-            if not math.isfinite(chunk.stamp):
-                return self._drop("bad_stamp")
+            reason = self._clock.admit(chunk.stamp)
+            if reason:
+                self._warnings.warning(reason, f"dropped an audio chunk stamped {chunk.stamp!r}: {reason}")
+                return self._drop(reason)
             try:
                 audio = to_mono_16k(chunk)
             except InputError as exc:
-                log.warning("dropped audio chunk at %.3f: %s", chunk.stamp, exc)
+                self._warnings.warning(exc.reason, f"dropped audio chunk at {chunk.stamp:.3f}: {exc}")
                 return self._drop(exc.reason)
             self._follow_clock(chunk.stamp)
             self._append(chunk.stamp, audio)

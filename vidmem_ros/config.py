@@ -68,6 +68,27 @@ class IngestConfig(_Section):
         1.0, ge=0.0, le=60.0, description="A pose sample further than this from a frame's stamp is not attached to it"
     )
     stats_period_s: float = Field(1.0, gt=0.0, le=60.0, description="Period of memory_stats messages")
+    max_stamp_jump_s: float = Field(
+        60.0,
+        gt=0.0,
+        le=86400.0,
+        description="A frame, audio chunk or pose stamped further than this ahead of its stream is refused, unless "
+        "three in a row agree on the new time; one bad stamp cannot move memory's clock",
+    )
+    max_pixels: int = Field(
+        4096 * 3072,
+        ge=64 * 64,
+        le=1 << 28,
+        description="Frames with more pixels than this are downscaled as they are decoded, so one huge frame "
+        "cannot hold memory; compressed frames claiming 64 times more are refused",
+    )
+    queue_max_age_s: float = Field(
+        1.0,
+        gt=0.0,
+        le=60.0,
+        description="Frames waiting longer than this behind newer ones (in stream time) are dropped: a killed or "
+        "overloaded node loses at most this much of the stream",
+    )
     duplicate_min_ssim: float = Field(
         0.92,
         ge=0.0,

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from vidmem_ros.imaging import compressed_to_rgb, ensure_rgb, raw_to_rgb
+from vidmem_ros.imaging import compressed_to_rgb, ensure_rgb, raw_to_rgb, subsample_factor
 
 
 @dataclass(frozen=True)
@@ -18,8 +18,12 @@ class RawImage:
     step: int
     is_bigendian: bool = False
 
-    def decode(self) -> np.ndarray:
-        return raw_to_rgb(self.data, self.width, self.height, self.encoding, self.step, self.is_bigendian)
+    def decode(self, max_pixels: int | None = None) -> np.ndarray:
+        return raw_to_rgb(self.data, self.width, self.height, self.encoding, self.step, self.is_bigendian, max_pixels)
+
+    @property
+    def pixels(self) -> int:
+        return self.width * self.height
 
 
 @dataclass(frozen=True)
@@ -27,16 +31,19 @@ class CompressedImage:
     data: bytes | memoryview | np.ndarray
     format: str = ""
 
-    def decode(self) -> np.ndarray:
-        return compressed_to_rgb(self.data, self.format)
+    def decode(self, max_pixels: int | None = None) -> np.ndarray:
+        return compressed_to_rgb(self.data, self.format, max_pixels)
 
 
 @dataclass(frozen=True)
 class DecodedImage:
     rgb: np.ndarray
 
-    def decode(self) -> np.ndarray:
-        return ensure_rgb(self.rgb)
+    def decode(self, max_pixels: int | None = None) -> np.ndarray:
+        """Already decoded: downscaled when larger than ``max_pixels``."""
+        rgb = ensure_rgb(self.rgb)
+        k = subsample_factor(rgb.shape[1], rgb.shape[0], max_pixels)
+        return rgb if k == 1 else np.ascontiguousarray(rgb[::k, ::k])
 
 
 @dataclass(frozen=True)

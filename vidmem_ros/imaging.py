@@ -5,10 +5,14 @@ Everything inside the library is an RGB ``uint8`` array of shape (height, width,
 
 from __future__ import annotations
 
+import io
+import math
+import warnings
 from dataclasses import dataclass
 
 import cv2
 import numpy as np
+import PIL.Image
 
 from vidmem_ros.errors import InputError
 
@@ -44,11 +48,14 @@ def raw_to_rgb(
     encoding: str,
     step: int,
     is_bigendian: bool = False,
+    max_pixels: int | None = None,
 ) -> np.ndarray:
     """Convert the fields of a sensor_msgs/Image to an RGB array.
 
     Rows may be padded (``step`` larger than ``width * bytes per pixel``); 16-bit
-    data may be big- or little-endian and is reduced to its high byte.
+    data may be big- or little-endian and is reduced to its high byte.  Above
+    ``max_pixels`` every k-th row and column is taken straight from the buffer,
+    so a huge frame is never copied at full size.
     """
     layout = _LAYOUTS.get(encoding.lower())
     if layout is None:
@@ -64,9 +71,13 @@ def raw_to_rgb(
     buffer = np.frombuffer(data, dtype=np.uint8) if not isinstance(data, np.ndarray) else data.view(np.uint8).ravel()
     if buffer.size < step * (height - 1) + row_bytes:
         raise InputError("truncated", f"{buffer.size} bytes of data for {height} rows of step {step}")
-    rows = np.lib.stride_tricks.as_strided(buffer, shape=(height, row_bytes), strides=(step, 1))
+    k = subsample_factor(width, height, max_pixels)
+    pixel_bytes = layout.channels * item
+    rows = np.lib.stride_tricks.as_strided(
+        buffer, shape=(len(range(0, height, k)), width, pixel_bytes), strides=(step * k, pixel_bytes, 1)
+    )
     dtype = np.dtype(layout.dtype).newbyteorder(">" if is_bigendian else "<")
-    pixels = np.ascontiguousarray(rows).view(dtype).reshape(height, width, layout.channels)
+    pixels = np.ascontiguousarray(rows[:, ::k]).view(dtype).reshape(rows.shape[0], -1, layout.channels)
     if item == 2:
         pixels = np.right_shift(pixels, 8).astype(np.uint8)
     if layout.to_rgb is None:
@@ -74,12 +85,29 @@ def raw_to_rgb(
     return cv2.cvtColor(pixels, layout.to_rgb)
 
 
-def compressed_to_rgb(data: bytes | bytearray | memoryview | np.ndarray, fmt: str = "") -> np.ndarray:
-    """Decode a sensor_msgs/CompressedImage payload (JPEG, PNG, ...) to an RGB array."""
+def compressed_to_rgb(
+    data: bytes | bytearray | memoryview | np.ndarray, fmt: str = "", max_pixels: int | None = None
+) -> np.ndarray:
+    """Decode a sensor_msgs/CompressedImage payload (JPEG, PNG, ...) to an RGB array.
+
+    Above ``max_pixels`` (read from the header) the image is decoded at a
+    reduced size; one that claims over 64 times that is refused undecoded.
+    """
     buffer = np.frombuffer(data, dtype=np.uint8) if not isinstance(data, np.ndarray) else data.view(np.uint8).ravel()
     if buffer.size == 0:
         raise InputError("decode_error", f"empty compressed image (format {fmt!r})")
-    decoded = cv2.imdecode(buffer, cv2.IMREAD_UNCHANGED)
+    flags = cv2.IMREAD_UNCHANGED
+    size = _header_size(buffer) if max_pixels else None
+    if size is not None and max_pixels:
+        k = subsample_factor(*size, max_pixels)
+        if k > _MAX_REDUCTION:
+            raise InputError("oversized", f"compressed image claims {size[0]}x{size[1]} pixels")
+        if k > 1:
+            flags = _REDUCED_READS[next(f for f in sorted(_REDUCED_READS) if f >= k)]
+    try:
+        decoded = cv2.imdecode(buffer, flags)
+    except cv2.error as exc:  # e.g. a header claiming more pixels than OpenCV will allocate
+        raise InputError("decode_error", f"compressed image (format {fmt!r}) does not decode: {exc.msg}") from exc
     if decoded is None:
         raise InputError("decode_error", f"compressed image of {buffer.size} bytes (format {fmt!r}) does not decode")
     if decoded.dtype == np.uint16:
@@ -88,6 +116,35 @@ def compressed_to_rgb(data: bytes | bytearray | memoryview | np.ndarray, fmt: st
         return cv2.cvtColor(decoded, cv2.COLOR_GRAY2RGB)
     code = cv2.COLOR_BGRA2RGB if decoded.shape[2] == 4 else cv2.COLOR_BGR2RGB
     return cv2.cvtColor(decoded, code)
+
+
+# Decoding at 1/2, 1/4 or 1/8 of the size (JPEG decodes straight to it); beyond 8 the frame is refused.
+_REDUCED_READS = {2: cv2.IMREAD_REDUCED_COLOR_2, 4: cv2.IMREAD_REDUCED_COLOR_4, 8: cv2.IMREAD_REDUCED_COLOR_8}
+_MAX_REDUCTION = 8
+
+
+def subsample_factor(width: int, height: int, max_pixels: int | None) -> int:
+    """The smallest whole k such that taking every k-th row and column fits ``max_pixels``."""
+    if not max_pixels or width * height <= max_pixels:
+        return 1
+    k = max(2, math.ceil(math.sqrt(width * height / max_pixels)))
+    while math.ceil(width / k) * math.ceil(height / k) > max_pixels:
+        k += 1
+    return k
+
+
+def _header_size(buffer: np.ndarray) -> tuple[int, int] | None:
+    """Width and height from the image header alone, without decoding; None when unreadable."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", PIL.Image.DecompressionBombWarning)  # the caller decides on size
+            with PIL.Image.open(io.BytesIO(buffer.tobytes())) as image:
+                width, height = image.size
+    except PIL.Image.DecompressionBombError as exc:  # Pillow's own ceiling, about 179 million pixels
+        raise InputError("oversized", f"compressed image is too large to decode: {exc}") from exc
+    except (OSError, ValueError):
+        return None
+    return int(width), int(height)
 
 
 def rgb_to_jpeg(rgb: np.ndarray, quality: int = 90, max_width: int | None = None) -> bytes:

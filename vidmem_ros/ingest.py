@@ -16,25 +16,21 @@ import numpy as np
 
 from vidmem_ros.config import VidmemConfig
 from vidmem_ros.errors import InputError, StoreError
-from vidmem_ros.frames import FrameInput
+from vidmem_ros.frames import DecodedImage, FrameInput, RawImage
 from vidmem_ros.imaging import rgb_to_jpeg
 from vidmem_ros.memory.captions import EventCaptioner
 from vidmem_ros.memory.engine import MemoryEngine, Observation
-from vidmem_ros.memory.gates import RETRY_FRACTION, FrameGate
+from vidmem_ros.memory.gates import RATE_TOLERANCE, RETRY_FRACTION, FrameGate
 from vidmem_ros.memory.poses import PoseBuffer
-from vidmem_ros.memory.records import Moment, TextLine
+from vidmem_ros.memory.records import Moment, Pose, TextLine
 from vidmem_ros.memory.stats import IngestStats
 from vidmem_ros.memory.store import SqliteStore
 from vidmem_ros.perception.embedding import ImageEmbedder, TextEmbedder, colour_histogram
 from vidmem_ros.perception.ocr import ocr_wanted
 from vidmem_ros.perception.types import Detection, Detector, OcrEngine, Tagger
+from vidmem_ros.validation import CLOCK_RESET_S, StreamClock, ThrottledLog, checked_pose
 
 log = logging.getLogger(__name__)
-
-# A backwards jump of the sensor clock larger than this is a restarted source
-# (a looped or replayed bag), not a late frame: the gate starts over.
-CLOCK_RESET_S = 30.0
-
 
 # Detection boxes smaller than this (pixels per side) are too small to embed for entity matching.
 MIN_CROP_PX = 16
@@ -66,6 +62,11 @@ class IngestPipeline:
         self.gate = FrameGate(config.ingest)
         self.ocr_runs = 0
         self._last_stamp: float | None = None
+        # Memory's own latest stamp seeds the frame clock, so a restart is not fooled by a bad first stamp.
+        known = self.engine.latest_stamp if np.isfinite(self.engine.latest_stamp) else None
+        self.frame_clock = StreamClock(config.ingest.max_stamp_jump_s, now=known)
+        self.pose_clock = StreamClock(config.ingest.max_stamp_jump_s)
+        self.warnings = ThrottledLog(log)
 
     @classmethod
     def from_config(cls, config: VidmemConfig, store: SqliteStore) -> IngestPipeline:
@@ -98,9 +99,36 @@ class IngestPipeline:
             self.ocr.read(frame)
 
     def ingest(self, frame: FrameInput) -> Moment | None:
-        """Count a newly arrived frame and process it."""
+        """Count a newly arrived frame and, if its stamp is believable, process it."""
         self.stats.received()
+        if not self.admit(frame):
+            return None
         return self.process(frame)
+
+    def admit(self, frame: FrameInput) -> bool:
+        """Refuse (and count) a frame whose stamp is not finite or far ahead of the stream."""
+        reason = self.frame_clock.admit(frame.stamp)
+        if reason:
+            self.stats.dropped(reason)
+            self.warnings.warning(reason, f"refused a frame from {frame.source} stamped {frame.stamp!r}: {reason}")
+        return not reason
+
+    def add_pose(self, stamp: float, pose: Pose) -> bool:
+        """Take a pose sample if it is a real pose at a believable stamp; refusals are counted by reason."""
+        reason = self.pose_clock.admit(stamp)
+        if not reason:
+            try:
+                pose = checked_pose(pose)
+            except InputError as exc:
+                reason = exc.reason
+                self.warnings.warning(f"pose_{reason}", f"refused a pose stamped {stamp!r}: {exc.detail}")
+        else:
+            self.warnings.warning(f"pose_{reason}", f"refused a pose stamped {stamp!r}: {reason}")
+        if reason:
+            self.stats.dropped_input("pose", reason)
+            return False
+        self.poses.add(stamp, pose)
+        return True
 
     def process(self, frame: FrameInput) -> Moment | None:
         if not self.config.ingest.enabled:
@@ -110,9 +138,9 @@ class IngestPipeline:
         if reason:
             return self._drop(reason)
         try:
-            rgb = frame.image.decode()
+            rgb = frame.image.decode(self.config.ingest.max_pixels)
         except InputError as exc:
-            log.warning("dropped frame from %s at %.3f: %s", frame.source, frame.stamp, exc)
+            self.warnings.warning(exc.reason, f"dropped frame from {frame.source} at {frame.stamp:.3f}: {exc}")
             return self._drop(exc.reason)
         verdict = self.gate.check_image(frame.stamp, rgb)
         if not verdict.keep:
@@ -185,7 +213,12 @@ class IngestPipeline:
 
 
 class IngestWorker:
-    """Runs a pipeline on its own thread behind a bounded queue that drops the oldest frame when full."""
+    """Runs a pipeline on its own thread behind a bounded queue that drops the oldest frame when full.
+
+    The queue is bounded in count and in stream time (``ingest.queue_max_age_s``):
+    under overload the worker falls behind by at most that much, which is all a
+    killed process can lose.
+    """
 
     def __init__(self, pipeline: IngestPipeline, capacity: int) -> None:
         self.pipeline = pipeline
@@ -201,14 +234,23 @@ class IngestWorker:
 
     def submit(self, frame: FrameInput) -> None:
         self.pipeline.stats.received()
+        if not self.pipeline.admit(frame):
+            return
         if self._over_rate(frame.stamp):
             self.pipeline.stats.dropped("rate")
             return
+        small = self._shrink(frame)
+        if small is None:
+            return
+        max_age = self.pipeline.config.ingest.queue_max_age_s
         with self._cond:
             if len(self._queue) >= self.capacity:
                 self._queue.popleft()
                 self.pipeline.stats.dropped("queue_full")
-            self._queue.append(frame)
+            while self._queue and self._queue[0].stamp < small.stamp - max_age:
+                self._queue.popleft()
+                self.pipeline.stats.dropped("queue_stale")
+            self._queue.append(small)
             self._peak = max(self._peak, len(self._queue) + int(self._busy))
             self._cond.notify()
 
@@ -220,10 +262,22 @@ class IngestWorker:
         if not cfg.enabled:
             return False  # counted as "disabled" by the pipeline
         last = self._last_admitted
-        if last is not None and last <= stamp < last + RETRY_FRACTION / cfg.sample_fps:
+        if last is not None and last <= stamp < last + RETRY_FRACTION * (1 - RATE_TOLERANCE) / cfg.sample_fps:
             return True
         self._last_admitted = stamp
         return False
+
+    def _shrink(self, frame: FrameInput) -> FrameInput | None:
+        """Decode an oversized raw frame now, at a bounded size, so the queue never holds its full buffer."""
+        limit = self.pipeline.config.ingest.max_pixels
+        if not isinstance(frame.image, RawImage) or frame.image.pixels <= limit:
+            return frame
+        try:
+            return FrameInput(frame.stamp, frame.source, DecodedImage(frame.image.decode(limit)))
+        except InputError as exc:
+            self.pipeline.warnings.warning(exc.reason, f"dropped frame from {frame.source}: {exc}")
+            self.pipeline.stats.dropped(exc.reason)
+            return None
 
     def take_peak_depth(self) -> int:
         """The most frames waiting or in process at once since the previous call."""

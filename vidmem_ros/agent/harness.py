@@ -164,7 +164,10 @@ class Harness:
             log.warning("planner %s failed: %s", planner.name, exc)
             state.steps.append({"error": str(exc)})
             if state.findings:
-                return self._finish(state, self._forced(state, f"planner failure ({exc})"), planner)
+                # The error stays in the trace: an internal message is never the answer's text.
+                forced = self._forced(state, "planner failure")
+                forced.trace["error"] = str(exc)
+                return self._finish(state, forced, planner)
             return self._finish(state, Answer.failure(f"the {planner.name} planner failed: {exc}"), planner)
 
     # -- validation ------------------------------------------------------------------
@@ -341,19 +344,20 @@ class Harness:
         return None
 
     def _forced(self, state: AgentState, why: str) -> Answer:
-        """Out of budget: report the best evidence found so far, with modest confidence."""
+        """Out of budget, or the planner failed: report the best evidence found so far, with modest confidence."""
         best = sorted(state.findings.values(), key=lambda f: -f.score)[:3]
+        stopped = "I could not finish working this out" if why == "planner failure" else f"I ran out of {why}"
         if not best:
             return Answer(
                 success=True,
-                text=f"I could not find an answer before the {why} ran out, and found no evidence.",
+                text=f"{stopped} before finding an answer, and found no evidence.",
                 confidence=0.0,
                 trace={"forced": why},
             )
         lines = "; ".join(f"{f.text or f.kind} at t={f.stamp - state.t0:.0f} s ({f.ref})" for f in best)
         return Answer(
             success=True,
-            text=f"I ran out of {why} before finishing. The best evidence I found: {lines}.",
+            text=f"{stopped} before finishing. The best evidence I found: {lines}.",
             confidence=round(min(0.3, best[0].score), 3),
             evidence=[evidence_item(f) for f in best],
             trace={"forced": why},

@@ -14,9 +14,10 @@ from collections.abc import Generator
 from datetime import datetime, timezone
 from typing import Any
 
+from vidmem_ros.agent.fitting import fit_to_schema
 from vidmem_ros.agent.harness import AgentState, Observation, PlannerError
 from vidmem_ros.agent.question import Intent, Modality, ParsedQuestion, content_words
-from vidmem_ros.agent.tools import ANSWER_TOOL, Finding
+from vidmem_ros.agent.tools import ANSWER_TOOL, TOOLS, AnswerArgs, Finding
 
 # Absence of a detection is weak evidence (detectors miss things): the confidence of "not seen".
 NOT_SEEN_CONFIDENCE = 0.3
@@ -325,7 +326,7 @@ class OfflinePlanner:
 
 
 def call(tool: str, **args: Any) -> dict[str, Any]:
-    return {"tool": tool, "args": args}
+    return {"tool": tool, "args": fit_to_schema(TOOLS[tool].args, args)}
 
 
 def answer(
@@ -337,8 +338,8 @@ def answer(
     value: bool | float | str | None = None,
 ) -> Step:
     args: dict[str, Any] = {"text": text, "confidence": round(min(1.0, max(0.0, confidence)), 3)}
-    args.update(evidence=(evidence or [])[:10], time_ref=time_ref, place_ref=place_ref, value=value)
-    return [{"tool": ANSWER_TOOL, "args": args}]
+    args.update(evidence=evidence or [], time_ref=time_ref, place_ref=place_ref, value=value)
+    return [{"tool": ANSWER_TOOL, "args": fit_to_schema(AnswerArgs, args, prose=frozenset({"text"}))}]
 
 
 def _refs(findings: list[Finding]) -> list[str]:

@@ -33,6 +33,7 @@ from vidmem_ros.memory.store import SqliteStore, insert_moment, insert_texts, in
 from vidmem_ros.memory.vector_search import VectorSearch
 from vidmem_ros.perception.embedding import TextEmbedder
 from vidmem_ros.perception.types import Detection, Tag
+from vidmem_ros.validation import CLOCK_RESET_S
 
 log = logging.getLogger(__name__)
 
@@ -92,8 +93,7 @@ class MemoryEngine:
         self.recovered_events = self.archive.recover()
         self._forget_generation = store.get_meta("forget_generation")
         self.images.sync()
-        span = store.time_span()
-        self.latest_stamp = span[1] if span else -np.inf
+        self.latest_stamp = settled_latest_stamp(store, config.ingest.max_stamp_jump_s)
         self._next_retention = -np.inf
 
     # -- writing -------------------------------------------------------------------
@@ -154,7 +154,7 @@ class MemoryEngine:
                 moment.stamp, InView(moment.id, moment.stamp, moment.event_id, labels), new_event=bool(reason)
             )
             self.counts["short_term_evicted_events"] += len(evicted)
-            self.latest_stamp = max(self.latest_stamp, moment.stamp)
+            self.latest_stamp = follow_clock(self.latest_stamp, moment.stamp)
             self._maybe_run_retention()
             return moment
 
@@ -247,9 +247,8 @@ class MemoryEngine:
             return report
 
     def _maybe_run_retention(self) -> None:
-        if self.latest_stamp < self._next_retention:
-            return
-        self._next_retention = self.latest_stamp + self.config.retention.period_s
+        """A full pass once per period of sensor time; between passes, the disk budget's cheap check."""
+        period = self.config.retention.period_s
         try:
             self.run_retention()
         except StoreError as exc:  # retention can wait for the next pass; the frame is already safe
@@ -268,3 +267,19 @@ class MemoryEngine:
     def search_image(self, vector: np.ndarray, k: int = 10, as_of: float | None = None) -> list[SearchHit]:
         hits = self.images.search(vector, k, as_of)
         return [SearchHit("moment", h.id, h.stamp, h.stamp, h.score) for h in hits]
+
+
+def follow_clock(latest: float, stamp: float) -> float:
+    """Memory's "now": the newest stamp, except that a restarted source (a replayed bag) takes the clock back."""
+    return stamp if stamp > latest or stamp < latest - CLOCK_RESET_S else latest
+
+
+def settled_latest_stamp(store: SqliteStore, max_jump_s: float, agreeing: int = 3) -> float:
+    """The newest stamp that others agree with: a lone frame stamped far ahead of the rest (written before
+    intake refused such stamps) must not make every older frame look aged."""
+    with store.read() as db:
+        stamps = [float(r[0]) for r in db.execute("SELECT stamp FROM moments ORDER BY stamp DESC LIMIT 32")]
+    for stamp in stamps:
+        if sum(1 for s in stamps if stamp - max_jump_s <= s <= stamp) >= min(agreeing, len(stamps)):
+            return stamp
+    return stamps[0] if stamps else -np.inf

@@ -29,6 +29,9 @@ _SSIM_C2 = (0.03 * 255) ** 2
 _HUE_BINS = 36
 # After a rejected frame, the next one is tried this fraction of a working interval later.
 RETRY_FRACTION = 0.25
+# A frame up to this fraction of a working interval early still counts as on time: camera stamps
+# jitter, and 0.2 s between two stamps often computes as 0.19999981.
+RATE_TOLERANCE = 0.1
 
 
 def grey_thumbnail(rgb: np.ndarray, width: int) -> np.ndarray:
@@ -93,6 +96,7 @@ class FrameGate:
         self._last_kept_stamp: float | None = None
         self._last_kept_grey: np.ndarray | None = None
         self._next_try = -float("inf")
+        self._due = -float("inf")  # when the next frame may be kept
 
     @property
     def interval(self) -> float:
@@ -103,7 +107,8 @@ class FrameGate:
         last = self._last_kept_stamp
         if last is not None and stamp < last:
             return "stamp_backwards"
-        if (last is not None and stamp - last < self.interval) or stamp < self._next_try:
+        early = self.interval * RATE_TOLERANCE
+        if stamp < self._due - early or stamp < self._next_try - early * RETRY_FRACTION:
             return "rate"
         return ""
 
@@ -126,10 +131,18 @@ class FrameGate:
                     return GateVerdict(False, "duplicate", sharp)
         self._last_kept_stamp = stamp
         self._last_kept_grey = grey
+        self._schedule_next(stamp)
         return GateVerdict(True, "", sharp, keyframe_quality(sharp, rgb, cfg.quality_hue_weight), grey)
+
+    def _schedule_next(self, kept: float) -> None:
+        """Keep frames on a grid of working intervals, so frames early by jitter are kept and the rate cannot
+        drift up: on time, the next slot follows the last one; late (a gap), the grid restarts at the kept frame."""
+        on_grid = abs(kept - self._due) <= self.interval * RATE_TOLERANCE
+        self._due = (self._due if on_grid else kept) + self.interval
 
     def reset(self) -> None:
         """Forget the reference frame, e.g. after a jump in time."""
         self._last_kept_stamp = None
         self._last_kept_grey = None
         self._next_try = -float("inf")
+        self._due = -float("inf")

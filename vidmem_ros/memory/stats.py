@@ -15,6 +15,7 @@ class StatsSnapshot:
     dropped: dict[str, int] = field(default_factory=dict)
     rejected_queries: int = 0
     rate_hz: float = 0.0
+    refused: dict[str, int] = field(default_factory=dict)  # other inputs (poses), as "<stream>_<reason>"
 
     @property
     def dropped_total(self) -> int:
@@ -27,6 +28,7 @@ class IngestStats:
         self._received = 0
         self._kept = 0
         self._dropped: Counter[str] = Counter()
+        self._refused: Counter[str] = Counter()
         self._rejected_queries = 0
         self._rate_mark = (time.monotonic(), 0)
 
@@ -42,6 +44,11 @@ class IngestStats:
         with self._lock:
             self._dropped[reason] += 1
 
+    def dropped_input(self, stream: str, reason: str) -> None:
+        """A message of another stream than frames (poses) refused at intake."""
+        with self._lock:
+            self._refused[f"{stream}_{reason}"] += 1
+
     def rejected_query(self) -> None:
         with self._lock:
             self._rejected_queries += 1
@@ -53,4 +60,6 @@ class IngestStats:
             then, count = self._rate_mark
             rate = (self._received - count) / (now - then) if now > then else 0.0
             self._rate_mark = (now, self._received)
-            return StatsSnapshot(self._received, self._kept, dict(self._dropped), self._rejected_queries, rate)
+            return StatsSnapshot(
+                self._received, self._kept, dict(self._dropped), self._rejected_queries, rate, dict(self._refused)
+            )
