@@ -43,15 +43,22 @@ def test_a_real_jump_is_followed_once_consecutive_stamps_agree() -> None:
     clock = StreamClock(max_ahead_s=60.0, confirmations=3)
     clock.admit(T0)
     later = T0 + 3600  # the robot was paused for an hour
-    assert [clock.admit(later + i * 0.1) for i in range(4)] == ["stamp_ahead", "stamp_ahead", "", ""]
-    assert clock.now == later + 0.3
+    assert [clock.admit(later + i * 0.5) for i in range(4)] == ["stamp_ahead", "stamp_ahead", "", ""]
+    assert clock.now == later + 1.5
+
+
+def test_a_repeated_garbage_stamp_never_confirms_itself() -> None:
+    clock = StreamClock(max_ahead_s=60.0, confirmations=3)
+    clock.admit(T0)
+    assert {clock.admit(YEAR_2038) for _ in range(10)} == {"stamp_ahead"}
+    assert clock.now == T0
 
 
 def test_scattered_outliers_never_confirm_each_other() -> None:
     clock = StreamClock(max_ahead_s=60.0, confirmations=2)
     clock.admit(T0)
-    assert clock.admit(T0 + 1e6) == "stamp_ahead"
-    assert clock.admit(T0 + 5e8) == "stamp_ahead"  # far from the first outlier: not the same new time
+    for outlier in (T0 + 1e6, T0 + 5e8, T0 + 1e6 + 2):  # each far from the one before: no new time
+        assert clock.admit(outlier) == "stamp_ahead"
     assert clock.now == T0
 
 
@@ -61,9 +68,17 @@ def test_stamps_that_are_not_times_are_refused(stamp: float) -> None:
     assert clock.admit(stamp) == "bad_stamp" and clock.now == T0
 
 
-def test_a_replayed_bag_takes_the_clock_back() -> None:
+def test_a_replayed_bag_takes_the_clock_back_once_its_stamps_agree() -> None:
     clock = StreamClock(max_ahead_s=60.0, now=T0 + 600)
-    assert clock.admit(T0) == "" and clock.now == T0
+    assert clock.admit(T0 + 599) == "" and clock.now == T0 + 600  # a late message
+    assert [clock.admit(T0 + i * 0.5) for i in range(4)] == ["stamp_behind", "stamp_behind", "", ""]
+    assert clock.now == T0 + 1.5
+
+
+def test_one_stamp_far_behind_is_refused_and_the_clock_stays() -> None:
+    clock = StreamClock(max_ahead_s=60.0, now=T0)
+    assert clock.admit(0.0) == "stamp_behind"  # a driver that forgot to stamp
+    assert clock.admit(T0 + 0.1) == "" and clock.now == T0 + 0.1
 
 
 # -- poses ----------------------------------------------------------------------------------

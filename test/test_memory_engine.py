@@ -222,8 +222,8 @@ def test_a_forget_by_another_process_is_followed_by_the_ingesting_engine(tmp_pat
     for i, name in enumerate(["coffee", "chelsea", "coffee", "chelsea"]):
         assert pipeline.ingest(FrameInput(100.0 + 10 * i, "/cam", DecodedImage(photos[name]))) is not None
     other = SqliteStore(path)  # as the query node's forget service would
-    forget(EventArchive(other, config, ComposedCaptioner()), 95.0, 160.0)
-    later = pipeline.ingest(FrameInput(175.0, "/cam", DecodedImage(photos["astronaut"])))
+    forget(EventArchive(other, config, ComposedCaptioner()), 95.0, 132.0)
+    later = pipeline.ingest(FrameInput(138.0, "/cam", DecodedImage(photos["astronaut"])))
     assert later is not None and pipeline.store.moment_count() == 1
     assert [f.moment_id for f in pipeline.engine.in_view()] == [later.id]
     query = ColorLayoutEmbedder().embed(photos["chelsea"])

@@ -69,9 +69,13 @@ def test_every_drop_has_a_reason_and_bad_frames_do_not_stop_ingestion(config: Vi
 
 
 def test_a_clock_that_jumps_back_restarts_the_gate(config: VidmemConfig, photos) -> None:  # type: ignore[no-untyped-def]
+    """A bag replayed from its start: once a second of stamps agrees on the earlier time, frames are kept again."""
     pipeline = IngestPipeline(config, SqliteStore(config.store_path()), None)
     assert pipeline.ingest(FrameInput(1000.0, "/cam", DecodedImage(photos["coffee"]))) is not None
-    assert pipeline.ingest(FrameInput(10.0, "/cam", DecodedImage(photos["chelsea"]))) is not None
+    for stamp in (10.0, 10.5):
+        assert pipeline.ingest(FrameInput(stamp, "/cam", DecodedImage(photos["chelsea"]))) is None
+    assert pipeline.stats.snapshot().dropped == {"stamp_behind": 2}
+    assert pipeline.ingest(FrameInput(11.0, "/cam", DecodedImage(photos["chelsea"]))) is not None
 
 
 def test_worker_queue_is_bounded_and_drops_the_oldest(config: VidmemConfig, photos) -> None:  # type: ignore[no-untyped-def]

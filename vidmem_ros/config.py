@@ -69,11 +69,12 @@ class IngestConfig(_Section):
     )
     stats_period_s: float = Field(1.0, gt=0.0, le=60.0, description="Period of memory_stats messages")
     max_stamp_jump_s: float = Field(
-        60.0,
+        10.0,
         gt=0.0,
         le=86400.0,
-        description="A frame, audio chunk or pose stamped further than this ahead of its stream is refused, unless "
-        "three in a row agree on the new time; one bad stamp cannot move memory's clock",
+        description="A frame, audio chunk or pose stamped further than this (plus the wall time since the last one) "
+        "ahead of its stream is refused, unless stamps over a second agree on the new time; one bad stamp cannot "
+        "move memory's clock",
     )
     max_pixels: int = Field(
         4096 * 3072,

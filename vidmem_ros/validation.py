@@ -24,6 +24,9 @@ QUATERNION_NORM_TOLERANCE = 0.1
 # A backwards jump of the sensor clock larger than this is a restarted source (a looped or replayed
 # bag), not a late message: the stream's clock starts over from it.
 CLOCK_RESET_S = 30.0
+# A new time is believed once this much of it has passed in agreeing stamps: a real source's stamps
+# advance, a stuck or garbage one repeats itself.
+CONFIRM_SPAN_S = 1.0
 
 
 def checked_pose(pose: Pose) -> Pose:
@@ -48,16 +51,17 @@ class StreamClock:
 
     A stamp more than ``max_ahead_s`` ahead of the stream, beyond the wall
     time that passed since the stream's last stamp (a live robot that paused),
-    is refused unless ``confirmations`` stamps in a row agree on the new time
-    (the source really jumped: a gap in a bag).  A large backwards jump
-    restarts the clock, as a replayed bag does.
+    or more than ``CLOCK_RESET_S`` behind it, is refused unless
+    ``confirmations`` stamps in a row, rising over ``CONFIRM_SPAN_S``, agree on
+    the new time: the source really jumped (a gap in a bag, a bag replayed
+    from its start).
     """
 
     def __init__(self, max_ahead_s: float, confirmations: int = 3, now: float | None = None) -> None:
         self.max_ahead_s = max_ahead_s
         self.confirmations = confirmations
         self.now = now
-        self._ahead: list[float] = []
+        self._jump: list[float] = []
         self._arrived = time.monotonic()  # wall time at which ``now`` arrived
 
     def admit(self, stamp: float) -> str:
@@ -65,20 +69,22 @@ class StreamClock:
         if not math.isfinite(stamp) or stamp < 0:
             return "bad_stamp"
         now, arrived = self.now, time.monotonic()
-        allowed = self.max_ahead_s + (arrived - self._arrived)
-        if now is not None and stamp > now + allowed and not self._confirmed(stamp):
-            return "stamp_ahead"
-        self._ahead.clear()
+        if now is not None:
+            ahead = stamp > now + self.max_ahead_s + (arrived - self._arrived)
+            behind = stamp < now - CLOCK_RESET_S
+            if (ahead or behind) and not self._confirmed(stamp):
+                return "stamp_ahead" if ahead else "stamp_behind"
+        self._jump.clear()
         if now is None or stamp > now or stamp < now - CLOCK_RESET_S:
             self.now, self._arrived = stamp, arrived
         return ""
 
     def _confirmed(self, stamp: float) -> bool:
-        """True once enough consecutive far-ahead stamps agree with each other."""
-        if self._ahead and not 0 <= stamp - self._ahead[-1] <= self.max_ahead_s:
-            self._ahead.clear()
-        self._ahead.append(stamp)
-        return len(self._ahead) >= self.confirmations
+        """True once enough consecutive far-off stamps, each a little after the last, agree on a new time."""
+        if self._jump and not 0 < stamp - self._jump[-1] <= self.max_ahead_s:
+            self._jump.clear()
+        self._jump.append(stamp)
+        return len(self._jump) >= self.confirmations and stamp - self._jump[0] >= CONFIRM_SPAN_S
 
 
 class ThrottledLog:
