@@ -81,7 +81,7 @@ class BagIngest:
 
     def _feed(self, record: BagRecord) -> None:
         if record.pose is not None:
-            self.pipeline.poses.add(*record.pose)
+            self.pipeline.add_pose(*record.pose)
         elif record.frame is not None:
             self.pipeline.ingest(record.frame)
         elif record.audio is not None and self.audio is not None:
