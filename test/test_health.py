@@ -22,3 +22,9 @@ def test_losing_frames_or_nearing_the_budget_warns() -> None:
 def test_a_store_that_refuses_writes_is_an_error() -> None:
     health = assess(snap(), snap(store_error=1, queue_full=2), used_bytes=10, max_disk_bytes=100)
     assert health.level == ERROR and "store" in health.message
+
+
+def test_quarantined_events_warn_until_repaired() -> None:
+    health = assess(snap(), snap(), used_bytes=10, max_disk_bytes=100, quarantined=2)
+    assert health.level == WARN and "2 event(s) quarantined" in health.message and "vidmem doctor" in health.message
+    assert assess(snap(), snap(), used_bytes=10, max_disk_bytes=100, quarantined=0).level == OK

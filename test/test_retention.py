@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 
 import cv2
@@ -110,6 +111,26 @@ def test_disk_budget_evicts_ordinary_frames_before_keyframes(store: SqliteStore)
         keyframes = db.execute("SELECT COUNT(*) FROM moments WHERE keyframe = 1").fetchone()[0]
     assert keyframes_kept == keyframes
     assert store.integrity_ok()
+
+
+def test_disk_budget_takes_only_the_excess_and_waits_for_a_reader_holding_the_wal(store: SqliteStore) -> None:
+    assert store.checkpoint()
+    budget = store.used_bytes() / 0.95  # just past the high mark
+    cfg = config(max_disk_mb=budget / 1e6)
+    retention = Retention(store, cfg)
+    store.set_meta("touched", "1")  # a commit in the WAL that the reader's snapshot includes
+    reader = sqlite3.connect(f"file:{store.path}?mode=ro", uri=True, isolation_level=None)
+    reader.execute("BEGIN")
+    reader.execute("SELECT COUNT(*) FROM payloads").fetchone()
+    assert retention.hold_disk_budget().evicted_payloads == 0, "evicting cannot shrink a WAL a reader holds"
+    reader.execute("COMMIT")
+    reader.close()
+    report = retention.hold_disk_budget()
+    low = budget * (cfg.disk_high_mark - cfg.disk_hysteresis)
+    assert report.evicted_payloads > 0
+    # Freed pages match payload bytes to within a page or so per payload.
+    assert abs(store.used_bytes() - low) < 0.01 * budget, "evicted the excess and the hysteresis, no more"
+    assert not retention.hold_disk_budget().changed, "below the high mark a check does nothing"
 
 
 def test_ram_budget_drops_the_least_valuable_vectors(store: SqliteStore) -> None:

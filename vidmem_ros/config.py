@@ -188,7 +188,13 @@ class ArchiveConfig(_Section):
 
 
 class RetentionConfig(_Section):
-    period_s: float = Field(60.0, gt=0.0, le=86400.0, description="Sensor time between two retention passes")
+    period_s: float = Field(
+        60.0,
+        gt=0.0,
+        le=86400.0,
+        description="Sensor time between two passes of the tiers and the RAM budget; the disk budget is checked "
+        "after every kept frame",
+    )
     mid_after_s: float = Field(3600.0, gt=0.0, description="Frames older than this move to the mid tier")
     mid_min_gap_s: float = Field(20.0, ge=0.0, description="Spacing of frame payloads kept in the mid tier")
     mid_max_side: int = Field(768, ge=32, le=8192, description="Longest side of mid-tier JPEGs (px)")
@@ -198,7 +204,23 @@ class RetentionConfig(_Section):
     long_max_side: int = Field(512, ge=32, le=8192, description="Longest side of long-tier JPEGs (px)")
     long_jpeg_quality: int = Field(45, ge=10, le=100, description="JPEG quality of long-tier frames")
     max_disk_mb: float = Field(
-        4096.0, ge=0.0, description="Hard disk budget of the store; least valuable payloads go first (0: none)"
+        4096.0,
+        ge=0.0,
+        description="Hard budget of the store's files (database, WAL and shared memory); least valuable payloads "
+        "go first (0: none)",
+    )
+    disk_high_mark: float = Field(
+        0.9,
+        gt=0.5,
+        le=1.0,
+        description="Share of max_disk_mb that, once crossed after a write, checkpoints the store and evicts payloads",
+    )
+    disk_hysteresis: float = Field(
+        0.1,
+        ge=0.01,
+        le=0.4,
+        description="Share of max_disk_mb freed below the high mark when evicting, so eviction runs once per that "
+        "much writing rather than every frame",
     )
     max_ram_mb: float = Field(
         512.0, ge=0.0, description="Budget for in-RAM vectors; the least valuable are dropped beyond it (0: none)"

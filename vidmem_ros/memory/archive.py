@@ -3,7 +3,9 @@
 An event row exists from its first frame on and is updated in the same
 transaction as each moment, so a killed process leaves open events that the
 next start closes from their committed moments: nothing is lost but the
-frames in flight.
+frames in flight.  An event whose records cannot be closed (bad data, not a
+store that refuses writes) is quarantined: marked, logged and counted, so that
+ingestion and start-up go on without it; ``vidmem doctor`` repairs and retries it.
 """
 
 from __future__ import annotations
@@ -18,14 +20,28 @@ from dataclasses import replace
 import numpy as np
 
 from vidmem_ros.config import VidmemConfig
+from vidmem_ros.errors import StoreError
 from vidmem_ros.memory import graph, hierarchy
 from vidmem_ros.memory.captions import Caption, EventCaptioner, EventFacts, event_labels, event_tags, event_texts
 from vidmem_ros.memory.records import Edge, Event, Moment, TextLine, Transcript
 from vidmem_ros.memory.schema import POSE_COLUMNS as _POSE_COLS
-from vidmem_ros.memory.store import EVENT_SQL, SqliteStore, add_document, event_from, pose_values, vector_blob
+from vidmem_ros.memory.store import (
+    EVENT_SQL,
+    SqliteStore,
+    add_document,
+    event_from,
+    json_list,
+    pose_from,
+    pose_values,
+    vector_blob,
+)
 from vidmem_ros.perception.embedding import TextEmbedder
 
 log = logging.getLogger(__name__)
+
+QUARANTINED = "quarantined"  # the status of an event that could not be closed
+QUARANTINE_COUNTER = "quarantined_events"  # durable: how many events were ever quarantined
+_EVENT_POSES_SQL = ", ".join([f"start_{c}" for c in _POSE_COLS] + [f"end_{c}" for c in _POSE_COLS])
 
 
 class EventArchive:
@@ -49,19 +65,18 @@ class EventArchive:
 
     def extend(self, db: sqlite3.Connection, event_id: int, moment: Moment) -> None:
         """Grow an open event by one committed moment, tracking where the robot went."""
-        row = db.execute(
-            "SELECT end_px, end_py, end_pz, start_pose_frame FROM events WHERE id = ?", (event_id,)
-        ).fetchone()
+        row = db.execute(f"SELECT {_EVENT_POSES_SQL} FROM events WHERE id = ?", (event_id,)).fetchone()
+        start, end = pose_from(row[:8]), pose_from(row[8:])
         step = 0.0
         pose = moment.pose
-        if pose is not None and row[0] is not None:
-            step = math.dist((row[0], row[1], row[2]), (pose.x, pose.y, pose.z))
+        if pose is not None and end is not None:
+            step = math.dist((end.x, end.y, end.z), (pose.x, pose.y, pose.z))
         sets = "end = MAX(end, ?), frame_count = frame_count + 1, path_m = path_m + ?"
         args: list[object] = [moment.stamp, step]
         if pose is not None:
             sets += ", " + ", ".join(f"end_{c} = ?" for c in _POSE_COLS)
             args += pose_values(pose)
-            if row[3] is None:
+            if start is None:
                 sets += ", " + ", ".join(f"start_{c} = ?" for c in _POSE_COLS)
                 args += pose_values(pose)
         db.execute(f"UPDATE events SET {sets} WHERE id = ?", (*args, event_id))
@@ -69,6 +84,9 @@ class EventArchive:
     def close(self, db: sqlite3.Connection, event_id: int, caption: Caption | None = None) -> Event:
         """Turn an open event into its archived form: keyframes, caption, change, document, edges, tiers above."""
         event, caption, previous = self.summarise(db, event_id, caption=caption)
+        if not (math.isfinite(event.start) and math.isfinite(event.end)):
+            # Archived, it would overlap every span asked about and age nothing; quarantined, a repair can fix it.
+            raise ValueError(f"event {event_id} has a moment with no real time (spans {event.start} to {event.end})")
         if previous is not None:
             graph.connect(
                 db, Edge(previous.id, event_id, "before", 1.0, "auto", f"gap {event.start - previous.end:.1f} s")
@@ -81,12 +99,57 @@ class EventArchive:
         hierarchy.attach_to_super_event(db, event, self.config.archive, self.config.segment)
         return event
 
+    def close_or_quarantine(
+        self, db: sqlite3.Connection, event_id: int, caption: Caption | None = None
+    ) -> Event | None:
+        """Close an event, or quarantine it when its records cannot be closed; None then.
+
+        Only the event's own writes are undone (a savepoint), so the caller's transaction goes on.
+        A store that refuses the write (full disk, lock, corrupt file) still raises.
+        """
+        db.execute("SAVEPOINT closing")
+        try:
+            event = self.close(db, event_id, caption)
+        except Exception as exc:
+            if _refused_by_store(exc) or not db.in_transaction:
+                raise
+            db.execute("ROLLBACK TO closing")
+            db.execute("RELEASE closing")
+            self._quarantine(db, event_id, exc)
+            return None
+        db.execute("RELEASE closing")
+        return event
+
+    def _quarantine(self, db: sqlite3.Connection, event_id: int, exc: Exception) -> None:
+        """Mark, log and count an event that cannot be closed; once, however often it is retried."""
+        marked = db.execute(
+            "UPDATE events SET status = ? WHERE id = ? AND status != ?", (QUARANTINED, event_id, QUARANTINED)
+        ).rowcount
+        if marked:
+            self.store.bump_counter(QUARANTINE_COUNTER)
+            log.error(
+                "event %d could not be closed and is quarantined; memory goes on without it "
+                "(`vidmem doctor --store %s --repair` retries it): %s: %s",
+                event_id,
+                self.store.path,
+                type(exc).__name__,
+                exc,
+                exc_info=exc,
+            )
+        else:
+            log.warning(
+                "event %d (quarantined already, or gone) still cannot be closed: %s: %s",
+                event_id,
+                type(exc).__name__,
+                exc,
+            )
+
     def resummarise(self, db: sqlite3.Connection, event_id: int, keep_caption: bool = False) -> Event | None:
         """Rewrite a closed event after its moments changed (forget, graph patch), keeping counters and tiers right."""
         row = db.execute("SELECT labels, status, super_id, caption FROM events WHERE id = ?", (event_id,)).fetchone()
         if row is None or row[1] != "closed":
             return None
-        hierarchy.count_event_labels(db, json.loads(row[0]), by=-1)
+        hierarchy.count_event_labels(db, json_list(row[0]), by=-1)
         event, _, previous = self.summarise(db, event_id, caption_text=row[3] if keep_caption else None)
         hierarchy.count_event_labels(db, event.labels)
         if previous is not None:
@@ -126,7 +189,7 @@ class EventArchive:
         if caption_text:  # words a planner or captioner gave this event through a patch
             caption = Caption(caption_text, caption.change, caption.relations)
         keyframes = choose_keyframes(moments, self.config.archive.keyframes_per_event)
-        _write_pose_track(db, event_id, moments)
+        write_pose_track(db, event_id, moments)
         db.execute("UPDATE moments SET keyframe = 0 WHERE event_id = ?", (event_id,))
         db.executemany("UPDATE moments SET keyframe = 1 WHERE id = ?", [(k,) for k in keyframes])
         db.execute(
@@ -173,17 +236,32 @@ class EventArchive:
         return event, moments, previous, facts
 
     def recover(self) -> int:
-        """Close events left open by a process that was killed; returns how many."""
-        with self.store.write() as db:
-            open_ids = [int(r[0]) for r in db.execute("SELECT id FROM events WHERE status = 'open' ORDER BY start")]
-            for event_id in open_ids:
+        """Close events left open by a process that was killed; returns how many were open.
+
+        Each closes in its own transaction: one that cannot be closed is quarantined, the others close.
+        """
+        open_ids, closed = self._close_all("open")
+        if open_ids:
+            log.warning("closed %d of %d event(s) left open by an earlier run", closed, len(open_ids))
+        return len(open_ids)
+
+    def retry_quarantined(self) -> tuple[int, int]:
+        """Try again to close quarantined events (after a repair); returns (tried, closed)."""
+        ids, closed = self._close_all(QUARANTINED)
+        return len(ids), closed
+
+    def _close_all(self, status: str) -> tuple[list[int], int]:
+        """Close every event with ``status`` (dropping those without moments); the ids, and how many closed."""
+        with self.store.read() as db:
+            ids = [int(r[0]) for r in db.execute("SELECT id FROM events WHERE status = ? ORDER BY start", (status,))]
+        closed = 0
+        for event_id in ids:
+            with self.store.write() as db:
                 if db.execute("SELECT COUNT(*) FROM moments WHERE event_id = ?", (event_id,)).fetchone()[0] == 0:
                     db.execute("DELETE FROM events WHERE id = ?", (event_id,))
-                else:
-                    self.close(db, event_id)
-        if open_ids:
-            log.warning("closed %d event(s) left open by an earlier run", len(open_ids))
-        return len(open_ids)
+                elif self.close_or_quarantine(db, event_id) is not None:
+                    closed += 1
+        return ids, closed
 
     def attach_transcript(self, db: sqlite3.Connection, transcript: Transcript) -> None:
         """Add late speech to the closed event it ended in (an open event picks it up when it closes)."""
@@ -204,7 +282,7 @@ class EventArchive:
         db.execute("INSERT OR REPLACE INTO event_vectors VALUES (?, ?, ?)", (event.id, event.end, vector_blob(vector)))
 
 
-def _write_pose_track(db: sqlite3.Connection, event_id: int, moments: list[Moment]) -> None:
+def write_pose_track(db: sqlite3.Connection, event_id: int, moments: list[Moment]) -> None:
     """Start and end pose and distance travelled, from the moments the event holds now."""
     poses = [m.pose for m in moments if m.pose is not None]
     path = sum(math.dist((a.x, a.y, a.z), (b.x, b.y, b.z)) for a, b in itertools.pairwise(poses))
@@ -212,6 +290,17 @@ def _write_pose_track(db: sqlite3.Connection, event_id: int, moments: list[Momen
     end = pose_values(poses[-1] if poses else None)
     sets = ", ".join([f"start_{c} = ?" for c in _POSE_COLS] + [f"end_{c} = ?" for c in _POSE_COLS])
     db.execute(f"UPDATE events SET {sets}, path_m = ? WHERE id = ?", (*start, *end, path, event_id))
+
+
+def _refused_by_store(exc: Exception) -> bool:
+    """Whether closing failed because the store refused a write, not because of the event's data.
+
+    A constraint a bad value broke is the data's fault; any other SQLite error (disk full, locked,
+    corrupt) is the store's.
+    """
+    if isinstance(exc, sqlite3.IntegrityError | sqlite3.DataError):
+        return False
+    return isinstance(exc, StoreError | sqlite3.Error)
 
 
 def choose_keyframes(moments: list[Moment], count: int) -> list[int]:

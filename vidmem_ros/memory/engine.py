@@ -22,7 +22,7 @@ from vidmem_ros.errors import StoreError, VidmemError
 from vidmem_ros.imaging import jpeg_to_rgb
 from vidmem_ros.memory import graph
 from vidmem_ros.memory.archive import EventArchive
-from vidmem_ros.memory.captions import ComposedCaptioner, EventCaptioner
+from vidmem_ros.memory.captions import Caption, ComposedCaptioner, EventCaptioner
 from vidmem_ros.memory.entities import EntityUnifier
 from vidmem_ros.memory.forget import ForgetReport, forget
 from vidmem_ros.memory.records import Event, Moment, Pose, SearchHit, TextLine, Transcript
@@ -121,15 +121,15 @@ class MemoryEngine:
             closed: Event | None = None
             # Keyframe OCR and the caption come first, outside the transaction: either may take seconds.
             closing = self._event_id if reason else None
-            read = self._read_keyframes(closing) if closing is not None else {}
-            caption = self.archive.draft_caption(closing, read) if closing is not None else None
+            read, caption = self._prepare_close(closing) if closing is not None else ({}, None)
             try:
                 with self.store.write() as db:
                     if closing is not None:
                         for moment_id, lines in read.items():
                             insert_texts(db, moment_id, lines)
-                        closed = self.archive.close(db, closing, caption)
-                        self.counts["events_closed"] += 1
+                        # An event that cannot be closed is quarantined; ingestion goes on with a new one.
+                        closed = self.archive.close_or_quarantine(db, closing, caption)
+                        self.counts["events_closed" if closed else "events_quarantined"] += 1
                     if reason or self._event_id is None:
                         self._event_id = self.archive.open(db, obs.stamp, reason or "start")
                     moment.event_id = self._event_id
@@ -164,12 +164,29 @@ class MemoryEngine:
             if self._event_id is None:
                 return None
             with self.store.write() as db:
-                event = self.archive.close(db, self._event_id)
+                event = self.archive.close_or_quarantine(db, self._event_id)
             self._event_id = None
             self.segmenter.reset()
             self.short_term.flush()
-            self._announce(event)
+            if event is not None:
+                self._announce(event)
             return event
+
+    def _prepare_close(self, event_id: int) -> tuple[dict[int, list[TextLine]], Caption | None]:
+        """Keyframe OCR and a caption for an event about to close; both may take seconds, so outside the write.
+
+        If the event's data defeats them, the close itself captions it again, and quarantines it if that fails.
+        """
+        try:
+            read = self._read_keyframes(event_id)
+            return read, self.archive.draft_caption(event_id, read)
+        except StoreError:
+            raise
+        except Exception as exc:
+            log.warning(
+                "event %d: keyframes or caption could not be prepared: %s: %s", event_id, type(exc).__name__, exc
+            )
+            return {}, None
 
     def _read_keyframes(self, event_id: int) -> dict[int, list[TextLine]]:
         if self.keyframe_reader is None:
@@ -250,8 +267,13 @@ class MemoryEngine:
         """A full pass once per period of sensor time; between passes, the disk budget's cheap check."""
         period = self.config.retention.period_s
         try:
-            self.run_retention()
-        except StoreError as exc:  # retention can wait for the next pass; the frame is already safe
+            # Due once the clock reaches the next pass, or if it went back (a replayed bag) past the last one.
+            if not self.latest_stamp < self._next_retention <= self.latest_stamp + period:
+                self._next_retention = self.latest_stamp + period
+                self.run_retention()
+            else:
+                self.images.remove(self.retention.hold_disk_budget().removed_ids)
+        except StoreError as exc:  # retention can wait for the next frame; this one is already safe
             log.error("retention pass failed: %s", exc)
 
     # -- reading -------------------------------------------------------------------

@@ -15,7 +15,7 @@ import numpy as np
 
 from vidmem_ros.config import ArchiveConfig
 from vidmem_ros.memory.records import Entity, Moment
-from vidmem_ros.memory.store import vector_blob
+from vidmem_ros.memory.store import cell, stored_vector, vector_blob
 
 # Beyond this many entities of one label, new sightings join the nearest one:
 # RAM stays bounded even when a label is everywhere.
@@ -65,8 +65,8 @@ class EntityUnifier:
         for i, (_, proto, _) in enumerate(candidates):
             if proto is None and vector is None:
                 sim = 1.0  # label-only entities: one per label
-            elif proto is None or vector is None:
-                sim = -1.0  # an entity without a prototype (cleared by a forget) attracts nothing new
+            elif proto is None or vector is None or proto.shape != vector.shape:
+                sim = -1.0  # no prototype (cleared by a forget), or one of another embedder: attracts nothing new
             else:
                 sim = float(np.dot(proto, vector))
             if sim > best_sim:
@@ -92,8 +92,8 @@ class EntityUnifier:
         if self._protos is None:
             self._protos = {}
             for entity_id, label, blob, count in db.execute("SELECT id, label, prototype, sightings FROM entities"):
-                proto = None if blob is None else np.frombuffer(blob, dtype=np.float32).copy()
-                self._protos.setdefault(label, []).append((int(entity_id), proto, int(count)))
+                proto = cell(blob, stored_vector, None)
+                self._protos.setdefault(cell(label, str, ""), []).append((int(entity_id), proto, cell(count, int, 0)))
         return self._protos
 
 
@@ -106,4 +106,7 @@ def entities(db: sqlite3.Connection, label: str | None = None, as_of: float | No
         "GROUP BY e.id ORDER BY MIN(s.stamp)",
         (upper, label, label),
     ).fetchall()
-    return [Entity(int(r[0]), str(r[1]), int(r[2]), float(r[3]), float(r[4])) for r in rows]
+    return [
+        Entity(int(r[0]), cell(r[1], str, ""), cell(r[2], int, 0), cell(r[3], float, 0.0), cell(r[4], float, 0.0))
+        for r in rows
+    ]

@@ -8,7 +8,6 @@ pages are zeroed and handed back, so nothing forgotten stays findable or on disk
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -16,7 +15,7 @@ from dataclasses import dataclass, field
 from vidmem_ros.errors import InputError
 from vidmem_ros.memory import hierarchy
 from vidmem_ros.memory.archive import EventArchive
-from vidmem_ros.memory.store import remove_document
+from vidmem_ros.memory.store import json_list, remove_document
 
 
 @dataclass
@@ -128,7 +127,7 @@ def _forget_or_resummarise(db: sqlite3.Connection, archive: EventArchive, event_
         return
     left = db.execute("SELECT COUNT(*) FROM moments WHERE event_id = ?", (event_id,)).fetchone()[0]
     if left == 0:
-        hierarchy.count_event_labels(db, json.loads(row[0]), by=-1)
+        hierarchy.count_event_labels(db, json_list(row[0]), by=-1)
         remove_document(db, "event", event_id)
         db.execute("DELETE FROM events WHERE id = ?", (event_id,))  # cascades edges and caption vectors
         return

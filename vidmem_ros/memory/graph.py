@@ -9,7 +9,6 @@ one, re-pointing its edges, so the graph never fragments.
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -19,7 +18,7 @@ from vidmem_ros.errors import InputError
 from vidmem_ros.memory import hierarchy
 from vidmem_ros.memory.captions import CAUSAL_KINDS
 from vidmem_ros.memory.records import Edge
-from vidmem_ros.memory.store import remove_document
+from vidmem_ros.memory.store import json_list, remove_document
 
 TEMPORAL_KINDS = ("before", "overlap", "contains")
 EDGE_KINDS = TEMPORAL_KINDS + CAUSAL_KINDS
@@ -113,7 +112,7 @@ def absorb_subsets(db: sqlite3.Connection, event_id: int) -> int:
 def _merge(db: sqlite3.Connection, into: int, absorbed: int) -> None:
     """Move everything of ``absorbed`` into ``into``; the caller re-summarises ``into``."""
     labels, super_id = db.execute("SELECT labels, super_id FROM events WHERE id = ?", (absorbed,)).fetchone()
-    hierarchy.count_event_labels(db, json.loads(labels), by=-1)
+    hierarchy.count_event_labels(db, json_list(labels), by=-1)
     db.execute("UPDATE moments SET event_id = ?, keyframe = 0 WHERE event_id = ?", (into, absorbed))
     db.execute("UPDATE entity_sightings SET event_id = ? WHERE event_id = ?", (into, absorbed))
     db.execute(

@@ -20,9 +20,15 @@ class Health:
 
 
 def assess(
-    before: StatsSnapshot | None, now: StatsSnapshot, used_bytes: int, max_disk_bytes: float, audio_drops: int = 0
+    before: StatsSnapshot | None,
+    now: StatsSnapshot,
+    used_bytes: int,
+    max_disk_bytes: float,
+    audio_drops: int = 0,
+    quarantined: int = 0,
 ) -> Health:
-    """Compare two consecutive snapshots: faults are errors, losses and a nearly full budget are warnings."""
+    """Compare two consecutive snapshots: faults are errors; losses, a nearly full budget and quarantined
+    events (``quarantined``: how many the store holds now) are warnings."""
     new = {r: now.dropped.get(r, 0) - (before.dropped.get(r, 0) if before else 0) for r in now.dropped}
     faults = sum(new.get(r, 0) for r in FAULT_REASONS)
     if faults:
@@ -35,6 +41,8 @@ def assess(
         problems.append(f"{audio_drops} audio piece(s) dropped")
     if max_disk_bytes > 0 and used_bytes >= NEAR_BUDGET * max_disk_bytes:
         problems.append(f"store at {used_bytes / max_disk_bytes:.0%} of its disk budget; oldest frames are evicted")
+    if quarantined:
+        problems.append(f"{quarantined} event(s) quarantined: they could not be archived (run `vidmem doctor`)")
     if problems:
         return Health(WARN, "; ".join(problems))
     return Health(OK, "ingesting")

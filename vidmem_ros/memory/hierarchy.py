@@ -121,4 +121,8 @@ def _summary(start: float, end: float, count: int, labels: Counter[str], texts: 
 
 
 def _clock(stamp: float) -> str:
-    return datetime.fromtimestamp(stamp, tz=timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+    """UTC time of a stamp; one no calendar can show (stored before intake checked stamps) is shown as it is."""
+    try:
+        return datetime.fromtimestamp(stamp, tz=timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+    except (OverflowError, ValueError, OSError):
+        return f"t={stamp:g} s"

@@ -4,14 +4,18 @@ Age is measured in sensor time against the newest frame, so a replayed bag
 ages like a live robot.  Tiering thins frame payloads (JPEG and vector) to a
 minimum spacing and recompresses what stays; a moment's row (when, where, what
 was detected or read) and event keyframes are never thinned.  The budgets then
-evict the least valuable payloads first: thinned-tier frames before recent
-ones, ordinary frames before keyframes, low quality before high.
+evict the least valuable payloads first, only as many as cover the excess:
+thinned-tier frames before recent ones, ordinary frames before the open event's
+(its keyframes are not chosen yet) and those before keyframes, low quality
+before high.  The disk budget counts the database with its WAL and is checked
+after every kept frame; the WAL is bounded to a small share of it.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+import sqlite3
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 import cv2
@@ -26,11 +30,23 @@ log = logging.getLogger(__name__)
 
 TIERS = ("recent", "mid", "long")
 _BATCH = 500
-# Batches aged per tier and pass: a backlog (after downtime) is worked off over several
+# Moments aged per tier and pass: a backlog (after downtime) is worked off over several
 # passes instead of stalling the frame that triggered one.
-_MAX_BATCHES_PER_PASS = 4
-# Least valuable first: not a keyframe, oldest tier, then lowest quality, then oldest.
-_LEAST_VALUABLE = "m.keyframe, CASE m.tier WHEN 'long' THEN 0 WHEN 'mid' THEN 1 ELSE 2 END, m.quality, m.stamp"
+_MAX_ROWS_PER_PASS = 4 * _BATCH
+# Least valuable first: not a keyframe nor in the open event, oldest tier, then lowest quality, then oldest.
+_LEAST_VALUABLE = (
+    "m.keyframe, COALESCE(e.status = 'open', 0), CASE m.tier WHEN 'long' THEN 0 WHEN 'mid' THEN 1 ELSE 2 END, "
+    "m.quality, m.stamp"
+)
+# The WAL may hold this share of the disk budget before it is checkpointed (at most about SQLite's default,
+# 1000 pages).  An aging batch commits once it has touched that many payload bytes: in WAL mode freed pages are
+# written to the WAL as well as new ones, so no transaction outgrows it.
+_WAL_SHARE = 1 / 20
+_MAX_WAL_BYTES = 4_000_000
+# Eviction rounds per check: the pages freed rarely match the payload bytes exactly.
+_MAX_EVICTION_ROUNDS = 4
+# Checkpoint tries per budget check: a reader holding an old snapshot must not stall ingestion for long.
+_CHECKPOINT_ATTEMPTS = 3
 
 
 @dataclass
@@ -51,6 +67,9 @@ class Retention:
     def __init__(self, store: SqliteStore, config: RetentionConfig) -> None:
         self.store = store
         self.config = config
+        self.wal_bytes = int(min(config.max_disk_mb * 1e6 * _WAL_SHARE, _MAX_WAL_BYTES)) or _MAX_WAL_BYTES
+        if config.max_disk_mb > 0:
+            store.bound_wal(self.wal_bytes)
 
     def run(self, now: float, vector_bytes: Callable[[], int] | None = None) -> RetentionReport:
         """One pass: move aged moments down the tiers, then enforce the disk and RAM budgets."""
@@ -64,24 +83,36 @@ class Retention:
         self._enforce_disk(report)
         if vector_bytes is not None:
             self._enforce_ram(vector_bytes, report)
-        if report.changed:
-            with self.store.write() as db:
-                for name, value in (
-                    ("retention_thinned", report.thinned),
-                    ("retention_recompressed", report.recompressed),
-                    ("budget_evicted_payloads", report.evicted_payloads),
-                    ("budget_evicted_vectors", report.evicted_vectors),
-                ):
-                    if value:
-                        db.execute(
-                            "INSERT INTO counters VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = value + ?",
-                            (name, value, value),
-                        )
+        self._count(report)
         return report
+
+    def hold_disk_budget(self) -> RetentionReport:
+        """The check after each write: one look at the store's size, and eviction only past the high mark."""
+        report = RetentionReport()
+        self._enforce_disk(report)
+        self._count(report)
+        return report
+
+    def _count(self, report: RetentionReport) -> None:
+        if not report.changed:
+            return
+        with self.store.write() as db:
+            for name, value in (
+                ("retention_thinned", report.thinned),
+                ("retention_recompressed", report.recompressed),
+                ("budget_evicted_payloads", report.evicted_payloads),
+                ("budget_evicted_vectors", report.evicted_vectors),
+            ):
+                if value:
+                    db.execute(
+                        "INSERT INTO counters VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = value + ?",
+                        (name, value, value),
+                    )
 
     def _age(self, tier: str, before: float, gap: float, side: int, quality: int, report: RetentionReport) -> None:
         younger = TIERS[: TIERS.index(tier)]
-        for _ in range(_MAX_BATCHES_PER_PASS):
+        left = _MAX_ROWS_PER_PASS
+        while left > 0:
             with self.store.write() as db:
                 rows = sorted(
                     (
@@ -93,7 +124,7 @@ class Retention:
                         )
                     ),
                     key=lambda r: r[1],
-                )[:_BATCH]
+                )[: min(_BATCH, left)]
                 if not rows:
                     return
                 last = db.execute(
@@ -102,8 +133,12 @@ class Retention:
                     (tier, rows[0][1]),
                 ).fetchone()[0]
                 last_kept = -np.inf if last is None else float(last)
+                touched = 0
+                moved = []
                 for moment_id, stamp, keyframe in rows:
+                    moved.append(moment_id)
                     payload = db.execute("SELECT jpeg FROM payloads WHERE moment_id = ?", (moment_id,)).fetchone()
+                    touched += len(payload[0]) if payload is not None else 0
                     if payload is not None and (keyframe or stamp - last_kept >= gap):
                         db.execute(
                             "UPDATE payloads SET jpeg = ? WHERE moment_id = ?",
@@ -116,31 +151,49 @@ class Retention:
                         db.execute("DELETE FROM moment_vectors WHERE moment_id = ?", (moment_id,))
                         report.removed_ids.append(int(moment_id))
                         report.thinned += 1
-                db.executemany("UPDATE moments SET tier = ? WHERE id = ?", [(tier, r[0]) for r in rows])
-                report.moved[tier] = report.moved.get(tier, 0) + len(rows)
+                    if touched >= self.wal_bytes:
+                        break
+                db.executemany("UPDATE moments SET tier = ? WHERE id = ?", [(tier, i) for i in moved])
+                report.moved[tier] = report.moved.get(tier, 0) + len(moved)
+            left -= len(moved)
 
     def _enforce_disk(self, report: RetentionReport) -> None:
+        """Past the high mark (database, WAL and shared memory), checkpoint and evict down to the low mark."""
         budget = self.config.max_disk_mb * 1e6
-        if budget <= 0:
+        high = budget * self.config.disk_high_mark
+        # The files' sizes first (three stats): free pages only matter once those cross the mark.
+        if budget <= 0 or self.store.disk_bytes() <= high or self.store.used_bytes() <= high:
             return
-        while self.store.used_bytes() > budget:
+        low = high - budget * self.config.disk_hysteresis
+        # While a reader holds an old snapshot the WAL cannot be folded in: evicting would only grow it.
+        if not self.store.checkpoint(_CHECKPOINT_ATTEMPTS):  # folds the WAL in and hands freed pages back
+            return
+        used, target = self.store.used_bytes(), low
+        for _ in range(_MAX_EVICTION_ROUNDS):
+            if used <= target:
+                return
+            with self.store.read() as db:
+                victims = _least_valuable(db, "payloads", "jpeg", used - low)
+            if not victims:
+                log.error("memory store is over its disk budget with no frame payload left to evict")
+                return
+            if not self._evict_payloads(victims, report):
+                return
+            used, target = self.store.used_bytes(), high  # pages freed rarely match payload bytes exactly
+
+    def _evict_payloads(self, victims: list[tuple[int, int]], report: RetentionReport) -> bool:
+        """Delete a WAL's worth of payload bytes per transaction, each folded in before the next: in WAL mode
+        freed pages are written to the WAL too, so one large delete would take the files past the budget.
+        False if a reader kept a checkpoint from finishing (the rest waits for a later check)."""
+        for ids in _batches(victims, self.wal_bytes):
             with self.store.write() as db:
-                ids = [
-                    int(r[0])
-                    for r in db.execute(
-                        f"SELECT m.id FROM moments m JOIN payloads p ON p.moment_id = m.id "
-                        f"ORDER BY {_LEAST_VALUABLE} LIMIT 200"
-                    )
-                ]
-                if not ids:
-                    log.error("memory store is over its disk budget with no frame payload left to evict")
-                    return
-                marks = ", ".join("?" * len(ids))
-                db.execute(f"DELETE FROM payloads WHERE moment_id IN ({marks})", ids)
-                db.execute(f"DELETE FROM moment_vectors WHERE moment_id IN ({marks})", ids)
+                db.executemany("DELETE FROM payloads WHERE moment_id = ?", [(i,) for i in ids])
+                db.executemany("DELETE FROM moment_vectors WHERE moment_id = ?", [(i,) for i in ids])
             report.evicted_payloads += len(ids)
             report.removed_ids += ids
-            self.store.checkpoint()
+            if not self.store.checkpoint(_CHECKPOINT_ATTEMPTS):
+                return False
+        return True
 
     def _enforce_ram(self, vector_bytes: Callable[[], int], report: RetentionReport) -> None:
         budget = self.config.max_ram_mb * 1e6
@@ -149,22 +202,42 @@ class Retention:
         excess = vector_bytes() - budget
         if excess <= 0:
             return
-        with self.store.read() as db:
-            row = db.execute("SELECT LENGTH(vector) FROM moment_vectors LIMIT 1").fetchone()
-        per_vector = max(1, int(row[0]) if row else 1)
-        count = int(excess // per_vector) + 1
         with self.store.write() as db:
-            ids = [
-                int(r[0])
-                for r in db.execute(
-                    f"SELECT m.id FROM moments m JOIN moment_vectors v ON v.moment_id = m.id "
-                    f"ORDER BY {_LEAST_VALUABLE} LIMIT ?",
-                    (count,),
-                )
-            ]
+            ids = [moment_id for moment_id, _ in _least_valuable(db, "moment_vectors", "vector", excess)]
             db.executemany("DELETE FROM moment_vectors WHERE moment_id = ?", [(i,) for i in ids])
         report.evicted_vectors += len(ids)
         report.removed_ids += ids
+
+
+def _least_valuable(db: sqlite3.Connection, table: str, column: str, excess: float) -> list[tuple[int, int]]:
+    """(moment id, bytes) of the least valuable rows of ``table``: as few as whose ``column`` bytes cover ``excess``."""
+    rows = db.execute(
+        f"SELECT m.id, LENGTH(t.{column}) FROM moments m JOIN {table} t ON t.moment_id = m.id "
+        f"LEFT JOIN events e ON e.id = m.event_id ORDER BY {_LEAST_VALUABLE}"
+    )
+    chosen: list[tuple[int, int]] = []
+    covered = 0
+    for moment_id, size in rows:
+        if covered >= excess:
+            break
+        chosen.append((int(moment_id), int(size or 0)))
+        covered += int(size or 0)
+    rows.close()
+    return chosen
+
+
+def _batches(victims: list[tuple[int, int]], max_bytes: int) -> Iterator[list[int]]:
+    """The moment ids of ``victims`` (id, bytes) in consecutive batches of at most ``max_bytes``, one at least."""
+    batch: list[int] = []
+    size = 0
+    for moment_id, payload_bytes in victims:
+        if batch and size + payload_bytes > max_bytes:
+            yield batch
+            batch, size = [], 0
+        batch.append(moment_id)
+        size += payload_bytes
+    if batch:
+        yield batch
 
 
 def recompress(jpeg: bytes, max_side: int, quality: int) -> bytes:

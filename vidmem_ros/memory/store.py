@@ -14,10 +14,10 @@ import re
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 import numpy as np
 
@@ -36,6 +36,7 @@ from vidmem_ros.memory.records import (
     Transcript,
 )
 from vidmem_ros.perception.types import Detection, Tag
+from vidmem_ros.validation import QUATERNION_NORM_TOLERANCE
 
 POSE_SQL = ", ".join(schema.POSE_COLUMNS)
 _MOMENT_SQL = f"id, stamp, source, width, height, sharpness, quality, event_id, tier, {POSE_SQL}"
@@ -265,9 +266,11 @@ class SqliteStore:
         with self.read() as db:
             return int(db.execute("SELECT COUNT(*) FROM moments WHERE stamp <= ?", (_upper(as_of),)).fetchone()[0])
 
-    def event_count(self) -> int:
+    def event_count(self, status: str | None = None) -> int:
+        """Events in the store, or only those with ``status`` (open, closed, quarantined)."""
+        where, args = ("WHERE status = ?", (status,)) if status else ("", ())
         with self.read() as db:
-            return int(db.execute("SELECT COUNT(*) FROM events").fetchone()[0])
+            return int(db.execute(f"SELECT COUNT(*) FROM events {where}", args).fetchone()[0])
 
     def time_span(self, as_of: float | None = None) -> tuple[float, float] | None:
         with self.read() as db:
@@ -349,13 +352,13 @@ class SqliteStore:
     def moment_vector(self, moment_id: int) -> np.ndarray | None:
         with self.read() as db:
             row = db.execute("SELECT vector FROM moment_vectors WHERE moment_id = ?", (moment_id,)).fetchone()
-        return None if row is None else np.frombuffer(row[0], dtype=np.float32).copy()
+        return None if row is None else cell(row[0], stored_vector, None)
 
     def summary(self, key: str) -> tuple[float, float, str] | None:
         """A stored summary (the root's key is ``root``): start, end, text."""
         with self.read() as db:
             row = db.execute("SELECT start, end, text FROM summaries WHERE key = ?", (key,)).fetchone()
-        return None if row is None else (float(row[0]), float(row[1]), str(row[2]))
+        return None if row is None else (cell(row[0], float, 0.0), cell(row[1], float, 0.0), cell(row[2], str, ""))
 
     def moments_near(
         self, x: float, y: float, radius: float, as_of: float | None = None, limit: int = 5000
@@ -377,7 +380,16 @@ class SqliteStore:
                 "SELECT id, start, end, event_count, summary FROM super_events WHERE start <= ? ORDER BY start",
                 (_upper(as_of),),
             ).fetchall()
-        return [SuperEvent(int(r[0]), float(r[1]), float(r[2]), int(r[3]), str(r[4])) for r in rows]
+        return [
+            SuperEvent(
+                cell(r[0], int, 0),
+                cell(r[1], float, 0.0),
+                cell(r[2], float, 0.0),
+                cell(r[3], int, 0),
+                cell(r[4], str, ""),
+            )
+            for r in rows
+        ]
 
     def edges(self, event_id: int, kinds: Sequence[str] = ()) -> list[Edge]:
         with self.read() as db:
@@ -430,7 +442,9 @@ class SqliteStore:
         best: dict[object, SearchHit] = {}
         for row in rows:
             m = _moment_from(row)
-            assert m.pose is not None and m.id is not None
+            if m.pose is None:  # a pose the file holds only in part
+                continue
+            assert m.id is not None
             distance = float(np.hypot(m.pose.x - x, m.pose.y - y))
             if distance > radius:
                 continue
@@ -453,26 +467,59 @@ class SqliteStore:
             free = db.execute("PRAGMA freelist_count").fetchone()[0]
         return max(0, self.disk_bytes() - int(free * page_size))
 
+    def bound_wal(self, max_bytes: int) -> None:
+        """Checkpoint the WAL automatically once it holds about ``max_bytes``, and cut its file back to that size."""
+        if self._writer is None:
+            return
+        self._writer_pragma(f"wal_autocheckpoint = {max(1, max_bytes // int(self._writer_pragma('page_size')))}")
+        self._writer_pragma(f"journal_size_limit = {max(0, max_bytes)}")
+
     def integrity_ok(self) -> bool:
         with self.read() as db:
             return bool(db.execute("PRAGMA integrity_check").fetchone()[0] == "ok")
 
     def checkpoint(self, attempts: int = 20) -> bool:
-        """Fold the WAL into the database file and give free pages back; False if readers kept it busy."""
-        if self._writer is None:
+        """Fold the WAL into the database file and give free pages back; False if readers kept it busy.
+
+        The vacuum writes every page it moves to the WAL, so it goes a WAL's worth (``wal_autocheckpoint``
+        pages) at a time, each folded in before the next: the files never grow on the way down."""
+        if self._writer is None or not self._fold_wal(attempts):
             return False
+        step = int(self._writer_pragma("wal_autocheckpoint")) or 1000
+        before, free = -1, int(self._writer_pragma("freelist_count"))
+        while free and free != before:  # none freed: a store made without auto_vacuum keeps its free pages
+            # executescript steps the pragma to completion; execute() would free a single page.
+            self._writer_pragma(f"incremental_vacuum({step})", script=True)
+            if not self._fold_wal(attempts):
+                return False
+            before, free = free, int(self._writer_pragma("freelist_count"))
+        return True
+
+    def _fold_wal(self, attempts: int) -> bool:
         for attempt in range(attempts):
             with self._write_lock:
+                # Retried here, not in SQLite's busy handler, which would wait timeout_s for each reader.
+                self._writer_pragma("busy_timeout = 0")
                 try:
-                    # executescript steps the pragma to completion; execute() would free a single page.
-                    self._writer.executescript("PRAGMA incremental_vacuum;")
-                    busy = self._writer.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
-                except sqlite3.Error as exc:
-                    raise _store_error(self.path, exc) from exc
+                    busy = self._writer_pragma("wal_checkpoint(TRUNCATE)")
+                finally:
+                    self._writer_pragma(f"busy_timeout = {round(self.timeout_s * 1000)}")
             if not busy:
                 return True
             time.sleep(0.05 * (attempt + 1))  # a reader holds an old snapshot; let it finish
         return False
+
+    def _writer_pragma(self, pragma: str, script: bool = False) -> Any:
+        """The first value a pragma on the writer connection returns (None for a script)."""
+        assert self._writer is not None
+        with self._write_lock:
+            try:
+                if script:
+                    self._writer.executescript(f"PRAGMA {pragma};")
+                    return None
+                return self._writer.execute(f"PRAGMA {pragma}").fetchone()[0]
+            except sqlite3.Error as exc:
+                raise _store_error(self.path, exc) from exc
 
     def close(self) -> None:
         with self._connections_lock:
@@ -497,22 +544,22 @@ EVENT_SQL = (
 
 def event_from(row: Sequence[Any]) -> Event:
     return Event(
-        id=int(row[0]),
-        start=float(row[1]),
-        end=float(row[2]),
-        status=str(row[3]),
-        reason=str(row[4]),
-        frame_count=int(row[5]),
-        caption=str(row[6]),
-        change=str(row[7]),
-        labels=json.loads(row[8]),
-        texts=json.loads(row[9]),
-        transcript=json.loads(row[10]),
-        keyframe_ids=json.loads(row[11]),
-        super_id=row[12],
+        id=cell(row[0], int, 0),
+        start=cell(row[1], float, 0.0),
+        end=cell(row[2], float, 0.0),
+        status=cell(row[3], str, ""),
+        reason=cell(row[4], str, ""),
+        frame_count=cell(row[5], int, 0),
+        caption=cell(row[6], str, ""),
+        change=cell(row[7], str, ""),
+        labels=json_list(row[8]),
+        texts=json_list(row[9]),
+        transcript=json_list(row[10]),
+        keyframe_ids=json_list(row[11], int),
+        super_id=cell(row[12], int, None),
         start_pose=pose_from(row[13:21]),
         end_pose=pose_from(row[21:29]),
-        path_m=float(row[29]),
+        path_m=cell(row[29], float, 0.0),
     )
 
 
@@ -621,12 +668,52 @@ def pose_values(pose: Pose | None) -> tuple[object, ...]:
     return (pose.frame_id, pose.x, pose.y, pose.z, pose.qx, pose.qy, pose.qz, pose.qw)
 
 
+# -- reading rows: the file is never trusted --------------------------------------------------
+# A store may hold what no reader expects: NaN written as NULL, a hand-edited field, a record of an
+# older build.  Reading turns such a field into its empty value, never into an exception.
+
+T = TypeVar("T")
+# What converting a stored value can raise; RecursionError comes from absurdly nested JSON.
+_UNREADABLE = (TypeError, ValueError, OverflowError, RecursionError)
+
+
+def cell(value: object, convert: Callable[[Any], T], neutral: T) -> T:
+    """A stored field as ``convert`` makes it, or ``neutral`` when it is NULL or ``convert`` cannot read it."""
+    if value is None:
+        return neutral
+    try:
+        return convert(value)
+    except _UNREADABLE:
+        return neutral
+
+
+def json_list(value: object, item: type = str) -> list[Any]:
+    """A stored JSON list with only its items of type ``item``; [] when the field is not a JSON list."""
+    parsed = cell(value, json.loads, None)
+    return [x for x in parsed if isinstance(x, item)] if isinstance(parsed, list) else []
+
+
 def pose_from(values: Sequence[object]) -> Pose | None:
-    if values[0] is None:
+    """A stored pose, or None unless it has a frame id, seven finite numbers and a unit quaternion."""
+    frame_id = values[0]
+    if not isinstance(frame_id, str) or not frame_id.strip():
         return None
-    frame_id, *numbers = values
-    x, y, z, qx, qy, qz, qw = (float(v) for v in numbers)  # type: ignore[arg-type]
-    return Pose(str(frame_id), x, y, z, qx, qy, qz, qw)
+    numbers: tuple[float, ...] = cell(values[1:8], _floats, ())
+    if len(numbers) != 7 or not all(map(math.isfinite, numbers)):
+        return None
+    x, y, z, qx, qy, qz, qw = numbers
+    if abs(math.hypot(qx, qy, qz, qw) - 1.0) > QUATERNION_NORM_TOLERANCE:
+        return None
+    return Pose(frame_id, x, y, z, qx, qy, qz, qw)
+
+
+def _floats(values: Sequence[Any]) -> tuple[float, ...]:
+    return tuple(map(float, values))
+
+
+def stored_vector(blob: bytes) -> np.ndarray:
+    """A vector written by ``vector_blob``."""
+    return np.frombuffer(blob, dtype=np.float32).copy()
 
 
 def store_files(path: Path) -> list[Path]:
@@ -651,15 +738,15 @@ def _upper(as_of: float | None) -> float:
 
 def _moment_from(row: Sequence[Any]) -> Moment:
     return Moment(
-        id=int(row[0]),
-        stamp=float(row[1]),
-        source=str(row[2]),
-        width=int(row[3]),
-        height=int(row[4]),
-        sharpness=float(row[5]),
-        quality=float(row[6]),
-        event_id=row[7],
-        tier=str(row[8]),
+        id=cell(row[0], int, 0),
+        stamp=cell(row[1], float, 0.0),
+        source=cell(row[2], str, ""),
+        width=cell(row[3], int, 0),
+        height=cell(row[4], int, 0),
+        sharpness=cell(row[5], float, 0.0),
+        quality=cell(row[6], float, 0.0),
+        event_id=cell(row[7], int, None),
+        tier=cell(row[8], str, "recent"),
         pose=pose_from(row[9:17]),
         jpeg=None,
     )

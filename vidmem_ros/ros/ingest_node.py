@@ -18,6 +18,7 @@ from vidmem_ros.audio_pipeline import AudioPipeline
 from vidmem_ros.errors import InputError
 from vidmem_ros.frames import FrameInput
 from vidmem_ros.ingest import IngestPipeline, IngestWorker
+from vidmem_ros.memory.archive import QUARANTINED
 from vidmem_ros.memory.health import assess
 from vidmem_ros.memory.stats import StatsSnapshot
 from vidmem_ros.memory.store import SqliteStore
@@ -131,6 +132,7 @@ class IngestNode(Node):
             used,
             self.config.retention.max_disk_mb * 1e6,
             audio_drops - self._last_audio_drops,
+            quarantined=self.store.event_count(QUARANTINED),
         )
         self._last_snapshot, self._last_audio_drops = snap, audio_drops
         status = DiagnosticStatus(

@@ -168,6 +168,20 @@ def main(argv: list[str] | None = None) -> int:
     report.add_argument("--json", type=Path, default=None, metavar="PATH", help="also write the scores as JSON")
     report.add_argument("--max-thumbnails", type=int, default=200, help="keyframe images in the report at most")
 
+    doctor = sub.add_parser(
+        "doctor",
+        help="check a memory store and report bad records; --repair fixes what it can (run it with the node stopped)",
+    )
+    doctor.add_argument("--store", type=Path, required=True, help="the memory store (SQLite file)")
+    doctor.add_argument(
+        "--repair",
+        action="store_true",
+        help="fix what can be fixed, keeping the rest: invalid poses, unreadable lists, open and quarantined events",
+    )
+    doctor.add_argument(
+        "--config", default="", help="YAML settings file whose captioner closes events (default: the cpu profile)"
+    )
+
     args = parser.parse_args(argv)
     from vidmem_ros.tools.launcher import use_package_dds_profile
 
@@ -437,6 +451,19 @@ def _report(args: argparse.Namespace) -> int:
     )
 
 
+def _doctor(args: argparse.Namespace) -> int:
+    from vidmem_ros.config import load_config
+    from vidmem_ros.errors import ConfigError
+    from vidmem_ros.memory.doctor import run_doctor
+
+    try:
+        config = load_config(args.config or None)
+    except ConfigError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return run_doctor(args.store, args.repair, config, sys.stdout)
+
+
 _COMMANDS = {
     "demo": _demo,
     "make-bag": _make_bag,
@@ -446,6 +473,7 @@ _COMMANDS = {
     "bench": _bench,
     "report": _report,
     "eval": _eval,
+    "doctor": _doctor,
 }
 
 if __name__ == "__main__":
