@@ -10,13 +10,22 @@ def test_redundant_frames_dropped_by_design_are_fine() -> None:
     assert assess(snap(rate=50), snap(rate=80, static=5), used_bytes=10, max_disk_bytes=100).level == OK
 
 
-def test_losing_frames_or_nearing_the_budget_warns() -> None:
-    lost = assess(snap(queue_full=3), snap(queue_full=7), used_bytes=10, max_disk_bytes=100)
-    assert lost.level == WARN and "4 frame(s) lost" in lost.message
+def test_losing_frames_or_going_over_the_budget_warns() -> None:
+    lost = assess(snap(queue_full=3), snap(queue_full=7, queue_stale=2), used_bytes=10, max_disk_bytes=100)
+    assert lost.level == WARN and "6 frame(s) lost" in lost.message
     assert assess(snap(queue_full=7), snap(queue_full=7), used_bytes=10, max_disk_bytes=100).level == OK
-    full = assess(None, snap(), used_bytes=95, max_disk_bytes=100)
-    assert full.level == WARN and "95%" in full.message
-    assert assess(None, snap(), used_bytes=95, max_disk_bytes=0).level == OK  # no budget set
+    assert assess(None, snap(), used_bytes=95, max_disk_bytes=100).level == OK  # retention's working range
+    full = assess(None, snap(), used_bytes=103, max_disk_bytes=100)
+    assert full.level == WARN and "103%" in full.message
+    assert assess(None, snap(), used_bytes=103, max_disk_bytes=0).level == OK  # no budget set
+
+
+def test_input_refused_at_the_door_warns_while_it_arrives() -> None:
+    before = StatsSnapshot(received=10, kept=5, dropped={"stamp_ahead": 1}, refused={"pose_bad_pose": 2})
+    now = StatsSnapshot(received=20, kept=9, dropped={"stamp_ahead": 2, "rate": 5}, refused={"pose_bad_pose": 5})
+    health = assess(before, now, used_bytes=10, max_disk_bytes=100)
+    assert health.level == WARN and "1 stamp_ahead" in health.message and "3 pose_bad_pose" in health.message
+    assert assess(now, now, used_bytes=10, max_disk_bytes=100).level == OK  # nothing new refused
 
 
 def test_a_store_that_refuses_writes_is_an_error() -> None:

@@ -27,6 +27,7 @@ from vidmem_ros.memory.engine import MemoryEngine
 from vidmem_ros.memory.entities import entities
 from vidmem_ros.memory.hierarchy import summarise_events
 from vidmem_ros.memory.records import Moment, Pose, TextLine
+from vidmem_ros.memory.schema import POSE_COLUMNS
 from vidmem_ros.memory.store import SqliteStore, insert_moment
 from vidmem_ros.perception.coco import COCO_LABELS
 from vidmem_ros.perception.embedding import ColorLayoutEmbedder
@@ -47,8 +48,25 @@ def ingest(
         rgb = photos[image] if isinstance(image, str) else image
         moment = pipeline.ingest(FrameInput(T0 + offset, "/cam", DecodedImage(rgb)))
         assert moment is not None, f"the frame at +{offset} s was not kept"
+        if not all(math.isfinite(v) for v in (pose.x, pose.y, pose.z, pose.qx, pose.qy, pose.qz, pose.qw)):
+            _write_as_older_builds_did(pipeline.store, moment, pose)
         kept.append(moment)
     return kept
+
+
+def _write_as_older_builds_did(store: SqliteStore, moment: Moment, pose: Pose) -> None:
+    """The raw pose columns a build without intake checks wrote (SQLite keeps inf, turns NaN into NULL);
+    the write path now refuses to, so the field's store is made by hand."""
+    values = (pose.frame_id, pose.x, pose.y, pose.z, pose.qx, pose.qy, pose.qz, pose.qw)
+    sets = ", ".join(f"{c} = ?" for c in POSE_COLUMNS)
+    with store.write() as db:
+        db.execute(f"UPDATE moments SET {sets} WHERE id = ?", (*values, moment.id))
+        first = db.execute("SELECT MIN(stamp) FROM moments WHERE event_id = ?", (moment.event_id,)).fetchone()[0]
+        ends = ", ".join(f"end_{c} = ?" for c in POSE_COLUMNS)
+        starts = ", ".join(f"start_{c} = ?" for c in POSE_COLUMNS)
+        db.execute(f"UPDATE events SET {ends} WHERE id = ?", (*values, moment.event_id))
+        if first == moment.stamp:
+            db.execute(f"UPDATE events SET {starts} WHERE id = ?", (*values, moment.event_id))
 
 
 def test_a_nan_pose_reads_as_no_pose_and_events_keep_closing(config: VidmemConfig, detector, photos) -> None:  # type: ignore[no-untyped-def]
@@ -255,3 +273,13 @@ def test_doctor_reports_a_poisoned_store_then_repairs_it(config: VidmemConfig, p
     with store.read() as db:
         assert db.execute("SELECT pose_frame, px, qw FROM moments WHERE id = ?", (posed.id,)).fetchone() == (None,) * 3
     assert MemoryEngine(store, config).recovered_events == 0
+
+
+def test_a_caller_that_skips_intake_cannot_write_a_nan_pose(tmp_path: Path) -> None:
+    from vidmem_ros.memory.records import Moment, Pose
+
+    store = SqliteStore(tmp_path / "m.db")
+    moment_id = store.add_moment(Moment(1.0, "/cam", 8, 8, None, pose=Pose("odom", float("nan"), 1.0)))
+    with store.read() as db:
+        row = db.execute("SELECT pose_frame, px, py FROM moments WHERE id = ?", (moment_id,)).fetchone()
+    assert row == (None, None, None)

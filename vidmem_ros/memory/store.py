@@ -663,9 +663,11 @@ def vector_blob(vector: np.ndarray) -> bytes:
 
 
 def pose_values(pose: Pose | None) -> tuple[object, ...]:
-    if pose is None:
+    """A pose's columns; a pose that is not finite is written as none (SQLite would store NaN as NULL)."""
+    numbers = (pose.x, pose.y, pose.z, pose.qx, pose.qy, pose.qz, pose.qw) if pose is not None else ()
+    if pose is None or not pose.frame_id or not all(math.isfinite(v) for v in numbers):
         return (None,) * 8
-    return (pose.frame_id, pose.x, pose.y, pose.z, pose.qx, pose.qy, pose.qz, pose.qw)
+    return (pose.frame_id, *numbers)
 
 
 # -- reading rows: the file is never trusted --------------------------------------------------
