@@ -218,6 +218,22 @@ def test_stamp_jumps_flush_the_open_speech_and_restart(stream: Stream, audio_con
     assert got[1].start == pytest.approx(restart - CHUNK_S + stream.spans[0][0], abs=0.5)
 
 
+def test_a_far_jump_is_believed_once_confirmed_and_the_chunks_held_meanwhile_are_kept(
+    stream: Stream, audio_config: AudioConfig
+) -> None:
+    got: list[Transcript] = []
+    pipeline = AudioPipeline(audio_config, got.append, SileroVad(audio_config), FakeRecognizer(), background=False)
+    chunks = s16_mono_chunks(stream.samples)
+    pipeline.push(chunks[0])
+    gap = 3_600.0  # the recording resumes an hour later, its speech starting at once
+    taken = [pipeline.push(AudioChunkData(c.stamp + gap, ESPEAK_RATE, 1, "S16LE", c.data)) for c in chunks[1:]]
+    assert taken[:2] == [False, False] and all(taken[2:])  # not believed until a second of stamps agrees
+    pipeline.flush()
+    assert pipeline.stats().dropped == {}  # but nothing was lost once it was
+    assert len(got) == len(SENTENCES)
+    assert got[0].start == pytest.approx(T0 + gap + stream.spans[0][0], abs=0.5)
+
+
 def test_long_speech_is_cut_to_max_segment_and_slow_recognition_drops_oldest(
     stream: Stream, audio_config: AudioConfig
 ) -> None:

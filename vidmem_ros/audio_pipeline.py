@@ -120,6 +120,8 @@ class AudioPipeline:
         self._reset_stream()
         self._counts: Counter[str] = Counter()
         self._dropped: Counter[str] = Counter()
+        # Chunks refused as a jump in stamps, while it may still prove real (see StreamClock.jumped_with).
+        self._refused: deque[tuple[AudioChunkData, str]] = deque(maxlen=256)
         self._restarts: Counter[str] = Counter()
         self._times = {"audio": 0.0, "speech": 0.0, "asr": 0.0}
         self._jobs: deque[_Job] = deque()
@@ -153,21 +155,38 @@ class AudioPipeline:
             reason = self._clock.admit(chunk.stamp)
             if reason:
                 self._warnings.warning(reason, f"dropped an audio chunk stamped {chunk.stamp!r}: {reason}")
+                self._refused.append((chunk, reason))
                 return self._drop(reason)
-            try:
-                audio = to_mono_16k(chunk)
-            except InputError as exc:
-                self._warnings.warning(exc.reason, f"dropped audio chunk at {chunk.stamp:.3f}: {exc}")
-                return self._drop(exc.reason)
-            self._follow_clock(chunk.stamp)
-            self._append(chunk.stamp, audio)
-            for segment in self._vad.push(audio):
-                self._segment_ended(segment)
-            self._split_long()
-            self._trim()
-            self._expected = chunk.stamp + chunk.duration
-            self._add_time("audio", chunk.duration)
-            return True
+            self._take_back(self._clock.jumped_with)
+            self._refused.clear()
+            return self._take(chunk)
+
+    def _take_back(self, stamps: tuple[float, ...]) -> None:
+        """The stream really jumped: the chunks refused while that was not yet clear are speech too."""
+        for chunk, reason in list(self._refused):
+            if chunk.stamp in stamps:
+                with self._cond:
+                    self._dropped[reason] -= 1  # not lost after all
+                    if not self._dropped[reason]:
+                        del self._dropped[reason]
+                self._take(chunk)
+
+    def _take(self, chunk: AudioChunkData) -> bool:
+        """Add an admitted chunk to the stream (with ``_lock`` held)."""
+        try:
+            audio = to_mono_16k(chunk)
+        except InputError as exc:
+            self._warnings.warning(exc.reason, f"dropped audio chunk at {chunk.stamp:.3f}: {exc}")
+            return self._drop(exc.reason)
+        self._follow_clock(chunk.stamp)
+        self._append(chunk.stamp, audio)
+        for segment in self._vad.push(audio):
+            self._segment_ended(segment)
+        self._split_long()
+        self._trim()
+        self._expected = chunk.stamp + chunk.duration
+        self._add_time("audio", chunk.duration)
+        return True
 
     def flush(self) -> None:
         """End of the stream (shutdown, end of a bag): recognise the speech still open."""

@@ -65,7 +65,49 @@ class IngestConfig(_Section):
     )
     tf_base_frame: str = Field("base_link", description="The robot's frame for tf2 lookups")
     pose_max_age_s: float = Field(
-        1.0, ge=0.0, le=60.0, description="A pose sample further than this from a frame's stamp is not attached to it"
+        1.0,
+        ge=0.0,
+        le=60.0,
+        description="A frame gets no pose when the nearest pose sample is further than this from its stamp; "
+        "a frame's pose is interpolated between the samples before and after it, never extrapolated further",
+    )
+    pose_wait_s: float = Field(
+        0.2,
+        ge=0.0,
+        le=5.0,
+        description="How long a frame waits (wall time) for the first pose sample after its stamp when none has "
+        "arrived yet; without one the last sample holds",
+    )
+    pose_track_period_s: float = Field(
+        0.5, ge=0.0, le=3600.0, description="The stored pose track keeps at most one sample per this much time"
+    )
+    pose_track_min_move_m: float = Field(
+        0.1,
+        ge=0.0,
+        le=1000.0,
+        description="The stored pose track takes a sample once the robot has moved this far since the last one "
+        "(or turned pose_track_min_turn_deg)",
+    )
+    pose_track_min_turn_deg: float = Field(
+        5.0,
+        ge=0.0,
+        le=180.0,
+        description="The stored pose track takes a sample once the robot has turned this much since the last one "
+        "(or moved pose_track_min_move_m)",
+    )
+    pose_track_still_s: float = Field(
+        10.0,
+        gt=0.0,
+        le=86400.0,
+        description="While the robot stands still, the pose track still stores one sample per this much time "
+        "(a longer gap in the track means no pose came)",
+    )
+    startup_buffer_mb: float = Field(
+        64.0,
+        ge=0.0,
+        le=4096.0,
+        description="What arrives while the models load is held (frames at sample_fps) up to this many MB and "
+        "ingested once they are ready; past it the oldest frames go",
     )
     stats_period_s: float = Field(1.0, gt=0.0, le=60.0, description="Period of memory_stats messages")
     max_stamp_jump_s: float = Field(

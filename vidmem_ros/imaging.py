@@ -57,6 +57,32 @@ def raw_to_rgb(
     ``max_pixels`` every k-th row and column is taken straight from the buffer,
     so a huge frame is never copied at full size.
     """
+    layout, buffer = _raw_layout(data, width, height, encoding, step)
+    item = np.dtype(layout.dtype).itemsize
+    k = subsample_factor(width, height, max_pixels)
+    pixel_bytes = layout.channels * item
+    rows = np.lib.stride_tricks.as_strided(
+        buffer, shape=(len(range(0, height, k)), width, pixel_bytes), strides=(step * k, pixel_bytes, 1)
+    )
+    dtype = np.dtype(layout.dtype).newbyteorder(">" if is_bigendian else "<")
+    pixels = np.ascontiguousarray(rows[:, ::k]).view(dtype).reshape(rows.shape[0], -1, layout.channels)
+    if item == 2:
+        pixels = np.right_shift(pixels, 8).astype(np.uint8)
+    if layout.to_rgb is None:
+        return np.ascontiguousarray(pixels)
+    return cv2.cvtColor(pixels, layout.to_rgb)
+
+
+def check_raw_layout(
+    data: bytes | bytearray | memoryview | np.ndarray, width: int, height: int, encoding: str, step: int
+) -> None:
+    """Raise InputError when the fields of a sensor_msgs/Image cannot describe an image (cheap: no pixel is read)."""
+    _raw_layout(data, width, height, encoding, step)
+
+
+def _raw_layout(
+    data: bytes | bytearray | memoryview | np.ndarray, width: int, height: int, encoding: str, step: int
+) -> tuple[_Layout, np.ndarray]:
     layout = _LAYOUTS.get(encoding.lower())
     if layout is None:
         raise InputError(
@@ -71,18 +97,7 @@ def raw_to_rgb(
     buffer = np.frombuffer(data, dtype=np.uint8) if not isinstance(data, np.ndarray) else data.view(np.uint8).ravel()
     if buffer.size < step * (height - 1) + row_bytes:
         raise InputError("truncated", f"{buffer.size} bytes of data for {height} rows of step {step}")
-    k = subsample_factor(width, height, max_pixels)
-    pixel_bytes = layout.channels * item
-    rows = np.lib.stride_tricks.as_strided(
-        buffer, shape=(len(range(0, height, k)), width, pixel_bytes), strides=(step * k, pixel_bytes, 1)
-    )
-    dtype = np.dtype(layout.dtype).newbyteorder(">" if is_bigendian else "<")
-    pixels = np.ascontiguousarray(rows[:, ::k]).view(dtype).reshape(rows.shape[0], -1, layout.channels)
-    if item == 2:
-        pixels = np.right_shift(pixels, 8).astype(np.uint8)
-    if layout.to_rgb is None:
-        return np.ascontiguousarray(pixels)
-    return cv2.cvtColor(pixels, layout.to_rgb)
+    return layout, buffer
 
 
 def compressed_to_rgb(

@@ -8,9 +8,11 @@ the input rate.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 from collections import deque
+from collections.abc import Iterator
 
 import numpy as np
 
@@ -21,7 +23,7 @@ from vidmem_ros.imaging import rgb_to_jpeg
 from vidmem_ros.memory.captions import EventCaptioner
 from vidmem_ros.memory.engine import MemoryEngine, Observation
 from vidmem_ros.memory.gates import RATE_TOLERANCE, RETRY_FRACTION, FrameGate
-from vidmem_ros.memory.poses import PoseBuffer
+from vidmem_ros.memory.poses import PoseBuffer, PoseTrack
 from vidmem_ros.memory.records import Moment, Pose, TextLine
 from vidmem_ros.memory.stats import IngestStats
 from vidmem_ros.memory.store import SqliteStore
@@ -67,6 +69,7 @@ class IngestPipeline:
         self.frame_clock = StreamClock(config.ingest.max_stamp_jump_s, now=known)
         self.pose_clock = StreamClock(config.ingest.max_stamp_jump_s)
         self.warnings = ThrottledLog(log)
+        self.track = PoseTrack(store, config.ingest, self.warnings)  # the path, downsampled, kept in the store
 
     @classmethod
     def from_config(cls, config: VidmemConfig, store: SqliteStore) -> IngestPipeline:
@@ -128,6 +131,7 @@ class IngestPipeline:
             self.stats.dropped_input("pose", reason)
             return False
         self.poses.add(stamp, pose)
+        self.track.add(stamp, pose)
         return True
 
     def process(self, frame: FrameInput) -> Moment | None:
@@ -162,7 +166,7 @@ class IngestPipeline:
             tags=self.tagger.tag(rgb) if self.tagger else [],
             texts=self._read(rgb),
             crop_embeddings=[self._embed_crop(rgb, d) for d in detections],
-            pose=self.poses.nearest(frame.stamp, cfg.pose_max_age_s),
+            pose=self.poses.at(frame.stamp, cfg.pose_max_age_s, cfg.pose_wait_s),
         )
         try:
             moment = self.engine.observe(observation)
@@ -173,7 +177,8 @@ class IngestPipeline:
         return moment
 
     def finish(self) -> None:
-        """Close the open event so everything seen so far is archived (call at shutdown)."""
+        """Close the open event so everything seen so far is archived, pose track included (call at shutdown)."""
+        self.track.flush()
         try:
             self.engine.finish()
         except StoreError as exc:
@@ -224,6 +229,8 @@ class IngestWorker:
         self.pipeline = pipeline
         self.capacity = capacity
         self._queue: deque[FrameInput] = deque()
+        self._backlog: deque[FrameInput] = deque()  # frames held while the models loaded (see ``backlog``)
+        self._holding_backlog = False
         self._cond = threading.Condition()
         self._busy = False
         self._peak = 0
@@ -244,15 +251,32 @@ class IngestWorker:
             return
         max_age = self.pipeline.config.ingest.queue_max_age_s
         with self._cond:
+            if self._holding_backlog:
+                self._backlog.append(small)
+                self._cond.notify()
+                return
             if len(self._queue) >= self.capacity:
                 self._queue.popleft()
                 self.pipeline.stats.dropped("queue_full")
-            while self._queue and self._queue[0].stamp < small.stamp - max_age:
+            while not self._backlog and self._queue and self._queue[0].stamp < small.stamp - max_age:
                 self._queue.popleft()
                 self.pipeline.stats.dropped("queue_stale")
             self._queue.append(small)
-            self._peak = max(self._peak, len(self._queue) + int(self._busy))
+            self._peak = max(self._peak, self._waiting + int(self._busy))
             self._cond.notify()
+
+    @contextlib.contextmanager
+    def backlog(self) -> Iterator[None]:
+        """Frames submitted inside this block (those held while the models loaded) are a backlog: worked
+        through first, in order, and never dropped for age or room; while it lasts, live frames are bounded by
+        count only."""
+        with self._cond:
+            self._holding_backlog = True
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._holding_backlog = False
 
     def _over_rate(self, stamp: float) -> bool:
         """Admit at most four frames per working interval (the gate retries a quarter interval after a rejected
@@ -282,19 +306,23 @@ class IngestWorker:
     def take_peak_depth(self) -> int:
         """The most frames waiting or in process at once since the previous call."""
         with self._cond:
-            peak, self._peak = max(self._peak, len(self._queue) + int(self._busy)), 0
+            peak, self._peak = max(self._peak, self._waiting + int(self._busy)), 0
             return peak
 
     @property
     def depth(self) -> int:
         """Frames waiting or being processed."""
         with self._cond:
-            return len(self._queue) + int(self._busy)
+            return self._waiting + int(self._busy)
+
+    @property
+    def _waiting(self) -> int:
+        return len(self._queue) + len(self._backlog)
 
     def wait_idle(self, timeout_s: float) -> bool:
         """Block until the queue is empty and no frame is being processed."""
         with self._cond:
-            return self._cond.wait_for(lambda: not self._queue and not self._busy, timeout_s)
+            return self._cond.wait_for(lambda: not self._waiting and not self._busy, timeout_s)
 
     def stop(self, timeout_s: float = 5.0) -> None:
         with self._cond:
@@ -305,10 +333,10 @@ class IngestWorker:
     def _run(self) -> None:
         while True:
             with self._cond:
-                self._cond.wait_for(lambda: self._queue or self._stopping)
+                self._cond.wait_for(lambda: self._waiting or self._stopping)
                 if self._stopping:
                     return
-                frame = self._queue.popleft()
+                frame = (self._backlog or self._queue).popleft()
                 self._busy = True
             try:
                 self.pipeline.process(frame)

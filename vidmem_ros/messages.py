@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from vidmem_ros.frames import CompressedImage, FrameInput, RawImage
+from vidmem_ros.imaging import check_raw_layout
 from vidmem_ros.memory.records import Pose
 from vidmem_ros.perception.audio import AudioChunkData
 
@@ -18,7 +19,8 @@ def to_seconds(stamp: Any) -> float:
 
 
 def image_frame(msg: Any, source: str) -> FrameInput:
-    """sensor_msgs/Image."""
+    """sensor_msgs/Image; one whose fields describe no image is refused here, before it takes a rate slot."""
+    check_raw_layout(msg.data, msg.width, msg.height, msg.encoding, msg.step)
     image = RawImage(memoryview(msg.data), msg.width, msg.height, msg.encoding, msg.step, bool(msg.is_bigendian))
     return FrameInput(to_seconds(msg.header.stamp), source, image)
 

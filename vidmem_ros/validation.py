@@ -62,6 +62,8 @@ class StreamClock:
         self.confirmations = confirmations
         self.now = now
         self._jump: list[float] = []
+        # After a stamp that confirmed a jump: the stamps refused on the way (a stream may take them after all).
+        self.jumped_with: tuple[float, ...] = ()
         self._arrived = time.monotonic()  # wall time at which ``now`` arrived
 
     def admit(self, stamp: float) -> str:
@@ -69,11 +71,14 @@ class StreamClock:
         if not math.isfinite(stamp) or stamp < 0:
             return "bad_stamp"
         now, arrived = self.now, time.monotonic()
+        self.jumped_with = ()
         if now is not None:
             ahead = stamp > now + self.max_ahead_s + (arrived - self._arrived)
             behind = stamp < now - CLOCK_RESET_S
-            if (ahead or behind) and not self._confirmed(stamp):
-                return "stamp_ahead" if ahead else "stamp_behind"
+            if ahead or behind:
+                if not self._confirmed(stamp):
+                    return "stamp_ahead" if ahead else "stamp_behind"
+                self.jumped_with = tuple(self._jump[:-1])
         self._jump.clear()
         if now is None or stamp > now or stamp < now - CLOCK_RESET_S:
             self.now, self._arrived = stamp, arrived

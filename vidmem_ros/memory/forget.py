@@ -1,7 +1,7 @@
 """Forget: remove everything the memory holds about a time range or about chosen moments and events.
 
-Frames, vectors, detections, texts read, transcripts, documents and graph
-references go in one transaction; events that only partly overlap are
+Frames, vectors, detections, texts read, transcripts, the pose track, documents
+and graph references go in one transaction; events that only partly overlap are
 re-summarised from what remains; the summaries above are rebuilt; then freed
 pages are zeroed and handed back, so nothing forgotten stays findable or on disk.
 """
@@ -58,6 +58,7 @@ def forget(
             count, ended_in = _forget_transcripts(db, *span)
             report.transcripts += count
             heard |= ended_in
+            db.execute("DELETE FROM pose_track WHERE stamp BETWEEN ? AND ?", span)  # where the robot went then
         touched = _ids_in(
             db, "SELECT DISTINCT event_id FROM moments WHERE id IN ({}) AND event_id IS NOT NULL", moments
         )

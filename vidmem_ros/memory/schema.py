@@ -143,6 +143,10 @@ CREATE TABLE IF NOT EXISTS entity_sightings (
 );
 CREATE INDEX IF NOT EXISTS entity_sightings_entity ON entity_sightings (entity_id, stamp);
 CREATE INDEX IF NOT EXISTS entity_sightings_moment ON entity_sightings (moment_id);
+CREATE TABLE IF NOT EXISTS pose_track (  -- the robot's path, downsampled (ingest.pose_track_*)
+    stamp REAL PRIMARY KEY,
+    {_POSE_DDL}
+);
 CREATE TABLE IF NOT EXISTS summaries (key TEXT PRIMARY KEY, start REAL, end REAL, text TEXT NOT NULL);
 CREATE VIRTUAL TABLE IF NOT EXISTS documents USING fts5 (
     text, kind UNINDEXED, ref UNINDEXED, stamp UNINDEXED, end_stamp UNINDEXED, tokenize = 'porter unicode61'

@@ -454,6 +454,25 @@ class SqliteStore:
                 best[key] = hit
         return sorted(best.values(), key=lambda h: -h.score)[:limit]
 
+    # -- pose track ------------------------------------------------------------------
+
+    def add_pose_track(self, samples: Sequence[tuple[float, Pose]]) -> None:
+        """Samples of the robot's path, in one transaction."""
+        with self.write() as db:
+            insert_pose_track(db, samples)
+
+    def pose_track(self, start: float, end: float, as_of: float | None = None) -> list[tuple[float, Pose]]:
+        """The robot's path with ``start <= stamp <= min(end, as_of)``, oldest first, as (stamp, pose)."""
+        with self.read() as db:
+            if db.execute("SELECT 1 FROM sqlite_master WHERE name = 'pose_track'").fetchone() is None:
+                return []  # a store no build with a track has written yet (this process may only read it)
+            rows = db.execute(
+                f"SELECT stamp, {POSE_SQL} FROM pose_track WHERE stamp BETWEEN ? AND ? ORDER BY stamp",
+                (start, min(end, _upper(as_of))),
+            ).fetchall()
+        track = [(cell(r[0], float, math.nan), pose_from(r[1:9])) for r in rows]
+        return [(stamp, pose) for stamp, pose in track if pose is not None and math.isfinite(stamp)]
+
     # -- health ----------------------------------------------------------------------
 
     def disk_bytes(self) -> int:
@@ -831,3 +850,14 @@ def _store_error(path: Path, exc: sqlite3.Error) -> StoreError:
     if "locked" in text or "busy" in text:
         return StoreError(f"memory store {path} is locked by another process ({text})")
     return StoreError(f"memory store {path}: {text}")
+
+
+def insert_pose_track(db: sqlite3.Connection, samples: Sequence[tuple[float, Pose]]) -> None:
+    """Samples of the robot's path; a sample at a stamp already stored replaces it, one that is not finite is
+    left out."""
+    rows = [(stamp, *pose_values(pose)) for stamp, pose in samples if math.isfinite(stamp)]
+    marks = ", ".join("?" * (1 + len(schema.POSE_COLUMNS)))
+    db.executemany(
+        f"INSERT OR REPLACE INTO pose_track (stamp, {POSE_SQL}) VALUES ({marks})",
+        [row for row in rows if row[1] is not None],
+    )

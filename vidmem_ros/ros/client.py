@@ -41,6 +41,11 @@ class MemoryClient:
         with self._stats_lock:
             return self.latest_stats
 
+    def clear_stats(self) -> None:
+        """Forget the last memory_stats message (a restarted node starts its counts afresh)."""
+        with self._stats_lock:
+            self.latest_stats = None
+
     def wait_for_service(self, timeout_s: float) -> bool:
         return bool(self._query.wait_for_service(timeout_sec=timeout_s))
 
@@ -128,8 +133,7 @@ class MemoryClient:
         deadline = time.monotonic() + timeout_s
         last_count, since = -1, time.monotonic()
         while time.monotonic() < deadline:
-            with self._stats_lock:
-                self.latest_stats = None  # wait for a fresh message
+            self.clear_stats()  # wait for a fresh message
             stats = self.wait_for_stats(lambda s: True, max(0.1, deadline - time.monotonic()))
             if stats is None:
                 return None

@@ -4,110 +4,192 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable
+import threading
+import time
+from collections.abc import Callable, Sequence
 
+from builtin_interfaces.msg import Time
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 from geometry_msgs.msg import PoseStamped, PoseWithCovarianceStamped
 from nav_msgs.msg import Odometry
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
+from rclpy.duration import Duration
 from rclpy.node import Node
 from rclpy.qos import qos_profile_sensor_data
 from sensor_msgs.msg import CompressedImage, Image
 
 from vidmem_ros.audio_pipeline import AudioPipeline
-from vidmem_ros.errors import InputError
+from vidmem_ros.errors import VidmemError
 from vidmem_ros.frames import FrameInput
 from vidmem_ros.ingest import IngestPipeline, IngestWorker
+from vidmem_ros.intake import SensorIntake
 from vidmem_ros.memory.archive import QUARANTINED
 from vidmem_ros.memory.health import assess
+from vidmem_ros.memory.records import Event
 from vidmem_ros.memory.stats import StatsSnapshot
 from vidmem_ros.memory.store import SqliteStore
 from vidmem_ros.msg import AudioChunk, MemoryStats
 from vidmem_ros.msg import Event as EventMsg
-from vidmem_ros.ros.convert import (
-    audio_chunk,
-    compressed_frame,
-    event_msg,
-    image_frame,
-    stamped_pose,
-)
+from vidmem_ros.ros.convert import event_msg
 from vidmem_ros.ros.params import declare_config, watch_runtime_changes
-from vidmem_ros.ros.runtime import bridge_logging, run_nodes
+from vidmem_ros.ros.runtime import Spinner, bridge_logging, run_nodes
 from vidmem_ros.ros.tf_pose import TfPoseLookup
+from vidmem_ros.startup_buffer import SMALL_MESSAGE_BYTES, StartupBuffer, message_stamp
+
+# How long closing waits for subscribers to acknowledge the last events.
+EVENTS_ACK_S = 2.0
+# How long closing waits for models still loading (a stop during start-up), so what was held is ingested.
+LOADER_WAIT_S = 60.0
 
 
 class IngestNode(Node):
+    """Subscribes first, then loads the models on a thread of its own: what arrives meanwhile is held in a
+    bounded buffer and ingested once they are ready, so a restart loses only the seconds before the
+    subscriptions exist.  A model that fails to load ends the process with the error (``startup_failure``)."""
+
     def __init__(self, **kwargs: object) -> None:
         super().__init__("vidmem_ingest", **kwargs)  # type: ignore[arg-type]
         bridge_logging(self)
         self.config = declare_config(self)
         cfg = self.config
         self.store = SqliteStore(cfg.store_path())
-        self.pipeline = IngestPipeline.from_config(cfg, self.store)
-        self.worker = IngestWorker(self.pipeline, cfg.ingest.queue_size)
         watch_runtime_changes(self, cfg)
+        self.startup = StartupBuffer(cfg.ingest.sample_fps, int(cfg.ingest.startup_buffer_mb * 1_000_000))
+        self.startup_failure: VidmemError | None = None
+        self.pipeline: IngestPipeline | None = None
+        self.worker: IngestWorker | None = None
+        self.audio: AudioPipeline | None = None
+        self.intake: SensorIntake | None = None
+        self._intake_lock = threading.Lock()  # the hand-over from the buffer to the intake keeps arrival order
         # Callbacks only convert and enqueue; the worker thread does the heavy work.
         sensors = MutuallyExclusiveCallbackGroup()
-        self.image_topic = self.resolve_topic_name("image")
-        self.compressed_topic = self.resolve_topic_name("image/compressed")
-        self.create_subscription(Image, "image", self._on_image, qos_profile_sensor_data, callback_group=sensors)
+        image_topic = self.resolve_topic_name("image")
+        compressed_topic = self.resolve_topic_name("image/compressed")
         self.create_subscription(
-            CompressedImage, "image/compressed", self._on_compressed, qos_profile_sensor_data, callback_group=sensors
+            Image,
+            "image",
+            lambda m: self._take_frame(m, image_topic, lambda i: i.image(m, image_topic)),
+            qos_profile_sensor_data,
+            callback_group=sensors,
         )
-        self.tf = TfPoseLookup(self, cfg.ingest.tf_frame, cfg.ingest.tf_base_frame) if cfg.ingest.tf_frame else None
-        # One pose source, so every stored pose is in one frame.
-        pose_type = {"odom": Odometry, "pose": PoseStamped, "pose_with_covariance": PoseWithCovarianceStamped}
-        if self.tf is None:
-            source = cfg.ingest.pose_source
-            self.create_subscription(pose_type[source], source, self._on_pose, 50, callback_group=sensors)
-        self.audio = AudioPipeline(cfg, self.pipeline.engine)  # recognises on its own thread
-        self.create_subscription(AudioChunk, "audio", self._on_audio, qos_profile_sensor_data, callback_group=sensors)
+        self.create_subscription(
+            CompressedImage,
+            "image/compressed",
+            lambda m: self._take_frame(m, compressed_topic, lambda i: i.compressed(m, compressed_topic)),
+            qos_profile_sensor_data,
+            callback_group=sensors,
+        )
+        self.create_subscription(
+            AudioChunk,
+            "audio",
+            self._on_audio,
+            qos_profile_sensor_data,
+            callback_group=sensors,
+        )
+        self.pose_node, self.pose_spinner, self.tf = self._subscribe_poses()
         self.stats_publisher = self.create_publisher(MemoryStats, "memory_stats", 10)
         self.events_publisher = self.create_publisher(EventMsg, "events", 50)
-        self.pipeline.engine.listeners.append(lambda event: self.events_publisher.publish(event_msg(event)))
         self.diagnostics_publisher = self.create_publisher(DiagnosticArray, "/diagnostics", 10)
         self._last_snapshot: StatsSnapshot | None = None
         self._last_audio_drops = 0
         self.create_timer(cfg.ingest.stats_period_s, self.publish_stats)
         self.get_logger().info(
-            f"ingesting {self.image_topic} and {self.compressed_topic} into {cfg.store_path()} "
-            f"(profile {cfg.profile}, {cfg.ingest.sample_fps} fps, detector {cfg.detector.backend})"
+            f"ingesting {image_topic} and {compressed_topic} into {cfg.store_path()} "
+            f"(profile {cfg.profile}, {cfg.ingest.sample_fps} fps, detector {cfg.detector.backend}); loading models"
+        )
+        self._loader = threading.Thread(target=self._load, name="vidmem-load", daemon=True)
+        self._loader.start()
+
+    def _load(self) -> None:
+        """Load the models, then hand what the buffer holds to the intake and let callbacks reach it directly."""
+        started = time.monotonic()
+        try:
+            pipeline = IngestPipeline.from_config(self.config, self.store)
+            audio = AudioPipeline(self.config, pipeline.engine)  # recognises on its own thread
+        except VidmemError as exc:
+            self.startup_failure = exc
+            return
+        except Exception as exc:  # a bug in a model's loader must still end start-up with a message
+            self.get_logger().error(f"loading the models failed: {exc!r}")
+            self.startup_failure = VidmemError(f"loading the models failed: {exc!r}")
+            return
+        worker = IngestWorker(pipeline, self.config.ingest.queue_size)
+        pipeline.engine.listeners.append(self._publish_event)
+        with self._intake_lock:
+            self.pipeline, self.worker, self.audio = pipeline, worker, audio
+            self.intake = SensorIntake(pipeline, self._submit, audio)
+            with worker.backlog():  # callbacks wait on the lock meanwhile: arrival order holds
+                held = self.startup.release(pipeline.stats)
+        self.get_logger().info(
+            f"models ready after {time.monotonic() - started:.1f} s; ingesting the {held.delivered} messages "
+            f"that arrived meanwhile ({held.thinned} frames over the working rate, {held.overflowed} over "
+            "ingest.startup_buffer_mb)"
         )
 
-    def _on_image(self, msg: Image) -> None:
-        self._submit(lambda: image_frame(msg, self.image_topic))
+    def _take_frame(self, msg: Image | CompressedImage, topic: str, deliver: Callable[[SensorIntake], object]) -> None:
+        with self._intake_lock:
+            if self.intake is None:
+                self.startup.hold_frame(lambda: deliver(self._ready()), topic, message_stamp(msg), len(msg.data))
+                return
+        deliver(self.intake)
 
-    def _on_compressed(self, msg: CompressedImage) -> None:
-        self._submit(lambda: compressed_frame(msg, self.compressed_topic))
+    def _on_audio(self, msg: AudioChunk) -> None:
+        self._take(lambda i: i.audio_chunk(msg), len(msg.data))
 
-    def _submit(self, convert: Callable[[], FrameInput]) -> None:
-        try:
-            frame = convert()
-        except InputError as exc:
-            self.pipeline.stats.received()
-            self.pipeline.stats.dropped(exc.reason)
-            self.get_logger().warning(f"dropped a frame: {exc}")
-            return
+    def _take(self, deliver: Callable[[SensorIntake], object], size: int = SMALL_MESSAGE_BYTES) -> None:
+        with self._intake_lock:
+            if self.intake is None:
+                self.startup.hold(lambda: deliver(self._ready()), size)
+                return
+        deliver(self.intake)
+
+    def _ready(self) -> SensorIntake:
+        """The intake, for messages delivered from the buffer (it exists by then)."""
+        assert self.intake is not None
+        return self.intake
+
+    def _subscribe_poses(self) -> tuple[Node, Spinner, TfPoseLookup | None]:
+        """Poses (a topic, or tf) on a node and thread of their own, so they never wait behind frames; the
+        camera stays on this node's single-threaded executor (see ``runtime.executor_for``)."""
+        cfg = self.config.ingest
+        node = Node(
+            f"{self.get_name()}_poses",
+            namespace=self.get_namespace(),
+            context=self.context,
+            cli_args=["--ros-args", "-r", f"__node:={self.get_name()}_poses"],  # whatever renames this node
+            start_parameter_services=False,
+        )
+        tf = TfPoseLookup(node, cfg.tf_frame, cfg.tf_base_frame) if cfg.tf_frame else None
+        if tf is None:  # one pose source, so every stored pose is in one frame
+            pose_type = {"odom": Odometry, "pose": PoseStamped, "pose_with_covariance": PoseWithCovarianceStamped}
+            topic = self.resolve_topic_name(cfg.pose_source)  # as this node's remappings name it
+            node.create_subscription(pose_type[cfg.pose_source], topic, lambda m: self._take(lambda i: i.pose(m)), 50)
+        return node, Spinner(node), tf
+
+    def _submit(self, frame: FrameInput) -> None:
+        assert self.pipeline is not None and self.worker is not None  # the intake exists only once they do
         if self.tf is not None:
             pose = self.tf.pose_at(frame.stamp)
             if pose is not None:
-                self.pipeline.poses.add(frame.stamp, pose)
+                self.pipeline.add_pose(frame.stamp, pose)
         self.worker.submit(frame)
 
-    def _on_audio(self, msg: AudioChunk) -> None:
-        self.audio.push(audio_chunk(msg))
-
-    def _on_pose(self, msg: Odometry | PoseStamped | PoseWithCovarianceStamped) -> None:
-        stamp, pose = stamped_pose(msg)
-        self.pipeline.poses.add(stamp, pose)
+    def _publish_event(self, event: Event) -> None:
+        if self.context.ok():  # once ROS has shut down, the event is in the store with no one left to tell
+            self.events_publisher.publish(event_msg(event))
 
     def publish_stats(self) -> None:
+        """memory_stats once ingesting; until then diagnostics say the models are loading."""
+        if self.pipeline is None or self.worker is None or self.audio is None:
+            message = f"starting: loading the models; {len(self.startup)} messages held until they are ready"
+            self._publish_status(0, message, [], self.get_clock().now().to_msg())  # 0: OK
+            return
         snap = self.pipeline.stats.snapshot()
         msg = MemoryStats()
         msg.header.stamp = self.get_clock().now().to_msg()
         msg.frames_received = snap.received
         msg.frames_dropped = snap.dropped_total
-        drops = dict(snap.dropped)
+        drops = {**snap.dropped, **snap.refused}  # refused poses as pose_<reason>
         drops.update({f"audio_{reason}": n for reason, n in self.audio.stats().dropped.items()})
         msg.drop_reasons = sorted(drops)
         msg.drop_counts = [drops[r] for r in msg.drop_reasons]
@@ -121,10 +203,9 @@ class IngestNode(Node):
         msg.queue_capacity = self.worker.capacity
         msg.rejected_queries = self.store.counter("rejected_queries")
         self.stats_publisher.publish(msg)
-        self._publish_health(snap, msg)
+        self._publish_health(snap, msg, sum(self.audio.stats().dropped.values()))
 
-    def _publish_health(self, snap: StatsSnapshot, stats: MemoryStats) -> None:
-        audio_drops = sum(self.audio.stats().dropped.values())
+    def _publish_health(self, snap: StatsSnapshot, stats: MemoryStats, audio_drops: int) -> None:
         used = self.store.used_bytes()
         health = assess(
             self._last_snapshot,
@@ -135,32 +216,42 @@ class IngestNode(Node):
             quarantined=self.store.event_count(QUARANTINED),
         )
         self._last_snapshot, self._last_audio_drops = snap, audio_drops
+        values = (
+            ("frames_received", stats.frames_received),
+            ("frames_kept", stats.frames_kept),
+            ("frames_dropped", stats.frames_dropped),
+            ("queue_depth", f"{stats.queue_depth}/{stats.queue_capacity}"),
+            ("events", stats.events),
+            ("disk_used_mb", f"{used / 1e6:.1f}"),
+            ("ram_mb", f"{stats.ram_bytes / 1e6:.1f}"),
+        )
+        self._publish_status(health.level, health.message, values, stats.header.stamp)
+
+    def _publish_status(self, level: int, message: str, values: Sequence[tuple[str, object]], stamp: Time) -> None:
         status = DiagnosticStatus(
-            level=bytes([health.level]),
+            level=bytes([level]),
             name=f"{self.get_fully_qualified_name()}: memory ingest",
-            message=health.message,
+            message=message,
             hardware_id=str(self.config.store_path()),
         )
-        status.values = [
-            KeyValue(key=key, value=str(value))
-            for key, value in (
-                ("frames_received", stats.frames_received),
-                ("frames_kept", stats.frames_kept),
-                ("frames_dropped", stats.frames_dropped),
-                ("queue_depth", f"{stats.queue_depth}/{stats.queue_capacity}"),
-                ("events", stats.events),
-                ("disk_used_mb", f"{used / 1e6:.1f}"),
-                ("ram_mb", f"{stats.ram_bytes / 1e6:.1f}"),
-            )
-        ]
+        status.values = [KeyValue(key=key, value=str(value)) for key, value in values]
         array = DiagnosticArray(status=[status])
-        array.header.stamp = stats.header.stamp
+        array.header.stamp = stamp
         self.diagnostics_publisher.publish(array)
 
     def close(self) -> None:
-        self.audio.close()
-        self.worker.stop()
-        self.pipeline.finish()
+        """Stop taking input, then close the last event (published while ROS is still up) and the store."""
+        self.pose_spinner.stop()
+        self._loader.join(LOADER_WAIT_S)  # stopped while loading: what was held is ingested first
+        if self.audio is not None:
+            self.audio.close()
+        if self.worker is not None:
+            self.worker.stop()
+        if self.pipeline is not None:
+            self.pipeline.finish()
+            # The last event was published just now: give subscribers a moment to take it before the node goes.
+            self.events_publisher.wait_for_all_acked(Duration(seconds=EVENTS_ACK_S))
+        self.pose_node.destroy_node()
         self.store.close()
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import signal
 import sys
 import threading
 from collections.abc import Callable, Sequence
@@ -11,6 +12,8 @@ from collections.abc import Callable, Sequence
 import rclpy
 from rclpy.executors import Executor, ExternalShutdownException, MultiThreadedExecutor, SingleThreadedExecutor
 from rclpy.node import Node
+from rclpy.signals import SignalHandlerOptions
+from rclpy.task import Future
 
 from vidmem_ros.errors import VidmemError
 
@@ -55,9 +58,17 @@ def executor_for(node: Node) -> Executor:
 
 
 def run_nodes(factories: Sequence[Callable[[], Node]], args: Sequence[str] | None = None) -> int:
-    """Create the nodes and spin each on its own executor thread until shut down; return an exit code."""
-    rclpy.init(args=list(args) if args is not None else None)
+    """Create the nodes and spin each on its own thread until Ctrl-C or SIGTERM; return an exit code.
+
+    rclpy's own signal handlers would shut ROS down the moment the signal came, before the nodes close, so
+    what a node says as it closes (the ingest node's last event) would meet invalid publishers.  Here the
+    signal only interrupts this thread: the executors stop, each node closes while ROS is still up, then
+    ROS shuts down.
+    """
+    rclpy.init(args=list(args) if args is not None else None, signal_handler_options=SignalHandlerOptions.NO)
+    _interrupt_on_signals()
     nodes: list[Node] = []
+    spinners: list[Spinner] = []
     try:
         try:
             for factory in factories:
@@ -65,15 +76,20 @@ def run_nodes(factories: Sequence[Callable[[], Node]], args: Sequence[str] | Non
         except VidmemError as exc:
             print(f"vidmem_ros: cannot start: {exc}", file=sys.stderr)
             return 2
-        threads = [threading.Thread(target=_spin, args=(node,), name=node.get_name(), daemon=True) for node in nodes]
-        for thread in threads:
-            thread.start()
-        with contextlib.suppress(KeyboardInterrupt):
-            for thread in threads:
-                while thread.is_alive():
-                    thread.join(0.5)
+        for node in nodes:
+            spinners.append(Spinner(node))
+        while any(spinner.thread.is_alive() for spinner in spinners):
+            failure = next((f for f in (getattr(n, "startup_failure", None) for n in nodes) if f), None)
+            if failure is not None:  # a node that finishes starting on a thread of its own could not
+                print(f"vidmem_ros: cannot start: {failure}", file=sys.stderr)
+                return 2
+            spinners[0].thread.join(0.5)
+        return 0
+    except KeyboardInterrupt:
         return 0
     finally:
+        for spinner in spinners:
+            spinner.stop()
         for node in reversed(nodes):
             close = getattr(node, "close", None)
             if close:
@@ -83,8 +99,30 @@ def run_nodes(factories: Sequence[Callable[[], Node]], args: Sequence[str] | Non
             rclpy.shutdown()
 
 
-def _spin(node: Node) -> None:
-    executor = executor_for(node)
-    executor.add_node(node)
-    with contextlib.suppress(KeyboardInterrupt, ExternalShutdownException):
-        executor.spin()
+class Spinner:
+    """A node's executor (see ``executor_for``) spinning on a thread of its own until ``stop``."""
+
+    def __init__(self, node: Node) -> None:
+        self.executor = executor_for(node)
+        self.executor.add_node(node)
+        self._stopped: Future = Future()
+        self.thread = threading.Thread(target=self._spin, name=node.get_name(), daemon=True)
+        self.thread.start()
+
+    def stop(self, timeout_s: float = 5.0) -> None:
+        """Let the callback under way finish and take no more; the ROS context stays up."""
+        if not self._stopped.done():
+            self._stopped.set_result(None)  # wakes the executor
+        self.thread.join(timeout_s)
+        self.executor.shutdown(timeout_sec=0)
+
+    def _spin(self) -> None:
+        with contextlib.suppress(ExternalShutdownException):
+            self.executor.spin_until_future_complete(self._stopped)
+
+
+def _interrupt_on_signals() -> None:
+    """Ctrl-C and SIGTERM raise KeyboardInterrupt in the main thread (also where the parent ignored SIGINT)."""
+    if threading.current_thread() is threading.main_thread():
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(sig, signal.default_int_handler)

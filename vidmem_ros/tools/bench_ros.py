@@ -23,17 +23,23 @@ import json
 import math
 import os
 import shutil
-import sys
 import tempfile
-import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from vidmem_ros.tools.bench_nodes import (
+    PacedStream,
+    frame_drops,
+    image_msg,
+    percentiles,
+    progress,
+    wait_until_up,
+)
 from vidmem_ros.tools.launcher import NodeOptions, loopback_env, start_node, stop_processes
 from vidmem_ros.tools.sample_images import photo as sample_photo
 
@@ -45,6 +51,8 @@ FRAME = (640, 480)
 LABELLED = (("chelsea", "cat"), ("coffee", "cup"), ("stereo_motorcycle", "motorcycle"), ("astronaut", "person"))
 STEP_PHOTOS = ("coffee", "chelsea", "astronaut", "stereo_motorcycle", "brick", "camera", "rocket", "hubble_deep_field")
 LATENCY_SPACING_S = 10.0  # sensor time between latency photos: past the rate gate and the 8 s event minimum
+# Sensor time between camera steps: a pause, well inside ingest.max_stamp_jump_s, so no frame is refused as a jump.
+STEP_GAP_S = 5.0
 LATENCY_TIMEOUT_S = 30.0
 DEFAULT_RATES = (5.0, 10.0, 20.0, 30.0, 60.0, 120.0)
 
@@ -70,58 +78,6 @@ def photo(name: str, size: tuple[int, int] = FRAME) -> np.ndarray:
     return sample_photo(name, size)
 
 
-def image_msg(rgb: np.ndarray) -> Any:
-    from sensor_msgs.msg import Image
-
-    msg = Image(height=rgb.shape[0], width=rgb.shape[1], encoding="rgb8", step=rgb.shape[1] * 3)
-    msg.data = np.ascontiguousarray(rgb).tobytes()
-    return msg
-
-
-def percentiles(values: Sequence[float]) -> dict[str, float]:
-    if not values:
-        return {"n": 0, "p50": math.nan, "p95": math.nan, "max": math.nan}
-    a = np.asarray(values, dtype=float)
-    return {
-        "n": len(values),
-        "p50": float(np.percentile(a, 50)),
-        "p95": float(np.percentile(a, 95)),
-        "max": float(a.max()),
-    }
-
-
-def frame_drops(stats: Any) -> dict[str, int]:
-    pairs = zip(stats.drop_reasons, stats.drop_counts, strict=True)
-    return {r: int(n) for r, n in pairs if not r.startswith("audio_")}
-
-
-class _Camera(threading.Thread):
-    """Publishes ``msgs`` at ``rate_hz`` on its own node and thread, to an absolute schedule (no bursts)."""
-
-    def __init__(self, publisher: Any, msgs: list[Any], rate_hz: float, duration_s: float, stamp0: float) -> None:
-        super().__init__(name="bench-camera", daemon=True)
-        self.publisher, self.msgs = publisher, msgs
-        self.rate_hz, self.duration_s, self.stamp0 = rate_hz, duration_s, stamp0
-        self.published = 0
-        self.wall_s = 0.0
-
-    def run(self) -> None:
-        from vidmem_ros.ros.convert import to_time
-
-        period = 1.0 / self.rate_hz
-        start = time.monotonic()
-        for i in range(round(self.duration_s * self.rate_hz)):
-            delay = start + i * period - time.monotonic()
-            if delay > 0:
-                time.sleep(delay)
-            sensor_t = i * period
-            msg = self.msgs[int(sensor_t) % len(self.msgs)]  # a new photo every second of sensor time
-            msg.header.stamp = to_time(self.stamp0 + sensor_t)
-            self.publisher.publish(msg)
-            self.published += 1
-        self.wall_s = time.monotonic() - start
-
-
 def run_ros_bench(
     latency_runs: int = 10,
     rtt_calls: int = 50,
@@ -143,7 +99,7 @@ def run_ros_bench(
 
     workdir = Path(tempfile.mkdtemp(prefix="vidmem-bench-ros-"))
     options = NodeOptions(store=str(workdir / "memory.db"), camera=CAMERA, namespace=NAMESPACE)
-    _progress(f"starting the ingest and query nodes (logs in {workdir}) ...")
+    progress(f"starting the ingest and query nodes (logs in {workdir}) ...")
     started = time.monotonic()
     procs = [start_node(w, options, env, str(workdir / f"{w}.log")) for w in ("ingest", "query")]
     rclpy.init()
@@ -156,17 +112,11 @@ def run_ros_bench(
         node.create_subscription(
             MemoryStats, f"{NAMESPACE}/memory_stats", lambda m: history.append((time.monotonic(), m)), 10
         )
-        deadline = time.monotonic() + 90
-        while not (camera_pub.get_subscription_count() and client.wait_for_service(0.2)):
-            if time.monotonic() > deadline or any(p.poll() is not None for p in procs):
-                raise RuntimeError(f"the nodes did not come up; see {workdir}/*.log")
-            rclpy.spin_once(node, timeout_sec=0.2)
-        if client.wait_for_stats(lambda s: True, 30) is None:
-            raise RuntimeError(f"no memory_stats from the ingest node; see {workdir}/ingest.log")
+        wait_until_up(node, client, [camera_pub], procs, workdir)
         figures["startup_s"] = time.monotonic() - started
 
         # 1. publish -> queryable
-        _progress(f"end-to-end latency over {latency_runs} photos ...")
+        progress(f"end-to-end latency over {latency_runs} photos ...")
         latencies: list[float] = []
         misses = 0
         for i in range(latency_runs):
@@ -181,7 +131,7 @@ def run_ros_bench(
         figures["latency"] = {**percentiles(latencies), "missed": misses, "timeout_s": LATENCY_TIMEOUT_S}
 
         # 2. a trivial question's round trip
-        _progress(f"query round trip over {rtt_calls} calls ...")
+        progress(f"query round trip over {rtt_calls} calls ...")
         rtts = []
         for _ in range(rtt_calls):
             t = time.perf_counter()
@@ -191,14 +141,14 @@ def run_ros_bench(
 
         # 3. camera rate steps
         step_msgs = [image_msg(photo(n)) for n in STEP_PHOTOS]
-        stamp0 = T0 + latency_runs * LATENCY_SPACING_S + 100.0
+        stamp0 = T0 + latency_runs * LATENCY_SPACING_S + STEP_GAP_S
         steps: list[StepResult] = []
         for rate in rates:
-            _progress(f"camera at {rate:g} Hz for {step_s:g} s ...")
+            progress(f"camera at {rate:g} Hz for {step_s:g} s ...")
             before = client.wait_until_idle(0, timeout_s=60, settle_s=1.0)
             if before is None:
                 raise RuntimeError("ingestion did not drain between steps")
-            camera = _Camera(camera_pub, step_msgs, rate, step_s, stamp0)
+            camera = PacedStream(_photo_per_second(camera_pub, step_msgs, rate), rate, stamp0, step_s, "bench-camera")
             t_start = time.monotonic()
             camera.start()
             while camera.is_alive():
@@ -224,7 +174,7 @@ def run_ros_bench(
                     other_drops=delta,
                 )
             )
-            stamp0 += step_s + 100.0
+            stamp0 += step_s + STEP_GAP_S
         figures["steps"] = [{**s.__dict__, "within_capacity": s.within_capacity} for s in steps]
         ok = [s.rate_hz for s in steps if s.within_capacity]
         figures["max_rate_without_queue_growth_hz"] = max(ok) if ok else None
@@ -241,6 +191,18 @@ def run_ros_bench(
     if json_path is not None:
         json_path.write_text(json.dumps(figures, indent=2, default=str))
     return figures
+
+
+def _photo_per_second(publisher: Any, msgs: list[Any], rate_hz: float) -> Callable[[int, float], None]:
+    """Publishes message ``i`` of a stream at ``rate_hz``: a new photo every second of sensor time."""
+    from vidmem_ros.ros.convert import to_time
+
+    def publish(i: int, stamp: float) -> None:
+        msg = msgs[int(i / rate_hz) % len(msgs)]
+        msg.header.stamp = to_time(stamp)
+        publisher.publish(msg)
+
+    return publish
 
 
 def _publish_until_found(client: Any, publisher: Any, msg: Any, stamp: float, label: str) -> float | None:
@@ -294,7 +256,3 @@ def format_figures(f: dict[str, Any]) -> str:
 
 def _load(values: Sequence[float]) -> str:
     return "/".join(f"{v:.2f}" for v in values)
-
-
-def _progress(text: str) -> None:
-    print(text, file=sys.stderr, flush=True)

@@ -127,6 +127,25 @@ def main(argv: list[str] | None = None) -> int:
     ros.add_argument("--step-s", type=float, default=10.0, help="seconds of camera at each rate")
     ros.add_argument("--json", type=Path, default=None, metavar="PATH", help="also write the figures as JSON")
     ros.add_argument("--quick", action="store_true", help="smoke run: 3 photos, 10 queries, 5 and 30 Hz for 5 s")
+    faults = targets.add_parser(
+        "faults",
+        help="the real nodes over DDS under faults: kill -9 rounds, a flood of malformed messages, concurrent "
+        "clients (run under scripts/run_isolated.sh)",
+    )
+    faults.add_argument("--rounds", type=int, default=5, help="kill -9 rounds of the ingest node")
+    faults.add_argument("--camera-hz", type=float, default=10.0, help="rate of the camera stream")
+    faults.add_argument(
+        "--sample-fps", type=float, default=None, help="ingest.sample_fps of the node (default: the cpu profile's)"
+    )
+    faults.add_argument("--flood-rate", type=float, default=500.0, help="malformed messages per second")
+    faults.add_argument("--flood-s", type=float, default=10.0, help="seconds of flood")
+    faults.add_argument("--clients", type=int, default=8, help="concurrent query clients")
+    faults.add_argument("--questions", type=int, default=10, help="questions each client asks")
+    faults.add_argument("--seed", type=int, default=0, help="seeds the moments of the kills")
+    faults.add_argument("--json", type=Path, default=None, metavar="PATH", help="also write the figures as JSON")
+    faults.add_argument(
+        "--quick", action="store_true", help="smoke run: 1 round, 3 s of flood at 100/s, 2 clients x 3 questions"
+    )
 
     ev = sub.add_parser(
         "eval", help="answer a bag's questions online (each as of its ask_at), score them, compare baselines"
@@ -415,6 +434,12 @@ def _bench(args: argparse.Namespace) -> int:
             json_path=args.json,
             quick=args.quick,
         )
+    elif args.target == "faults":
+        from vidmem_ros.tools.bench_faults import Settings, run_faults_bench
+
+        fields = ("rounds", "camera_hz", "sample_fps", "flood_rate", "flood_s", "clients", "questions", "seed")
+        chosen = {name: getattr(args, name) for name in fields}
+        run_faults_bench(Settings.quick(**chosen) if args.quick else Settings(**chosen), args.json)
     return 0
 
 

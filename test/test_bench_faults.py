@@ -1,0 +1,56 @@
+"""``vidmem bench faults --quick``: the real nodes through a kill -9, a flood of malformed messages and concurrent
+clients; the figures it prints say memory stayed intact and every bad message was counted.  Speed is not checked."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.ros
+
+
+def test_quick_fault_bench_restarts_after_every_kill_and_counts_every_malformed_message(tmp_path: Path) -> None:
+    saved = tmp_path / "faults.json"
+    run = subprocess.run(
+        [sys.executable, "-m", "vidmem_ros.tools.cli", "bench", "faults", "--quick", "--json", str(saved)],
+        env=os.environ,  # DDS on loopback, on this session's domain (conftest)
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    figures = json.loads(run.stdout.strip().splitlines()[-1])
+    assert figures == json.loads(saved.read_text())
+
+    kills = figures["kills"]
+    assert len(kills) == figures["settings"]["rounds"] == 1
+    for r in kills:
+        assert r["alive_before_kill"] and r["integrity_ok"] and r["restarted"], r
+        assert r["to_stats_s"] is not None and r["loss_window_s"] >= 0
+        assert r["kept_during"] <= r["published_during"]
+
+    flood = figures["flood"]
+    assert "error" not in flood and flood["ingest_alive"]
+    sent = flood["sent"]
+    assert flood["malformed"] == sum(sent.values()) and all(n > 0 for n in sent.values())
+    assert {k.split("_")[0] for k in sent} == {"image", "compressed", "audio", "odom"}
+    frames, audio, poses = flood["frames"], flood["audio"], flood["poses"]
+    assert frames["unaccounted"] == 0, frames  # every frame received was kept or dropped with a reason
+    assert frames["kept"] <= flood["valid_frames"], frames  # no malformed frame became memory
+    assert frames["dropped"].get("stamp_ahead", 0) >= sent["image_2038"] - frames["lost_in_transport"], frames
+    assert audio["uncounted"] == 0, audio
+    assert poses["uncounted"] == 0, poses
+    assert flood["questions"]["answered"] == flood["questions"]["asked"] > 0
+    assert flood["stats_messages"]["count"] > 0
+
+    clients = figures["clients"]
+    assert clients["answered"] == clients["asked"] == 2 * 3 and clients["failed"] == 0
+
+    end = figures["end"]
+    assert end["integrity_ok"] and end["drained"] and not end["stored_after_last_frame"], end
+    assert end["moments"] > 0 and end["exit_codes"] == {"ingest": 0, "query": 0}, end
