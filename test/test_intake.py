@@ -278,3 +278,67 @@ def test_garbage_with_a_size_limit_is_still_a_decode_error() -> None:
     with pytest.raises(InputError) as refused:
         CompressedImage(b"not an image", "jpeg").decode(max_pixels=1000)
     assert refused.value.reason == "decode_error"
+
+
+def test_frames_held_while_models_loaded_are_all_worked_through_in_order(config: VidmemConfig) -> None:
+    """A backlog spans more than queue_max_age_s, yet none of it is dropped for age, nor live frames behind it."""
+    config = config.model_copy(update={"ingest": config.ingest.model_copy(update={"sample_fps": 2.0})})
+    pipeline = IngestPipeline(config, SqliteStore(config.store_path()), None)
+    worker = IngestWorker(pipeline, capacity=8)
+    with pipeline.engine._lock:  # the worker cannot finish a frame yet
+        with worker.backlog():
+            for i in range(6):  # 3 s of stream held at the working rate
+                worker.submit(FrameInput(T0 + i * 0.5, "/cam", DecodedImage(noise_frame(i, (48, 64)))))
+        for i in range(6, 9):  # live frames after it
+            worker.submit(FrameInput(T0 + i * 0.5, "/cam", DecodedImage(noise_frame(i, (48, 64)))))
+    assert worker.wait_idle(30.0)
+    worker.stop()
+    snap = pipeline.stats.snapshot()
+    assert "queue_stale" not in snap.dropped and "queue_full" not in snap.dropped, snap.dropped
+    stamps = [m.stamp for m in pipeline.store.moments(T0 - 1, T0 + 10)]
+    assert stamps == sorted(stamps) and len(stamps) == 9
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        lambda: _compressed(b"", "jpeg"),
+        lambda: _compressed(bytes(range(256)) * 4, "jpeg"),  # opens with no image signature
+        lambda: _raw(width=64, height=48, step=10),
+        lambda: _raw(width=64, height=48, step=192, encoding="yuv9"),
+    ],
+)
+def test_a_message_that_cannot_be_an_image_never_takes_the_rate_gates_slot(config: VidmemConfig, bad) -> None:  # type: ignore[no-untyped-def]
+    from vidmem_ros.intake import SensorIntake
+
+    config = config.model_copy(update={"ingest": config.ingest.model_copy(update={"sample_fps": 1.0})})
+    pipeline = IngestPipeline(config, SqliteStore(config.store_path()), None)
+    worker = IngestWorker(pipeline, capacity=8)
+    intake = SensorIntake(pipeline, worker.submit)
+    _, jpeg = cv2.imencode(".jpg", noise_frame(3))
+    first = _compressed(jpeg.tobytes(), "jpeg")
+    intake.compressed(first, "/cam/compressed")
+    assert worker.wait_idle(30.0)  # kept before the next frames come, which are 2 s later
+    msg = bad()
+    msg.header.stamp.sec, msg.header.stamp.nanosec = int(T0) + 2, 0
+    (intake.compressed if hasattr(msg, "format") else intake.image)(msg, "/cam")
+    good = _compressed(cv2.imencode(".jpg", noise_frame(4))[1].tobytes(), "jpeg")
+    good.header.stamp.sec, good.header.stamp.nanosec = int(T0) + 2, 10_000_000  # 10 ms after the bad one
+    intake.compressed(good, "/cam/compressed")
+    assert worker.wait_idle(30.0)
+    worker.stop()
+    assert pipeline.stats.snapshot().kept == 2, pipeline.stats.snapshot().dropped
+
+
+def _compressed(data: bytes, fmt: str):  # type: ignore[no-untyped-def]
+    from sensor_msgs.msg import CompressedImage as CompressedMsg
+
+    msg = CompressedMsg(format=fmt, data=data)
+    msg.header.stamp.sec = int(T0)
+    return msg
+
+
+def _raw(width: int, height: int, step: int, encoding: str = "rgb8"):  # type: ignore[no-untyped-def]
+    from sensor_msgs.msg import Image as ImageMsg
+
+    return ImageMsg(width=width, height=height, step=step, encoding=encoding, data=bytes(step * height))

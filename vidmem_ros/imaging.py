@@ -100,6 +100,41 @@ def _raw_layout(
     return layout, buffer
 
 
+# The signatures that open the image files OpenCV decodes (their published magic numbers).
+_IMAGE_SIGNATURES = (
+    b"\xff\xd8\xff",  # JPEG
+    b"\x89PNG\r\n\x1a\n",  # PNG
+    b"BM",  # BMP
+    b"II*\x00",  # TIFF, little-endian
+    b"MM\x00*",  # TIFF, big-endian
+    b"GIF87a",
+    b"GIF89a",
+    b"\x00\x00\x00\x0cjP  \r\n\x87\n",  # JPEG 2000 file
+    b"\xffO\xffQ",  # JPEG 2000 codestream
+    b"\x59\xa6\x6a\x95",  # Sun raster
+    b"v/1\x01",  # OpenEXR
+    b"#?RADIANCE",
+    b"#?RGBE",
+)
+
+
+def check_compressed(data: bytes | bytearray | memoryview | np.ndarray, fmt: str = "") -> None:
+    """Raise InputError for a payload that cannot be an image: empty, or opening with no image signature
+    (cheap: the first bytes only).  Depth images in compressedDepth carry a header first and are let through."""
+    head = (
+        bytes(memoryview(data)[:16]) if not isinstance(data, np.ndarray) else data.view(np.uint8).ravel()[:16].tobytes()
+    )
+    if not head:
+        raise InputError("decode_error", f"empty compressed image (format {fmt!r})")
+    if "compresseddepth" in fmt.lower().replace(" ", ""):
+        return
+    netpbm = head[:1] == b"P" and head[1:2] in b"1234567" and len(head) > 2
+    webp = head[:4] == b"RIFF" and head[8:12] == b"WEBP"
+    pfm = head[:2] in (b"PF", b"Pf")
+    if not (netpbm or webp or pfm or head.startswith(_IMAGE_SIGNATURES)):
+        raise InputError("decode_error", f"compressed image (format {fmt!r}) opens with no image signature")
+
+
 def compressed_to_rgb(
     data: bytes | bytearray | memoryview | np.ndarray, fmt: str = "", max_pixels: int | None = None
 ) -> np.ndarray:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from vidmem_ros.frames import CompressedImage, FrameInput, RawImage
-from vidmem_ros.imaging import check_raw_layout
+from vidmem_ros.imaging import check_compressed, check_raw_layout
 from vidmem_ros.memory.records import Pose
 from vidmem_ros.perception.audio import AudioChunkData
 
@@ -27,6 +27,7 @@ def image_frame(msg: Any, source: str) -> FrameInput:
 
 def compressed_frame(msg: Any, source: str) -> FrameInput:
     """sensor_msgs/CompressedImage."""
+    check_compressed(msg.data, msg.format)  # before it takes a slot of the rate gate
     return FrameInput(to_seconds(msg.header.stamp), source, CompressedImage(memoryview(msg.data), msg.format))
 
 
