@@ -139,7 +139,7 @@ class OfflinePlanner:
         if weak:
             best = weak[0]
             text = f"I am not sure: the only sign of {what} is a weak detection {self._when(state, best.stamp)}."
-            return answer(text, NOT_SEEN_CONFIDENCE, [best.ref], value=_empty_value(p))
+            return answer(text, NOT_SEEN_CONFIDENCE, [best.ref], best.ref, best.ref, value=_empty_value(p))
         return answer(f"No, I have not {verb} {what}.", NOT_SEEN_CONFIDENCE, value=_empty_value(p))
 
     def _unrecognised(self, state: AgentState, p: ParsedQuestion) -> Script:

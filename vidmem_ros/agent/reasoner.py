@@ -12,12 +12,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from vidmem_ros.agent.answer import Answer
+from vidmem_ros.agent.asked import asked_kind, settle
 from vidmem_ros.agent.harness import Budget, Harness, Planner
 from vidmem_ros.agent.offline_planner import OfflinePlanner
 from vidmem_ros.agent.question import parse_question, validate_question
 from vidmem_ros.agent.tools import Perception, ToolContext
 from vidmem_ros.config import QueryConfig, VidmemConfig
 from vidmem_ros.errors import InputError
+from vidmem_ros.memory.poses import pose_at
 from vidmem_ros.memory.store import SqliteStore
 from vidmem_ros.memory.vector_search import VectorSearch
 from vidmem_ros.perception.vocabulary import LabelMapper
@@ -56,14 +58,14 @@ class Reasoner:
         budget = Budget(max_turns or self.config.max_turns, timeout_s or self.config.timeout_s, self.config.max_tokens)
         offline = OfflinePlanner(parse_question(text), self.store.time_span(as_of))
         if self.llm is None or self.config.planner != "llm":
-            return self._trimmed(Harness(ctx, budget).run(offline, text))
+            return self._trimmed(Harness(ctx, budget).run(offline, text), text, as_of)
         answer = Harness(ctx, budget).run(self.llm(text, ctx), text)
         if not answer.success and self.config.llm_fallback and "rejected" not in answer.trace:
             fallback = Harness(ctx, replace(budget, timeout_s=max(2.0, budget.timeout_s / 2))).run(offline, text)
             fallback.trace["fallback_from"] = answer.trace
             fallback.trace["fallback_reason"] = answer.error
-            return self._trimmed(fallback)
-        return self._trimmed(answer)
+            return self._trimmed(fallback, text, as_of)
+        return self._trimmed(answer, text, as_of)
 
     def context(self, as_of: float | None) -> ToolContext:
         span = self.store.time_span(None)
@@ -81,7 +83,9 @@ class Reasoner:
             images=self.images,
         )
 
-    def _trimmed(self, answer: Answer) -> Answer:
+    def _trimmed(self, answer: Answer, question: str, as_of: float | None) -> Answer:
+        """The answer as returned: the typed value the question asks for (or a plain "none"), evidence capped."""
+        settle(answer, asked_kind(question), lambda stamp: pose_at(self.store, stamp, as_of))
         answer.evidence = answer.evidence[: self.config.max_evidence]
         if answer.value is not None:
             answer.trace["value"] = answer.value

@@ -1,0 +1,71 @@
+"""The kind of value a question asks for, read from its grammar, and answers that carry it typed or say so."""
+
+from __future__ import annotations
+
+import pytest
+
+from vidmem_ros.agent.answer import Answer
+from vidmem_ros.agent.asked import Asked, asked_kind, interrogative, settle
+from vidmem_ros.memory.records import Pose
+
+CASES = [
+    ("The courier left a parcel by the stairs. Which door did they use?", Asked.NAME),
+    ("So far, have you come across a fire extinguisher?", Asked.YES_NO),
+    ("Up until now, how many times did someone ring the bell?", Asked.COUNT),
+    ("How often was the lift out of order?", Asked.COUNT),
+    ("How many minutes did you spend by the lift?", Asked.DURATION),
+    ("For how long was the garage door open?", Asked.DURATION),
+    ("What were your coordinates when the alarm sounded?", Asked.POSITION),
+    ("Where were you when you heard the kettle whistle?", Asked.POSITION),
+    ("Report your position (x, y) when you passed the ladder.", Asked.POSITION),
+    ("When did you last pass the vending machine?", Asked.TIME),
+    ("On the second lap, when did the janitor show up?", Asked.TIME),
+    ("At what time did the janitor arrive?", Asked.TIME),
+    ("What time does the canteen close?", Asked.NAME),  # what was read or heard, not a moment of memory
+    ("Tell me the code written on the locker.", Asked.NAME),
+    ("Which corridor did you take after the library?", Asked.NAME),
+    ("Isn't there a whiteboard in the meeting room?", Asked.YES_NO),
+]
+
+
+@pytest.mark.parametrize(("question", "kind"), CASES)
+def test_the_kind_of_value_asked_comes_from_the_interrogative_clause(question: str, kind: Asked) -> None:
+    assert asked_kind(question) is kind
+
+
+def test_context_and_adverbials_before_the_question_are_passed_over() -> None:
+    assert interrogative("A truck arrived at noon. Later, on the ramp, what was unloaded?") == "what was unloaded"
+
+
+POSE = Pose("map", 3.0, -2.0, 0.0, 0.0, 0.0, 0.0, 1.0)
+
+
+def test_a_position_question_answered_with_a_moment_gets_the_robots_pose_then() -> None:
+    answer = Answer(success=True, text="I heard it 40 s in.", stamp=1040.0)
+    settled = settle(answer, Asked.POSITION, lambda stamp: POSE if stamp == 1040.0 else None)
+    assert settled.pose == POSE and settled.text == "I heard it 40 s in."
+
+
+@pytest.mark.parametrize(
+    ("asked", "answer", "says"),
+    [
+        (Asked.POSITION, Answer(success=True, text="Seen in event 3 (room 214, 2024)."), "a position"),
+        (Asked.TIME, Answer(success=True, text="The closest thing: a sign reading 10:45."), "a time"),
+        (Asked.COUNT, Answer(success=True, text="Yes, I saw it.", value=True), "a count"),
+        (Asked.DURATION, Answer(success=True, text="Something about 12 chairs.", value="chairs"), "a duration"),
+    ],
+)
+def test_an_answer_without_the_value_asked_says_it_has_none(asked: Asked, answer: Answer, says: str) -> None:
+    settled = settle(answer, asked, lambda stamp: None)
+    assert settled.text.startswith(f"I cannot give {says} for that.")
+    assert settled.trace["no_value"] == asked.value
+
+
+def test_answers_that_carry_the_value_or_found_nothing_are_left_as_they_are() -> None:
+    counted = Answer(success=True, text="I saw it on 3 occasions.", value=3)
+    never = Answer(success=True, text="No, I have not seen a ladder.", value=0)
+    timed = Answer(success=True, text="I last saw it 12 s in.", stamp=12.0)
+    assert settle(counted, Asked.COUNT, lambda s: None).text == "I saw it on 3 occasions."
+    assert settle(never, Asked.COUNT, lambda s: None).text == "No, I have not seen a ladder."
+    assert settle(timed, Asked.TIME, lambda s: None).text == "I last saw it 12 s in."
+    assert "no_value" not in counted.trace and counted.trace["asked"] == "count"

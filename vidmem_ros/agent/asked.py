@@ -1,0 +1,111 @@
+"""What kind of value a question asks for, and answers that carry it typed or say they have none.
+
+A time, a position, a count, a duration, yes or no, or a name (anything said
+in words).  Read from the interrogative clause alone (its question word and
+auxiliary verb), whatever opens the question: context sentences before it
+("A visitor came in. Which company...") and adverbials in front of it ("So
+far, has anyone...") are passed over.  This is English grammar, not a list of
+phrasings, so it holds for questions no parser understood; a reader of the
+answer gets the value in its typed field, or a plain statement that there is
+none, never a number from the evidence mistaken for it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from enum import Enum
+
+from vidmem_ros.agent.answer import Answer
+from vidmem_ros.memory.records import Pose
+
+
+class Asked(str, Enum):
+    YES_NO = "yes_no"
+    TIME = "time"  # a moment of memory
+    POSITION = "position"  # where the robot was
+    COUNT = "count"
+    DURATION = "duration"
+    NAME = "name"  # anything said in words: a thing, a place, a text read, a clock time heard
+
+
+_AUXILIARY = r"(?:did|do|does|was|were|is|are|am|have|has|had|can|could|will|would|should|shall|may|might|must)(?:n't)?"
+# Words that open an interrogative clause or an imperative request.
+_OPENER = re.compile(rf"^(?:{_AUXILIARY}|what|which|who|whom|whose|when|where|why|how|tell|give|name|list|say|show)\b")
+_DURATION = re.compile(
+    r"\bhow long\b|\bhow much time\b|\bfor how many (?:seconds|minutes|hours)\b"
+    r"|\bhow many (?:seconds|minutes|hours)\b"
+)
+_COUNT = re.compile(r"\bhow many\b|\bhow often\b|\bnumber of times\b|\bhow frequently\b")
+_POSITION = re.compile(
+    r"^where\b|\bcoordinates?\b|\bposition\b|\blocation\b|\(\s*x\s*,\s*y\s*\)|\bx\s*,\s*y\b|\bx and y\b"
+)
+# "when ..." and "at what time did ..." ask for a moment of memory; "what time will ..." asks what was said.
+_TIME = re.compile(r"^when\b|^(?:at )?what (?:time|moment)(?: of day)? (?:did|was|were|had)\b")
+_YES_NO = re.compile(rf"^{_AUXILIARY}\b")
+
+
+def interrogative(question: str) -> str:
+    """The clause that asks: the last sentence, from its first clause that opens with a question word, an
+    auxiliary verb or a request; lower case, without its question mark."""
+    sentences = [s for s in re.split(r"(?<=[.?!])\s+", question.strip()) if s.strip()]
+    asking = next((s for s in reversed(sentences) if s.rstrip().endswith("?")), sentences[-1] if sentences else "")
+    text = re.sub(r"\s+", " ", asking.lower()).strip().rstrip("?.! ")
+    clauses = [c.strip() for c in text.split(",")]
+    for i, clause in enumerate(clauses):
+        if _OPENER.match(clause):
+            return ", ".join(clauses[i:])
+    return text
+
+
+def asked_kind(question: str) -> Asked:
+    clause = interrogative(question)
+    for kind, pattern in (
+        (Asked.DURATION, _DURATION),
+        (Asked.COUNT, _COUNT),
+        (Asked.POSITION, _POSITION),
+        (Asked.TIME, _TIME),
+        (Asked.YES_NO, _YES_NO),
+    ):
+        if pattern.search(clause):
+            return kind
+    return Asked.NAME
+
+
+PoseAt = Callable[[float], Pose | None]
+
+
+def settle(answer: Answer, asked: Asked, pose_at: PoseAt) -> Answer:
+    """Fill the typed part the question asks for where the answer's evidence gives it; otherwise make the
+    answer say it has none (unless it already says the thing was never found)."""
+    answer.trace["asked"] = asked.value
+    if not answer.success:
+        return answer
+    if asked is Asked.POSITION and answer.pose is None and answer.stamp is not None:
+        answer.pose = pose_at(answer.stamp)  # "where were you when ...": the robot's pose at that moment
+    missing = {
+        Asked.TIME: answer.stamp is None,
+        Asked.POSITION: answer.pose is None,
+        Asked.COUNT: not _is_count(answer.value),
+        Asked.DURATION: not _is_number(answer.value),
+    }.get(asked, False)
+    if missing and not _says_none(answer):
+        answer.text = f"I cannot give {_NAMES[asked]} for that. {answer.text}"
+        answer.trace["no_value"] = asked.value
+    return answer
+
+
+_NAMES = {Asked.TIME: "a time", Asked.POSITION: "a position", Asked.COUNT: "a count", Asked.DURATION: "a duration"}
+
+
+def _is_count(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _says_none(answer: Answer) -> bool:
+    """An answer that found nothing (its value is the empty one: no, zero, nothing) states that itself."""
+    return answer.value is False or (_is_number(answer.value) and answer.value == 0) or answer.value == ""
