@@ -69,3 +69,10 @@ def test_answers_that_carry_the_value_or_found_nothing_are_left_as_they_are() ->
     assert settle(never, Asked.COUNT, lambda s: None).text == "No, I have not seen a ladder."
     assert settle(timed, Asked.TIME, lambda s: None).text == "I last saw it 12 s in."
     assert "no_value" not in counted.trace and counted.trace["asked"] == "count"
+
+
+def test_a_count_carried_as_a_whole_float_is_a_count() -> None:
+    settled = settle(Answer(success=True, text="I was there twice.", value=2.0), Asked.COUNT, lambda s: None)
+    assert settled.text == "I was there twice." and "no_value" not in settled.trace
+    halves = settle(Answer(success=True, text="About 2.5.", value=2.5), Asked.COUNT, lambda s: None)
+    assert halves.text.startswith("I cannot give a count")

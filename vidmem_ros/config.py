@@ -398,6 +398,21 @@ class QueryConfig(_Section):
     )
 
 
+class PlacesConfig(_Section):
+    """Places and visits, read from the stored pose track when a question needs them."""
+
+    still_speed_mps: float = Field(
+        0.15, gt=0.0, le=10.0, description="Slower than this (standing, or turning on the spot) the robot stays"
+    )
+    min_stay_s: float = Field(5.0, ge=0.0, le=3600.0, description="A stay lasts at least this long")
+    radius_m: float = Field(
+        3.0, gt=0.0, le=1000.0, description="Visits whose centres are this close are one place (or one visit, below)"
+    )
+    merge_gap_s: float = Field(
+        20.0, ge=0.0, le=3600.0, description="Stays at one place with a shorter move between them are one visit"
+    )
+
+
 class AudioConfig(_Section):
     enabled: bool = Field(True, description="Transcribe the audio topic; when false chunks are counted and dropped")
     vad: Literal["silero", "none"] = Field(
@@ -449,6 +464,7 @@ class VidmemConfig(_Section):
     archive: ArchiveConfig = ArchiveConfig()
     retention: RetentionConfig = RetentionConfig()
     audio: AudioConfig = AudioConfig()
+    places: PlacesConfig = PlacesConfig()
 
     def store_path(self) -> Path:
         return Path(self.store.path).expanduser()

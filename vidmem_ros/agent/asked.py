@@ -99,7 +99,8 @@ _NAMES = {Asked.TIME: "a time", Asked.POSITION: "a position", Asked.COUNT: "a co
 
 
 def _is_count(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
+    """A whole number (the answer schema carries numbers as floats)."""
+    return _is_number(value) and float(value).is_integer()  # type: ignore[arg-type]
 
 
 def _is_number(value: object) -> bool:

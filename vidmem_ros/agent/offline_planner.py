@@ -22,6 +22,8 @@ from vidmem_ros.agent.tools import ANSWER_TOOL, TOOLS, AnswerArgs, Finding
 # Absence of a detection is weak evidence (detectors miss things): the confidence of "not seen".
 NOT_SEEN_CONFIDENCE = 0.3
 NEIGHBOUR_WINDOW_S = 300.0  # how far "before X" / "after X" looks
+# A place description must match at least this well (share of words, or text-embedding cosine) to be the one meant.
+PLACE_MATCH_MIN = 0.3
 Step = list[dict[str, Any]]
 Script = Generator[Step, list[Observation], None]
 
@@ -69,7 +71,7 @@ class OfflinePlanner:
             Intent.READ: self._read,
             Intent.SAID: self._said,
         }
-        script = scripts.get(p.intent)
+        script = self._place if p.modality is Modality.PLACE else scripts.get(p.intent)
         if script is not None:
             yield from script(state, p)
         elif p.modality is Modality.SPEECH:
@@ -233,6 +235,45 @@ class OfflinePlanner:
         refs = [anchor.ref, *(f.ref for f in scene[:4])]
         yield answer(text, nearest.score * 0.9, refs, nearest.ref, nearest.ref, value=names[0])
 
+    def _place(self, state: AgentState, p: ParsedQuestion) -> Script:
+        """Visits to a place found by its description: how many, how long, which place came before or after."""
+        about = p.other if p.intent in (Intent.BEFORE, Intent.AFTER) else p.target
+        state.plan(f"find the place that matches {about}", "compose the answer")
+        obs = (yield [call("places", about=about, **self._window(state, p))])[0]
+        found = obs.result.findings
+        best = found[0] if found and found[0].score >= PLACE_MATCH_MIN else None
+        if best is None:
+            why = "my path shows no place I stayed at" if not found else f"no place I stayed at matches {about}"
+            yield answer(f"I cannot tell: {why}.", NOT_SEEN_CONFIDENCE, _refs(found[:1]))
+            return
+        visits = best.data["visits"]
+        confidence = min(0.9, best.score)
+        if p.intent is Intent.COUNT:
+            spans = ", ".join(f"{a:.0f}-{b:.0f} s" for a, b in visits)
+            text = f"I was at {_place_name(best)} {_visits(len(visits))} ({spans} after my memory begins)."
+            yield answer(text, confidence, [best.ref], place_ref=best.ref, value=len(visits))
+        elif p.intent is Intent.DURATION:
+            dwell = float(best.data["dwell_s"])
+            over = "one visit" if len(visits) == 1 else f"{len(visits)} visits"
+            text = f"I spent about {dwell:.0f} s at {_place_name(best)}, over {over}."
+            yield answer(text, confidence, [best.ref], place_ref=best.ref, value=round(dwell, 1))
+        else:
+            yield self._next_place(found, best, after=p.intent is Intent.AFTER, confidence=confidence)
+
+    @staticmethod
+    def _next_place(found: list[Finding], anchor: Finding, after: bool, confidence: float) -> Step:
+        """The place visited right after (or before) the anchor place's first visit."""
+        start, end = anchor.data["visits"][0]
+        sequence = sorted((a, b, f) for f in found if f.ref != anchor.ref for a, b in f.data["visits"])
+        nearest = next((f for a, _, f in sequence if a >= end), None) if after else None
+        if not after:
+            nearest = next((f for _, b, f in reversed(sequence) if b <= start), None)
+        relation = "after" if after else "before"
+        if nearest is None:
+            return answer(f"I stayed nowhere {relation} {_place_name(anchor)}.", 0.3, [anchor.ref])
+        text = f"Right {relation} {_place_name(anchor)}, I went to {_place_name(nearest)}."
+        return answer(text, confidence, [nearest.ref, anchor.ref], place_ref=nearest.ref, value=nearest.text)
+
     def _what(self, state: AgentState, p: ParsedQuestion) -> Script:
         if p.now:
             obs = (yield [call("recent_frames", limit=8)])[0]
@@ -340,6 +381,16 @@ def answer(
     args: dict[str, Any] = {"text": text, "confidence": round(min(1.0, max(0.0, confidence)), 3)}
     args.update(evidence=evidence or [], time_ref=time_ref, place_ref=place_ref, value=value)
     return [{"tool": ANSWER_TOOL, "args": fit_to_schema(AnswerArgs, args, prose=frozenset({"text"}))}]
+
+
+def _place_name(place: Finding) -> str:
+    """A place as the robot knows it: where it is and what was seen, read and heard there."""
+    where = f"({place.pose.x:.1f}, {place.pose.y:.1f})" if place.pose else place.ref
+    return f"the place around {where} where I {place.text}" if place.text else f"the place around {where}"
+
+
+def _visits(n: int) -> str:
+    return {1: "once", 2: "twice"}.get(n, f"{n} separate times")
 
 
 def _refs(findings: list[Finding]) -> list[str]:

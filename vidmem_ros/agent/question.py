@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass
 from enum import Enum
 
+from vidmem_ros.agent.asked import interrogative
 from vidmem_ros.errors import InputError
 
 
@@ -33,6 +34,7 @@ class Modality(str, Enum):
     OBJECT = "object"  # something a detector reports
     TEXT = "text"  # words read on a sign or screen
     SPEECH = "speech"  # words heard
+    PLACE = "place"  # a place the robot stayed at, named by a description
 
 
 @dataclass(frozen=True)
@@ -54,7 +56,19 @@ class ParsedQuestion:
     now: bool = False  # "what do you see now"
 
 
-_SEE = r"(?:see|seen|saw|spot|spotted|notice|noticed|observe|observed|encounter|encountered)"
+_SEE = (
+    r"(?:see|seen|saw|spot|spotted|notice|noticed|observe|observed|encounter|encountered|watch|watched"
+    r"|look at|looked at|come across|came across)"
+)
+# Being at a place, and the prepositions that lead to its description.
+_BE_AT = (
+    r"(?:were you|have you been|had you been|was the robot|did you (?:go|come|get|stay|stop|remain|return|end up)"
+    r"|did you visit|have you visited|did you make|have you made|did you pay|have you paid)"
+)
+_INTO = r"(?: back)?(?: to| in| into| at| inside| on| outside on| out on| out in| by| near)?"
+_NEXT = r"(?:right |just |directly |immediately |straight )?"
+_PLACE = r"(?:room|place|area|location|spot|space|part of the building|site|stop)"
+_MOVE = r"(?:go to|go into|visit|enter|move to|head to|reach|come to|drive to|walk to|go)"
 _WHO = r"(?:someone|anyone|somebody|anybody|they|people|a person|the person|you)"
 _SAY = r"(?:say|said|mention|mentioned|talk about|talked about|speak about|spoke about)"
 _HEAR = rf"(?:hear (?:{_WHO} )?(?:say|mention|talk about)|hear|heard)"
@@ -68,6 +82,23 @@ _PATTERNS: list[tuple[Intent, Modality, str]] = [
     (Intent.ORDER, Modality.OBJECT, rf"^did you {_SEE} (?P<t>.+?) before or after (?P<o>.+)$"),
     (Intent.ORDER, Modality.OBJECT, r"^(?:was|were|is) (?P<t>.+?) (?:seen )?before or after (?P<o>.+)$"),
     (Intent.ORDER, Modality.OBJECT, r"^which (?:did you see |came )?first,? (?P<t>.+?) or (?P<o>.+)$"),
+    (
+        Intent.COUNT,
+        Modality.PLACE,
+        rf"^how (?:many (?:separate |different |distinct )?(?:times|visits)|often) {_BE_AT}{_INTO} (?P<t>.+)$",
+    ),
+    (
+        Intent.DURATION,
+        Modality.PLACE,
+        rf"^(?:for )?how (?:long|much time) (?:were you|have you been|was the robot|did you (?:stay|spend|remain|stop"
+        rf"|wait|spend time))(?: there)?{_INTO} (?P<t>.+?)(?: for)?$",
+    ),
+    (Intent.AFTER, Modality.PLACE, rf"^(?:which|what) {_PLACE} did you {_MOVE} {_NEXT}(?P<r>before|after) (?P<o>.+)$"),
+    (
+        Intent.AFTER,
+        Modality.PLACE,
+        rf"^where did you (?:go|head|drive|move|walk)(?: to)? {_NEXT}(?P<r>before|after|next after) (?P<o>.+)$",
+    ),
     (Intent.COUNT, Modality.SPEECH, rf"^how many times did {_WHO} {_SAY} (?P<t>.+)$"),
     (Intent.COUNT, Modality.OBJECT, rf"^how (?:many times|often) (?:did|have) you {_SEE} (?P<t>.+)$"),
     (Intent.DURATION, Modality.OBJECT, rf"^(?:for )?how long (?:did|have) you {_SEE} (?P<t>.+?)(?: for)?$"),
@@ -134,7 +165,7 @@ def normalise(text: str) -> str:
 
 def parse_question(text: str) -> ParsedQuestion | None:
     """The intent and targets of a supported question, or None."""
-    normal, window = _split_window(normalise(text))
+    normal, window = _split_window(interrogative(text))  # past context sentences and leading adverbials
     for intent, modality, pattern in _COMPILED:
         match = pattern.match(normal)
         if match is None:
@@ -142,8 +173,8 @@ def parse_question(text: str) -> ParsedQuestion | None:
         groups = match.groupdict()
         target = _clean_target(groups.get("t") or "")
         other = _clean_target(groups.get("o") or "")
-        if intent is Intent.READ and groups.get("r"):
-            intent = Intent.AFTER if groups["r"] == "after" else Intent.BEFORE
+        if intent in (Intent.READ, Intent.AFTER) and groups.get("r"):
+            intent = Intent.AFTER if groups["r"].endswith("after") else Intent.BEFORE
         if modality is Modality.OBJECT and (sign := _SIGN_TARGET.match(target)):
             modality, target = Modality.TEXT, _clean_target(sign.group("t"))
         if _needs_target(intent) and not target:

@@ -17,11 +17,12 @@ from vidmem_ros.agent.harness import Budget, Harness, Planner
 from vidmem_ros.agent.offline_planner import OfflinePlanner
 from vidmem_ros.agent.question import parse_question, validate_question
 from vidmem_ros.agent.tools import Perception, ToolContext
-from vidmem_ros.config import QueryConfig, VidmemConfig
+from vidmem_ros.config import PlacesConfig, QueryConfig, VidmemConfig
 from vidmem_ros.errors import InputError
 from vidmem_ros.memory.poses import pose_at
 from vidmem_ros.memory.store import SqliteStore
 from vidmem_ros.memory.vector_search import VectorSearch
+from vidmem_ros.perception.embedding import TextEmbedder
 from vidmem_ros.perception.vocabulary import LabelMapper
 
 PlannerFactory = Callable[[str, ToolContext], Planner]
@@ -39,6 +40,8 @@ class Reasoner:
         perception: Perception | None = None,
         images: VectorSearch | None = None,
         llm: PlannerFactory | None = None,
+        places: PlacesConfig | None = None,
+        text_embedder: TextEmbedder | None = None,
     ) -> None:
         self.store = store
         self.config = config
@@ -48,6 +51,8 @@ class Reasoner:
         self.perception = perception or Perception()
         self.images = images
         self.llm = llm  # builds the language-model planner for a question; None answers offline
+        self.places = places or PlacesConfig()
+        self.text_embedder = text_embedder
 
     def answer(self, question: str, as_of: float | None = None, max_turns: int = 0, timeout_s: float = 0.0) -> Answer:
         try:
@@ -81,6 +86,8 @@ class Reasoner:
             occasion_gap_s=self.config.occasion_gap_s,
             perception=self.perception,
             images=self.images,
+            places=self.places,
+            text_embedder=self.text_embedder,
         )
 
     def _trimmed(self, answer: Answer, question: str, as_of: float | None) -> Answer:
@@ -120,4 +127,6 @@ def build_reasoner(config: VidmemConfig, store: SqliteStore) -> Reasoner:
         perception=Perception(loader=lambda kind: loaders[kind]()),
         images=images,
         llm=llm,
+        places=config.places,
+        text_embedder=text_embedder,
     )

@@ -21,18 +21,21 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from vidmem_ros.agent.labels import resolve_labels
+from vidmem_ros.config import PlacesConfig
 from vidmem_ros.errors import VidmemError
 from vidmem_ros.imaging import jpeg_to_rgb
+from vidmem_ros.memory import places as stays
 from vidmem_ros.memory.captions import EventCaptioner, EventFacts, event_labels, event_texts
 from vidmem_ros.memory.hierarchy import ROOT_KEY
 from vidmem_ros.memory.records import Event, Moment, Pose, SearchHit
 from vidmem_ros.memory.search import Place, search_memory
 from vidmem_ros.memory.store import SqliteStore
 from vidmem_ros.memory.vector_search import VectorSearch
+from vidmem_ros.perception.embedding import TextEmbedder
 from vidmem_ros.perception.types import Detector, OcrEngine, Tagger
 from vidmem_ros.perception.vocabulary import LabelMapper
 
-REF = re.compile(r"^(moment|event|super_event|transcript|text)/(\d+)$|^root$")
+REF = re.compile(r"^(moment|event|super_event|transcript|text|place)/(\d+)$|^root$")
 SOURCES = ("moments", "events", "summaries", "transcripts", "texts")
 _SOURCE_KINDS = {
     "moments": ("moment",),
@@ -119,6 +122,8 @@ class ToolContext:
     occasion_gap_s: float = 12.0  # sightings further apart are separate occasions
     perception: Perception = field(default_factory=Perception)
     images: VectorSearch | None = None
+    places: PlacesConfig = field(default_factory=PlacesConfig)
+    text_embedder: TextEmbedder | None = None  # matches place descriptions by meaning as well as by words
 
     @property
     def upper(self) -> float:
@@ -212,6 +217,14 @@ class TimelineArgs(_Range):
         default_factory=list, description="what to list; empty means all three"
     )
     limit: int = Field(20, ge=1, le=50)
+
+
+class PlacesArgs(_Range):
+    about: str = Field(
+        "",
+        max_length=200,
+        description="What the place is like or called: things seen, words read or heard there. Empty: every place",
+    )
 
 
 class AnswerArgs(_Args):
@@ -590,6 +603,47 @@ def when_near(ctx: ToolContext, args: WhenNearArgs) -> ToolResult:
     return ToolResult("when_near", findings, "" if findings else "never within that radius")
 
 
+def find_places(ctx: ToolContext, args: PlacesArgs) -> ToolResult:
+    """The places the robot stayed at (from its path), each with its visits, best match to ``about`` first."""
+    lo, hi = ctx.window(args.start_t, args.end_t)
+    found = stays.described_visits(ctx.store, ctx.places, lo, hi, ctx.as_of, ctx.min_score)
+    if not found:
+        return ToolResult("places", note="no stays in the robot's path (no pose recorded, or it never stopped)")
+    listed = stays.places(found)
+    scores = place_scores(ctx, args.about, listed) if args.about.strip() else [1.0] * len(listed)
+    ranked = list(zip(scores, listed, strict=True))
+    if args.about.strip():
+        ranked.sort(key=lambda sp: -sp[0])
+    findings = [_place_finding(ctx, place, score) for score, place in ranked]
+    order = " > ".join(f"place/{v.place}" for v in found)
+    return ToolResult("places", findings, f"visits in order: {order}")
+
+
+# Words that say a description is of a place but not which one ("the room with the piano").
+PLACE_NOUNS = frozenset(("room", "place", "area", "location", "spot", "space", "site", "one", "part"))
+
+
+def place_scores(ctx: ToolContext, about: str, listed: list[stays.Place]) -> list[float]:
+    """How well each place's description matches ``about``: by its words, and by meaning where a text embedder
+    is loaded (the better of the two)."""
+    about = " ".join(w for w in about.split() if w.lower().strip(",.()") not in PLACE_NOUNS) or about
+    texts = [p.description() for p in listed]
+    lexical = [words_covered(about, text) for text in texts]
+    if ctx.text_embedder is None or not any(texts):
+        return lexical
+    vectors = ctx.text_embedder.embed_texts([about, *[t or "nothing" for t in texts]])
+    meaning = [max(0.0, float(v @ vectors[0])) for v in vectors[1:]]
+    return [max(a, b) for a, b in zip(lexical, meaning, strict=True)]
+
+
+def _place_finding(ctx: ToolContext, place: stays.Place, score: float) -> Finding:
+    first, last = place.visits[0], place.visits[-1]
+    pose = Pose(place.frame_id, place.x, place.y, 0.0, 0.0, 0.0, 0.0, 1.0)
+    visits = [[round(v.start - ctx.t0, 1), round(v.end - ctx.t0, 1)] for v in place.visits]
+    data = {"place": place.id, "visits": visits, "dwell_s": round(place.dwell_s, 1)}
+    return Finding(f"place/{place.id}", "place", first.start, last.end, place.description(), score, pose, data)
+
+
 def _with_pose(ctx: ToolContext, finding: Finding) -> Finding:
     nearby = [m for m in ctx.store.moments(finding.stamp - 5.0, finding.stamp + 5.0, ctx.as_of) if m.pose]
     if not nearby:
@@ -722,6 +776,13 @@ TOOLS: dict[str, ToolSpec] = {
         ToolSpec("recent_frames", "The latest frames: what is in view now.", RecentArgs, recent_frames),
         ToolSpec("pose_at", "Where the robot was at time t.", PoseAtArgs, pose_at),
         ToolSpec("when_near", "When the robot was within radius metres of x, y.", WhenNearArgs, when_near),
+        ToolSpec(
+            "places",
+            "The places the robot stayed at (rooms, stops), from its path: each with its visits (start and end t), "
+            "time spent and what was seen, read and heard there; the best match to a description first.",
+            PlacesArgs,
+            find_places,
+        ),
     )
 }
 ANSWER_TOOL = "final_answer"

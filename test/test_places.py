@@ -1,0 +1,113 @@
+"""Places and visits from the robot's path, and the questions they answer, on memory built by the real pipeline."""
+
+from __future__ import annotations
+
+import pytest
+
+from vidmem_ros.agent.reasoner import Reasoner
+from vidmem_ros.config import PlacesConfig, VidmemConfig
+from vidmem_ros.frames import DecodedImage, FrameInput
+from vidmem_ros.ingest import IngestPipeline
+from vidmem_ros.memory.places import places, stays, visits
+from vidmem_ros.memory.records import Pose
+from vidmem_ros.memory.store import SqliteStore
+from vidmem_ros.perception.coco import COCO_LABELS
+
+T0 = 1_760_000_000.0
+
+
+def at(x: float, y: float = 0.0, yaw_sin: float = 0.0) -> Pose:
+    return Pose("map", x, y, 0.0, 0.0, 0.0, yaw_sin, (1.0 - yaw_sin**2) ** 0.5)
+
+
+def route() -> list[tuple[float, Pose]]:
+    """Stand at A for 30 s (turning on the spot), drive 10 m to B in 10 s with a 2 s halt, stand at B 20 s,
+    shuffle 1 m there, drive back to A and stand 15 s; samples twice a second."""
+    track: list[tuple[float, Pose]] = []
+    t = 0.0
+
+    def hold(x: float, seconds: float, turn: bool = False) -> None:
+        nonlocal t
+        for k in range(int(seconds * 2)):
+            track.append((T0 + t, at(x, yaw_sin=(k % 10) / 20 if turn else 0.0)))
+            t += 0.5
+
+    def drive(x0: float, x1: float, seconds: float) -> None:
+        nonlocal t
+        steps = int(seconds * 2)
+        for k in range(steps):
+            track.append((T0 + t, at(x0 + (x1 - x0) * k / steps)))
+            t += 0.5
+
+    hold(0.0, 30.0, turn=True)
+    drive(0.0, 5.0, 5.0)
+    hold(5.0, 2.0)  # a halt in transit: shorter than a stay
+    drive(5.0, 10.0, 5.0)
+    hold(10.0, 12.0)
+    drive(10.0, 11.0, 2.0)  # a shuffle within B
+    hold(11.0, 8.0)
+    drive(11.0, 0.0, 11.0)
+    hold(0.0, 15.0)
+    return track
+
+
+def test_the_path_splits_into_stays_visits_and_places() -> None:
+    config = PlacesConfig()
+    track = route()
+    assert len(stays(track, config)) == 4  # A, B, B after the shuffle, A again; the 2 s halt is transit
+    found = visits(track, config)
+    assert [v.place for v in found] == [1, 2, 1]
+    assert [round(v.dwell_s) for v in found] == [
+        pytest.approx(30, abs=1),
+        pytest.approx(22, abs=2),
+        pytest.approx(15, abs=1),
+    ]
+    assert found[1].x == pytest.approx(10.4, abs=0.3)
+    a, b = places(found)
+    assert (a.id, len(a.visits), b.id, len(b.visits)) == (1, 2, 2, 1)
+    assert a.dwell_s == pytest.approx(found[0].dwell_s + found[2].dwell_s)
+
+
+def test_a_tighter_place_radius_keeps_two_spots_apart() -> None:
+    found = visits(route(), PlacesConfig(radius_m=0.5))
+    assert [v.place for v in found] == [1, 2, 3, 1]  # the shuffle within B now ends one visit
+
+
+@pytest.fixture
+def patrol(config: VidmemConfig, detector, photos) -> Reasoner:  # type: ignore[no-untyped-def]
+    """The route above with a camera: a mug at A, a cat at B."""
+    store = SqliteStore(config.store_path())
+    pipeline = IngestPipeline(config, store, detector)
+    track = route()
+    shown = {0.0: "coffee", 10.0: "chelsea", 10.4: "chelsea", 11.0: "chelsea"}
+    for k, (stamp, pose) in enumerate(track):
+        pipeline.add_pose(stamp, pose)
+        name = shown.get(round(pose.x, 1))
+        if name and k % 4 == 0:
+            pipeline.ingest(FrameInput(stamp, "/cam", DecodedImage(photos[name])))
+    pipeline.finish()
+    return Reasoner(store, config.query, tuple(COCO_LABELS.values()), detector_min_score=config.detector.min_score)
+
+
+def test_visits_to_a_place_described_by_what_was_seen_there(patrol: Reasoner) -> None:
+    twice = patrol.answer("Up to now, how many separate visits have you made to the room with the cup?")
+    assert twice.value == 2 and twice.pose is not None and abs(twice.pose.x) < 0.5, twice.text
+    once = patrol.answer("How many times were you in the room with the cup?", as_of=T0 + 60)
+    assert once.value == 1, once.text
+
+
+def test_time_spent_at_a_place(patrol: Reasoner) -> None:
+    stayed = patrol.answer("How much time did you spend at the spot with the cat?")
+    assert stayed.value == pytest.approx(22, abs=2) and "cat" in stayed.text, stayed.text
+
+
+def test_the_place_visited_right_after_and_before_another(patrol: Reasoner) -> None:
+    after = patrol.answer("Which room did you go to right after the room with the cup?")
+    assert after.pose is not None and after.pose.x == pytest.approx(10.4, abs=0.5), after.text
+    before = patrol.answer("Where did you go just before the spot with the cat?")
+    assert before.pose is not None and abs(before.pose.x) < 0.5, before.text
+
+
+def test_a_place_nothing_matches_is_said_so(patrol: Reasoner) -> None:
+    answer = patrol.answer("How long were you in the boiler room?")
+    assert answer.value is None and answer.text.startswith("I cannot give a duration"), answer.text
