@@ -144,3 +144,23 @@ def test_a_broad_answer_is_cut_to_the_answer_limit(answerer: Reasoner) -> None:
     assert read.success, read.error
     assert "forced" not in read.trace, read.text  # answered, not cut short by a failed step
     assert read.text.startswith("I read") and 100 < len(read.text) <= 1500
+
+
+def test_the_answer_is_read_out_of_the_sign_that_matches_the_question(answerer: Reasoner) -> None:
+    """A question no phrasing rule knows, asking for a name: the lines read with the matching one answer it."""
+    from vidmem_ros.memory.records import Moment, TextLine
+
+    lines = [TextLine("PLATFORM", 0.95), TextLine("NEXT TRAIN", 0.95), TextLine("HARBOUR LINE", 0.9)]
+    answerer.store.add_moment(Moment(T0 + 45, "/cam", 64, 48, None, texts=lines))
+    answer = answerer.answer("The display by the stairs showed a departure. Which line was the next train on?")
+    assert set(str(answer.value).split("; ")) == {"PLATFORM", "HARBOUR LINE"}, answer.text  # not NEXT TRAIN: asked
+    assert answer.text.startswith(f"{answer.value}: I read ") and '"NEXT TRAIN"' in answer.text
+    assert answer.stamp == T0 + 45 and answer.evidence[0].ref.startswith("text/")
+
+
+def test_the_answer_is_read_out_of_the_sentence_heard_that_matches_the_question(answerer: Reasoner) -> None:
+    from vidmem_ros.memory.records import Transcript
+
+    answerer.store.add_transcript(Transcript(T0 + 46, T0 + 49, "The plumber will come back on Tuesday morning."))
+    answer = answerer.answer("Someone called about the leak. Which day is the plumber coming back?")
+    assert "Tuesday" in str(answer.value) and answer.stamp == T0 + 46, answer.text

@@ -14,10 +14,11 @@ from collections.abc import Generator
 from datetime import datetime, timezone
 from typing import Any
 
+from vidmem_ros.agent.asked import Asked, asked_kind
 from vidmem_ros.agent.fitting import fit_to_schema
 from vidmem_ros.agent.harness import AgentState, Observation, PlannerError
 from vidmem_ros.agent.question import Intent, Modality, ParsedQuestion, content_words
-from vidmem_ros.agent.tools import ANSWER_TOOL, TOOLS, AnswerArgs, Finding
+from vidmem_ros.agent.tools import ANSWER_TOOL, TOOLS, AnswerArgs, Finding, words_covered
 
 # Absence of a detection is weak evidence (detectors miss things): the confidence of "not seen".
 NOT_SEEN_CONFIDENCE = 0.3
@@ -324,6 +325,10 @@ class OfflinePlanner:
     def _search(self, state: AgentState) -> Script:
         """A question outside the known phrasings: search its words; drill down from summaries if nothing matches."""
         words = content_words(state.question)[:12]
+        if words and asked_kind(state.question) is Asked.NAME:
+            read = yield from self._read_out(state, words)
+            if read:
+                return
         state.plan("search memory for the question's words", "drill down from summaries", "compose")
         if words:
             obs = (yield [call("search", query=" ".join(words), limit=6)])[0]
@@ -349,6 +354,44 @@ class OfflinePlanner:
             "what did you see before or after X."
         )
         yield answer(text, 0.0)
+
+    def _read_out(self, state: AgentState, words: list[str]) -> Generator[Step, list[Observation], bool]:
+        """Read the answer out of what was read or heard: the sign or sentence that best matches the question's
+        words; for a sign, every line read with the matching one, those that are not wholly the question's own
+        words first (the value).  False when nothing read or heard matches."""
+        state.plan("find what was read or heard that matches the question", "read the answer out of it")
+        obs = (yield [call("search", query=" ".join(words), sources=["texts", "transcripts"], limit=6)])[0]
+        question = " ".join(words)
+        best = next(
+            (
+                f
+                for f in obs.result.findings
+                if f.kind == "transcript" or (f.kind == "text" and words_covered(f.text, question) > 0)
+            ),
+            None,
+        )  # a line read must share a word with the question, not merely contain one run together
+        if best is None:
+            return False
+        when = self._when(state, best.stamp)
+        if best.kind == "transcript":
+            yield answer(
+                f'"{best.text}", as I heard {when}.',
+                0.5 * min(1.0, best.score),
+                [best.ref],
+                best.ref,
+                best.ref,
+                value=best.text,
+            )
+            return True
+        t = best.stamp - state.t0
+        around = (yield [call("timeline", start_t=max(0.0, t - 1.0), end_t=t + 1.0, what=["text"], limit=20)])[0]
+        lines = list(dict.fromkeys([best.text, *(str(f.data.get("read", "")) for f in around.result.findings)]))
+        lines = [line for line in lines if line]
+        values = [line for line in lines if words_covered(line, question) < 1.0] or lines
+        listed = ", ".join(f'"{line}"' for line in lines)
+        text = f"{'; '.join(values)}: I read {listed} together {when}."
+        yield answer(text, 0.5, [best.ref], best.ref, best.ref, value="; ".join(values))
+        return True
 
     # -- helpers -----------------------------------------------------------------------
 

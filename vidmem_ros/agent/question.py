@@ -81,7 +81,7 @@ _ANCHOR = rf"(?:(?:you )?(?:saw|seeing|{_SEE}) )?"
 _PATTERNS: list[tuple[Intent, Modality, str]] = [
     (Intent.ORDER, Modality.OBJECT, rf"^did you {_SEE} (?P<t>.+?) before or after (?P<o>.+)$"),
     (Intent.ORDER, Modality.OBJECT, r"^(?:was|were|is) (?P<t>.+?) (?:seen )?before or after (?P<o>.+)$"),
-    (Intent.ORDER, Modality.OBJECT, r"^which (?:did you see |came )?first,? (?P<t>.+?) or (?P<o>.+)$"),
+    (Intent.ORDER, Modality.OBJECT, r"^which (?:did you see |came )?first[,:;]? (?P<t>.+?) or (?P<o>.+)$"),
     (
         Intent.COUNT,
         Modality.PLACE,
