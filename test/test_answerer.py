@@ -164,3 +164,13 @@ def test_the_answer_is_read_out_of_the_sentence_heard_that_matches_the_question(
     answerer.store.add_transcript(Transcript(T0 + 46, T0 + 49, "The plumber will come back on Tuesday morning."))
     answer = answerer.answer("Someone called about the leak. Which day is the plumber coming back?")
     assert "Tuesday" in str(answer.value) and answer.stamp == T0 + 46, answer.text
+
+
+def test_words_asked_about_may_span_the_lines_of_one_sign(answerer: Reasoner) -> None:
+    from vidmem_ros.memory.records import Moment, TextLine
+
+    lines = [TextLine("DEPARTURES", 0.95), TextLine("GATE", 0.95), TextLine("B12", 0.9)]
+    answerer.store.add_moment(Moment(T0 + 45, "/cam", 64, 48, None, texts=lines))
+    read = answerer.answer("When did you first read gate B12?")
+    assert read.stamp == T0 + 45 and read.text.startswith("I first read"), read.text
+    assert answerer.answer("Did you read gate C7?").text.startswith("No")

@@ -20,6 +20,13 @@ VOCAB = tuple(COCO_LABELS.values())
         ("when did you see a laptop", Intent.LAST, "laptop"),
         ("Where did you see the motorcycle?", Intent.WHERE, "motorcycle"),
         ("Where was the cat?", Intent.WHERE, "cat"),
+        # context before the question, and adverbials in front of it
+        ("The shift changed at noon. When did you last see the forklift?", Intent.LAST, "forklift"),
+        ("Up until now, has anybody mentioned the fire alarm?", Intent.DID, "fire alarm"),
+        ("At what time did someone talk about the elevator?", Intent.LAST, "elevator"),
+        ("Which came first: the bus or the bicycle?", Intent.ORDER, "bus"),
+        ("Did you read a notice warning about wet floors?", Intent.DID, "wet floors"),
+        ("For how long did you watch the pigeons?", Intent.DURATION, "pigeons"),
     ],
 )
 def test_supported_questions_parse(text: str, intent: Intent, target: str) -> None:
@@ -58,3 +65,12 @@ def test_empty_and_oversized_questions_are_refused() -> None:
     with pytest.raises(InputError, match="2001 characters"):
         validate_question("x" * 2001, 2000)
     assert validate_question("  did you see a cat? ", 2000) == "did you see a cat?"
+
+
+def test_a_sign_named_by_what_it_is_about_is_a_text_to_find() -> None:
+    parsed = parse_question("Have you read a sign about visitor parking?")
+    assert parsed is not None and parsed.modality.value == "text" and parsed.target == "visitor parking"
+
+
+def test_what_time_something_will_happen_asks_what_was_said_not_when() -> None:
+    assert parse_question("What time does the gym open?") is None  # read from what was heard or read instead

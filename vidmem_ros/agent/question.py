@@ -74,7 +74,10 @@ _SAY = r"(?:say|said|mention|mentioned|talk about|talked about|speak about|spoke
 _HEAR = rf"(?:hear (?:{_WHO} )?(?:say|mention|talk about)|hear|heard)"
 _READ = r"(?:read|see written|see the words?)"
 _SIGN = r"(?:a |the |any )?(?:sign|text|notice|label|poster|screen|board)"
-_SAYING = r"(?:that said|saying|that says|which said|reading|that read|with the words?|with)"
+_SAYING = (
+    r"(?:that said|saying|that says|which said|reading|that read|with the words?|warning (?:about|of|against)"
+    r"|that warned (?:about|of)|announcing|about|with)"
+)
 _ANCHOR = rf"(?:(?:you )?(?:saw|seeing|{_SEE}) )?"
 
 # (intent, modality, pattern).  Order matters: the first match wins.
@@ -120,7 +123,7 @@ _PATTERNS: list[tuple[Intent, Modality, str]] = [
     (Intent.LAST, Modality.SPEECH, rf"^when did you (?:last )?{_HEAR} (?P<t>.+)$"),
     (Intent.WHERE, Modality.SPEECH, rf"^where were you when {_WHO} {_SAY} (?P<t>.+)$"),
     (Intent.WHERE, Modality.SPEECH, rf"^where did you {_HEAR} (?P<t>.+)$"),
-    (Intent.DID, Modality.SPEECH, rf"^did {_WHO} (?:ever )?{_SAY} (?P<t>.+)$"),
+    (Intent.DID, Modality.SPEECH, rf"^(?:did|has|have) {_WHO} (?:ever |already )?{_SAY} (?P<t>.+)$"),
     (Intent.DID, Modality.SPEECH, rf"^(?:did|have) you (?:ever )?{_HEAR} (?P<t>.+)$"),
     (Intent.FIRST, Modality.TEXT, rf"^when (?:did|have) you first {_READ} (?P<t>.+)$"),
     (Intent.LAST, Modality.TEXT, rf"^when (?:did|have) you (?:last )?{_READ} (?P<t>.+)$"),
@@ -163,9 +166,14 @@ def normalise(text: str) -> str:
     return re.sub(r"\s+", " ", text.lower()).strip().rstrip("?.! ")
 
 
+# "At what time did ..." asks what "when did ..." asks.
+_WHAT_TIME = re.compile(r"^(?:at )?what (?:time|moment) (?=(?:did|was|were|had|have|has) )")
+
+
 def parse_question(text: str) -> ParsedQuestion | None:
     """The intent and targets of a supported question, or None."""
-    normal, window = _split_window(interrogative(text))  # past context sentences and leading adverbials
+    clause = _WHAT_TIME.sub("when ", interrogative(text))  # past context sentences and leading adverbials
+    normal, window = _split_window(clause)
     for intent, modality, pattern in _COMPILED:
         match = pattern.match(normal)
         if match is None:
@@ -175,7 +183,7 @@ def parse_question(text: str) -> ParsedQuestion | None:
         other = _clean_target(groups.get("o") or "")
         if intent in (Intent.READ, Intent.AFTER) and groups.get("r"):
             intent = Intent.AFTER if groups["r"].endswith("after") else Intent.BEFORE
-        if modality is Modality.OBJECT and (sign := _SIGN_TARGET.match(target)):
+        if modality in (Modality.OBJECT, Modality.TEXT) and (sign := _SIGN_TARGET.match(target)):
             modality, target = Modality.TEXT, _clean_target(sign.group("t"))
         if _needs_target(intent) and not target:
             continue

@@ -27,7 +27,7 @@ from vidmem_ros.imaging import jpeg_to_rgb
 from vidmem_ros.memory import places as stays
 from vidmem_ros.memory.captions import EventCaptioner, EventFacts, event_labels, event_texts
 from vidmem_ros.memory.hierarchy import ROOT_KEY
-from vidmem_ros.memory.records import Event, Moment, Pose, SearchHit
+from vidmem_ros.memory.records import Event, Moment, Pose, SearchHit, TextRead
 from vidmem_ros.memory.search import Place, search_memory
 from vidmem_ros.memory.store import SqliteStore
 from vidmem_ros.memory.vector_search import VectorSearch
@@ -340,10 +340,12 @@ def find_text(ctx: ToolContext, args: FindTextArgs) -> ToolResult:
     representative frame (``mid_ref``) is the middle of the best-matching reads, where the sign was whole."""
     lo, hi = ctx.window(args.start_t, args.end_t)
     candidates = ctx.store.search_text(args.text, limit=2000, as_of=ctx.as_of, kinds=("text",))
-    ids = {h.ref for h in candidates if lo <= h.stamp <= hi and text_match(args.text, h.text) >= 0.75}
+    lines = ctx.store.text_lines(sorted({h.ref for h in candidates if lo <= h.stamp <= hi}))
+    read = _as_read(args.text, lines)
+    found = [t for t in lines if read[t.id][0] >= 0.75]
     findings = []
-    for run in group_runs(ctx.store.text_lines(sorted(ids)), lambda t: t.stamp, ctx.occasion_gap_s):
-        match = {t.id: text_match(args.text, t.text) for t in run}
+    for run in group_runs(found, lambda t: t.stamp, ctx.occasion_gap_s):
+        match = {t.id: read[t.id][0] for t in run}
         best_match = max(match.values())
         core = [t for t in run if match[t.id] >= best_match - 1e-6]
         mid = core[len(core) // 2]
@@ -353,11 +355,11 @@ def find_text(ctx: ToolContext, args: FindTextArgs) -> ToolResult:
                 "occasion",
                 run[0].stamp,
                 run[-1].stamp,
-                f'read "{mid.text}" in {len({t.moment_id for t in run})} frame(s)',
+                f'read "{read[mid.id][1]}" in {len({t.moment_id for t in run})} frame(s)',
                 best_match,
                 mid.pose,
                 {
-                    "read": mid.text,
+                    "read": read[mid.id][1],
                     "first_ref": f"moment/{core[0].moment_id}",
                     "mid_ref": f"moment/{mid.moment_id}",
                     "last_ref": f"moment/{core[-1].moment_id}",
@@ -366,6 +368,21 @@ def find_text(ctx: ToolContext, args: FindTextArgs) -> ToolResult:
             )
         )
     return ToolResult("find_text", findings, "" if findings else f'nothing like "{args.text}" was read')
+
+
+def _as_read(wanted: str, lines: Sequence[TextRead]) -> dict[int, tuple[float, str]]:
+    """Per line, how well the words asked about match it, and as what: the line alone, or the lines read with it
+    in its frame taken together (a sign's words often span several lines: "ORDER NUMBER" over "5821")."""
+    signs: dict[int, list[TextRead]] = {}
+    for line in lines:
+        signs.setdefault(line.moment_id, []).append(line)
+    out: dict[int, tuple[float, str]] = {}
+    for line in lines:
+        alone = text_match(wanted, line.text)
+        sign = " ".join(t.text for t in signs[line.moment_id])
+        together = text_match(wanted, sign) if len(signs[line.moment_id]) > 1 else 0.0
+        out[line.id] = (alone, line.text) if alone >= together else (together, sign)
+    return out
 
 
 def search_transcripts(ctx: ToolContext, args: TranscriptArgs) -> ToolResult:

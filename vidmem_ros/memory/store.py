@@ -344,7 +344,7 @@ class SqliteStore:
         with self.read() as db:
             rows = db.execute(
                 f"SELECT t.id, t.moment_id, t.stamp, t.text, t.score, {pose} FROM texts t "
-                f"JOIN moments m ON m.id = t.moment_id WHERE t.id IN ({marks}) ORDER BY t.stamp",
+                f"JOIN moments m ON m.id = t.moment_id WHERE t.id IN ({marks}) ORDER BY t.stamp, t.id",
                 tuple(ids),
             ).fetchall()
         return [TextRead(r[0], r[1], r[2], r[3], r[4], pose_from(r[5:13])) for r in rows]
