@@ -174,3 +174,13 @@ def test_words_asked_about_may_span_the_lines_of_one_sign(answerer: Reasoner) ->
     read = answerer.answer("When did you first read gate B12?")
     assert read.stamp == T0 + 45 and read.text.startswith("I first read"), read.text
     assert answerer.answer("Did you read gate C7?").text.startswith("No")
+
+
+def test_a_word_a_scene_tag_answers_to_is_found_though_the_detector_has_no_label_for_it(answerer: Reasoner) -> None:
+    from vidmem_ros.memory.records import Moment
+    from vidmem_ros.perception.types import Tag
+
+    tag = Tag("tree frog", 0.8, ("tree frog", "frog", "amphibian", "animal"))
+    answerer.store.add_moment(Moment(T0 + 45, "/cam", 64, 48, None, tags=[tag]))
+    answer = answerer.answer("Did you see an amphibian?")
+    assert answer.value is True and answer.stamp == T0 + 45, answer.text

@@ -58,7 +58,7 @@ class ParsedQuestion:
 
 _SEE = (
     r"(?:see|seen|saw|spot|spotted|notice|noticed|observe|observed|encounter|encountered|watch|watched"
-    r"|look at|looked at|come across|came across)"
+    r"|look at|looked at|come across|came across|pass|passed|go past|went past|drive past|drove past)"
 )
 # Being at a place, and the prepositions that lead to its description.
 _BE_AT = (

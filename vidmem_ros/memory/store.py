@@ -825,13 +825,15 @@ def _run_together_hits(db: sqlite3.Connection, words: list[str], as_of: float | 
 
 
 def _label_hits(db: sqlite3.Connection, words: list[str], as_of: float | None, limit: int) -> list[SearchHit]:
-    """Most recent moments where a detector reported one of the words as a label."""
+    """Most recent moments where a detector reported one of the words as a label, or a tag answers to one (its
+    text names the word: "looked like baboon, a monkey")."""
     labels = sorted({w for w in words} | {w[:-1] for w in words if w.endswith("s") and len(w) > 3})
     marks = ", ".join("?" for _ in labels)
     rows = db.execute(
         f"SELECT moment_id, MAX(stamp), label, MAX(score), 'detected' FROM detections "
         f"WHERE label IN ({marks}) AND stamp <= ? GROUP BY moment_id "
-        f"UNION ALL SELECT moment_id, MAX(stamp), label, MAX(score), 'looked like' FROM tags "
+        f"UNION ALL SELECT moment_id, MAX(stamp), CASE WHEN MIN(word) = label THEN label "
+        f"ELSE label || ', a ' || MIN(word) END, MAX(score), 'looked like' FROM tags "
         f"WHERE word IN ({marks}) AND stamp <= ? GROUP BY moment_id ORDER BY 2 DESC LIMIT ?",
         (*labels, _upper(as_of), *labels, _upper(as_of), limit * 2),
     ).fetchall()
