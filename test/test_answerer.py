@@ -184,3 +184,25 @@ def test_a_word_a_scene_tag_answers_to_is_found_though_the_detector_has_no_label
     answerer.store.add_moment(Moment(T0 + 45, "/cam", 64, 48, None, tags=[tag]))
     answer = answerer.answer("Did you see an amphibian?")
     assert answer.value is True and answer.stamp == T0 + 45, answer.text
+
+
+def test_which_of_two_messages_was_heard_first(answerer: Reasoner) -> None:
+    from vidmem_ros.memory.records import Transcript
+
+    answerer.store.add_transcript(Transcript(T0 + 41, T0 + 43, "The parking lot will be repainted tomorrow."))
+    answerer.store.add_transcript(Transcript(T0 + 46, T0 + 48, "Lunch is served in the atrium today."))
+    order = answerer.answer("Which did you hear first: the news about lunch or the message about the parking lot?")
+    assert order.value == "parking lot" and order.text.startswith("parking lot first"), order.text
+    assert order.stamp == T0 + 41
+
+
+def test_order_and_neighbours_of_a_thing_only_a_scene_tag_names(answerer: Reasoner) -> None:
+    from vidmem_ros.memory.records import Moment
+    from vidmem_ros.perception.types import Tag
+
+    tag = Tag("tree frog", 0.8, ("tree frog", "frog", "amphibian", "animal"))
+    answerer.store.add_moment(Moment(T0 + 35, "/cam", 64, 48, None, tags=[tag]))
+    order = answerer.answer("Which came first: the amphibian or the person?")
+    assert order.value == "after" and "amphibian at 35 s" in order.text, order.text
+    after = answerer.answer("What did you see right after the frog?")
+    assert after.value == "cup" and after.stamp == T0 + 40, after.text

@@ -27,6 +27,10 @@ VOCAB = tuple(COCO_LABELS.values())
         ("Which came first: the bus or the bicycle?", Intent.ORDER, "bus"),
         ("Did you read a notice warning about wet floors?", Intent.DID, "wet floors"),
         ("For how long did you watch the pigeons?", Intent.DURATION, "pigeons"),
+        ("Where were you (x, y in the map frame) when you read the sign for gate 4?", Intent.WHERE, "gate 4"),
+        ("What were your coordinates when you spotted the ladder?", Intent.WHERE, "ladder"),
+        ("Report your position when you looked at the mural.", Intent.WHERE, "mural"),
+        ("When was the lift reported broken?", Intent.LAST, "lift broken"),
     ],
 )
 def test_supported_questions_parse(text: str, intent: Intent, target: str) -> None:

@@ -184,10 +184,12 @@ class OfflinePlanner:
             yield answer(f"Yes, I heard {quote} {when}.", confidence, _refs(lines), chosen.ref, value=True)
 
     def _order(self, state: AgentState, p: ParsedQuestion) -> Script:
+        if p.modality is Modality.SPEECH:
+            yield from self._heard_order(state, p)
+            return
         state.plan(f"find when I first saw {p.target}", f"find when I first saw {p.other}", "compare")
-        a, b = yield [call("find_object", name=p.target), call("find_object", name=p.other)]
-        first_a = next((f for f in a.result.findings if f.kind == "occasion"), None)
-        first_b = next((f for f in b.result.findings if f.kind == "occasion"), None)
+        first_a = yield from self._first_seen(p.target)
+        first_b = yield from self._first_seen(p.other)
         missing = [name for name, f in ((p.target, first_a), (p.other, first_b)) if f is None]
         if first_a is None or first_b is None:
             yield answer(f"I cannot compare them: I have not seen {' or '.join(missing)}.", NOT_SEEN_CONFIDENCE)
@@ -199,12 +201,39 @@ class OfflinePlanner:
         )
         yield answer(text, min(first_a.score, first_b.score), [first_a.ref, first_b.ref], value=relation)
 
+    def _first_seen(self, name: str) -> Generator[Step, list[Observation], Finding | None]:
+        """The first occasion something was seen: detected, or, for a thing the detector has no label for, the
+        earliest frame, event or sign whose tags, caption or text name it."""
+        obs = (yield [call("find_object", name=name)])[0]
+        first = next((f for f in obs.result.findings if f.kind == "occasion"), None)
+        if first is not None or "cannot recognise" not in obs.result.note:
+            return first
+        found = (yield [call("search", query=name, sources=["moments", "events", "texts"], limit=20)])[0]
+        named = [f for f in found.result.findings if _mentions(f, name)]
+        return min(named, key=lambda f: f.stamp, default=None)
+
+    def _heard_order(self, state: AgentState, p: ParsedQuestion) -> Script:
+        """Which of two things was heard first: the earliest sentence about each."""
+        state.plan(f"find when I first heard about {p.target}", f"find when I first heard about {p.other}", "compare")
+        a, b = yield [call("search_transcripts", query=p.target), call("search_transcripts", query=p.other)]
+        first_a = min(a.result.findings, key=lambda f: f.stamp, default=None)
+        first_b = min(b.result.findings, key=lambda f: f.stamp, default=None)
+        missing = [name for name, f in ((p.target, first_a), (p.other, first_b)) if f is None]
+        if first_a is None or first_b is None:
+            yield answer(f"I cannot compare them: I have not heard about {' or '.join(missing)}.", NOT_SEEN_CONFIDENCE)
+            return
+        (early, f1), (late, f2) = sorted(((p.target, first_a), (p.other, first_b)), key=lambda nf: nf[1].stamp)
+        text = (
+            f'{early} first: I heard "{f1.text}" at {f1.stamp - state.t0:.0f} s, and "{f2.text}" about {late} '
+            f"at {f2.stamp - state.t0:.0f} s after my memory begins."
+        )
+        yield answer(text, min(f1.score, f2.score), [f1.ref, f2.ref], f1.ref, f1.ref, value=early)
+
     def _neighbour(self, state: AgentState, p: ParsedQuestion) -> Script:
         """What was seen (or read) just before or just after the first occasion of something."""
         after = p.intent is Intent.AFTER
         state.plan(f"find when I first saw {p.other}", f"list what came {'after' if after else 'before'} it")
-        anchor_obs = (yield [call("find_object", name=p.other)])[0]
-        anchor = next((f for f in anchor_obs.result.findings if f.kind == "occasion"), None)
+        anchor = yield from self._first_seen(p.other)
         if anchor is None:
             yield answer(f"I have not seen {p.other}, so I cannot say what came around it.", NOT_SEEN_CONFIDENCE)
             return

@@ -65,6 +65,12 @@ _BE_AT = (
     r"(?:were you|have you been|had you been|was the robot|did you (?:go|come|get|stay|stop|remain|return|end up)"
     r"|did you visit|have you visited|did you make|have you made|did you pay|have you paid)"
 )
+_MESSAGE = r"(?:the )?(?:message|announcement|one|news|call|remark|words?)(?: about| that| on| saying)?"
+# "Where were you", and the ways of asking for a position that mean the same.
+_WHERE_WERE_YOU = (
+    r"(?:where were you|what (?:was|were) your (?:x, y |x and y )?(?:coordinates|position|location)"
+    r"|(?:give|report|state|tell me) your (?:x, y |x and y )?(?:position|coordinates|location))"
+)
 _INTO = r"(?: back)?(?: to| in| into| at| inside| on| outside on| out on| out in| by| near)?"
 _NEXT = r"(?:right |just |directly |immediately |straight )?"
 _PLACE = r"(?:room|place|area|location|spot|space|part of the building|site|stop)"
@@ -76,12 +82,18 @@ _READ = r"(?:read|see written|see the words?)"
 _SIGN = r"(?:a |the |any )?(?:sign|text|notice|label|poster|screen|board)"
 _SAYING = (
     r"(?:that said|saying|that says|which said|reading|that read|with the words?|warning (?:about|of|against)"
-    r"|that warned (?:about|of)|announcing|about|with)"
+    r"|that warned (?:about|of)|announcing|about|for|with)"
 )
 _ANCHOR = rf"(?:(?:you )?(?:saw|seeing|{_SEE}) )?"
 
 # (intent, modality, pattern).  Order matters: the first match wins.
 _PATTERNS: list[tuple[Intent, Modality, str]] = [
+    (
+        Intent.ORDER,
+        Modality.SPEECH,
+        rf"^which (?:did you hear|was said|was mentioned|were you told) first[,:;]? (?:{_MESSAGE} )?(?P<t>.+?) or "
+        rf"(?:{_MESSAGE} )?(?P<o>.+)$",
+    ),
     (Intent.ORDER, Modality.OBJECT, rf"^did you {_SEE} (?P<t>.+?) before or after (?P<o>.+)$"),
     (Intent.ORDER, Modality.OBJECT, r"^(?:was|were|is) (?P<t>.+?) (?:seen )?before or after (?P<o>.+)$"),
     (Intent.ORDER, Modality.OBJECT, r"^which (?:did you see |came )?first[,:;]? (?P<t>.+?) or (?P<o>.+)$"),
@@ -121,7 +133,15 @@ _PATTERNS: list[tuple[Intent, Modality, str]] = [
     (Intent.FIRST, Modality.SPEECH, rf"^when (?:did|have) {_WHO} first {_SAY} (?P<t>.+)$"),
     (Intent.LAST, Modality.SPEECH, rf"^when (?:did|have) {_WHO} (?:last )?{_SAY} (?P<t>.+)$"),
     (Intent.LAST, Modality.SPEECH, rf"^when did you (?:last )?{_HEAR} (?P<t>.+)$"),
-    (Intent.WHERE, Modality.SPEECH, rf"^where were you when {_WHO} {_SAY} (?P<t>.+)$"),
+    (Intent.WHERE, Modality.SPEECH, rf"^{_WHERE_WERE_YOU} when {_WHO} {_SAY} (?P<t>.+)$"),
+    (Intent.WHERE, Modality.SPEECH, rf"^{_WHERE_WERE_YOU} when you {_HEAR} (?P<t>.+)$"),
+    (Intent.WHERE, Modality.TEXT, rf"^{_WHERE_WERE_YOU} when you (?:first |last )?{_READ} (?P<t>.+)$"),
+    (Intent.WHERE, Modality.OBJECT, rf"^{_WHERE_WERE_YOU} when you (?:first |last )?{_SEE} (?P<t>.+)$"),
+    (
+        Intent.LAST,
+        Modality.SPEECH,
+        r"^when (?:was|were|is|are) (?P<t>.+?) (?:reported|announced|mentioned|said to be|declared)(?P<t2> .+)?$",
+    ),
     (Intent.WHERE, Modality.SPEECH, rf"^where did you {_HEAR} (?P<t>.+)$"),
     (Intent.DID, Modality.SPEECH, rf"^(?:did|has|have) {_WHO} (?:ever |already )?{_SAY} (?P<t>.+)$"),
     (Intent.DID, Modality.SPEECH, rf"^(?:did|have) you (?:ever )?{_HEAR} (?P<t>.+)$"),
@@ -170,16 +190,23 @@ def normalise(text: str) -> str:
 _WHAT_TIME = re.compile(r"^(?:at )?what (?:time|moment) (?=(?:did|was|were|had|have|has) )")
 
 
+# A remark on the form of a position ("(x, y)", "(x, y in the map frame)"): no part of what is asked about.
+_FORMAT_REMARK = re.compile(
+    r"\s*\((?:\s*(?:x|y|z|and|in|the|as|a|an|of|frame|odom|map|metres|meters|m|coordinates?|position|please)"
+    r"[\s,;.]*)+\)"
+)
+
+
 def parse_question(text: str) -> ParsedQuestion | None:
     """The intent and targets of a supported question, or None."""
-    clause = _WHAT_TIME.sub("when ", interrogative(text))  # past context sentences and leading adverbials
+    clause = _WHAT_TIME.sub("when ", interrogative(_FORMAT_REMARK.sub("", text)))  # past context and adverbials
     normal, window = _split_window(clause)
     for intent, modality, pattern in _COMPILED:
         match = pattern.match(normal)
         if match is None:
             continue
         groups = match.groupdict()
-        target = _clean_target(groups.get("t") or "")
+        target = _clean_target((groups.get("t") or "") + (groups.get("t2") or ""))
         other = _clean_target(groups.get("o") or "")
         if intent in (Intent.READ, Intent.AFTER) and groups.get("r"):
             intent = Intent.AFTER if groups["r"].endswith("after") else Intent.BEFORE
