@@ -206,3 +206,17 @@ def test_order_and_neighbours_of_a_thing_only_a_scene_tag_names(answerer: Reason
     assert order.value == "after" and "amphibian at 35 s" in order.text, order.text
     after = answerer.answer("What did you see right after the frog?")
     assert after.value == "cup" and after.stamp == T0 + 40, after.text
+
+
+def test_messages_heard_are_counted_with_sentences_without_a_pause_as_one(answerer: Reasoner) -> None:
+    from vidmem_ros.memory.records import Transcript
+
+    for start, text in ((41.0, "Attention please."), (43.5, "The east door is closed."), (48.0, "Lunch is ready.")):
+        answerer.store.add_transcript(Transcript(T0 + start, T0 + start + 1.8, text))
+    assert answerer.answer("How many announcements have you heard so far?").value == 2
+    assert answerer.answer("How many spoken messages did you hear?", as_of=T0 + 46).value == 1
+
+
+def test_how_long_the_robot_has_been_at_it_is_the_span_of_memory(answerer: Reasoner) -> None:
+    active = answerer.answer("How long have you been on patrol, from the start until now?", as_of=T0 + 33)
+    assert active.value == 33.0, active.text

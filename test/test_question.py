@@ -31,6 +31,9 @@ VOCAB = tuple(COCO_LABELS.values())
         ("What were your coordinates when you spotted the ladder?", Intent.WHERE, "ladder"),
         ("Report your position when you looked at the mural.", Intent.WHERE, "mural"),
         ("When was the lift reported broken?", Intent.LAST, "lift broken"),
+        ("How many radio calls have you heard up to now?", Intent.COUNT, ""),
+        ("How long have you been driving around, from the start until now?", Intent.ACTIVE, ""),
+        ("How long have you been in the garage?", Intent.DURATION, "garage"),
     ],
 )
 def test_supported_questions_parse(text: str, intent: Intent, target: str) -> None:

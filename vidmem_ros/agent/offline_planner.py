@@ -18,11 +18,13 @@ from vidmem_ros.agent.asked import Asked, asked_kind
 from vidmem_ros.agent.fitting import fit_to_schema
 from vidmem_ros.agent.harness import AgentState, Observation, PlannerError
 from vidmem_ros.agent.question import Intent, Modality, ParsedQuestion, content_words
-from vidmem_ros.agent.tools import ANSWER_TOOL, TOOLS, AnswerArgs, Finding, words_covered
+from vidmem_ros.agent.tools import ANSWER_TOOL, TOOLS, TRANSCRIPTS_MAX, AnswerArgs, Finding, group_runs, words_covered
 
 # Absence of a detection is weak evidence (detectors miss things): the confidence of "not seen".
 NOT_SEEN_CONFIDENCE = 0.3
 NEIGHBOUR_WINDOW_S = 300.0  # how far "before X" / "after X" looks
+# Sentences heard with less than this between them are one message.
+MESSAGE_GAP_S = 2.0
 # A place description must match at least this well (share of words, or text-embedding cosine) to be the one meant.
 PLACE_MATCH_MIN = 0.3
 Step = list[dict[str, Any]]
@@ -72,6 +74,9 @@ class OfflinePlanner:
             Intent.READ: self._read,
             Intent.SAID: self._said,
         }
+        if p.intent is Intent.ACTIVE:
+            yield self._active(state)
+            return
         script = self._place if p.modality is Modality.PLACE else scripts.get(p.intent)
         if script is not None:
             yield from script(state, p)
@@ -162,10 +167,17 @@ class OfflinePlanner:
 
     def _heard(self, state: AgentState, p: ParsedQuestion) -> Script:
         state.plan(f"find speech about {p.target}", "compose the answer")
-        obs = (yield [call("search_transcripts", query=p.target, **self._window(state, p))])[0]
+        limit = TRANSCRIPTS_MAX if p.intent is Intent.COUNT else 8
+        obs = (yield [call("search_transcripts", query=p.target, limit=limit, **self._window(state, p))])[0]
         lines = sorted(obs.result.findings, key=lambda f: f.stamp)
         if not lines:
             yield self._not_seen(state, p, [])
+            return
+        if p.intent is Intent.COUNT and not p.target:  # how many messages: sentences with no pause between are one
+            messages = group_runs(lines, lambda f: f.stamp, MESSAGE_GAP_S, end=lambda f: f.end)
+            some = "at least " if len(lines) >= limit else ""
+            text = f"I heard {some}{len(messages)} message(s): " + "; ".join(f'"{m[0].text}"' for m in messages[:5])
+            yield answer(text + ".", 0.8, _refs(lines), value=len(messages))
             return
         chosen = lines[0] if p.intent is Intent.FIRST else lines[-1]
         quote = f'"{chosen.text}"'
@@ -264,6 +276,14 @@ class OfflinePlanner:
         text = f"Right {relation} {p.other}, I {verb} {listed} {self._when(state, nearest.stamp)}."
         refs = [anchor.ref, *(f.ref for f in scene[:4])]
         yield answer(text, nearest.score * 0.9, refs, nearest.ref, nearest.ref, value=names[0])
+
+    def _active(self, state: AgentState) -> Step:
+        """How long the robot has been at it: from the start of memory to the question's moment."""
+        assert self.span is not None
+        now = state.as_of if state.as_of is not None else self.span[1]
+        seconds = max(0.0, now - state.t0)
+        text = f"For {seconds:.0f} s ({seconds / 60:.1f} min): my memory begins {seconds:.0f} s before this question."
+        return answer(text, 0.9, value=round(seconds, 1))
 
     def _place(self, state: AgentState, p: ParsedQuestion) -> Script:
         """Visits to a place found by its description: how many, how long, which place came before or after."""

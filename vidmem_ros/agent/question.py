@@ -27,6 +27,7 @@ class Intent(str, Enum):
     BEFORE = "before"  # what did you see before X?
     AFTER = "after"  # what did you see after X?
     ORDER = "order"  # did you see X before or after Y?
+    ACTIVE = "active"  # how long have you been patrolling (working, running)?
     SEARCH = "search"  # anything else: the question's words searched in memory
 
 
@@ -98,6 +99,12 @@ _PATTERNS: list[tuple[Intent, Modality, str]] = [
     (Intent.ORDER, Modality.OBJECT, r"^(?:was|were|is) (?P<t>.+?) (?:seen )?before or after (?P<o>.+)$"),
     (Intent.ORDER, Modality.OBJECT, r"^which (?:did you see |came )?first[,:;]? (?P<t>.+?) or (?P<o>.+)$"),
     (
+        Intent.ACTIVE,
+        Modality.OBJECT,
+        r"^(?:for )?how long (?:have|had) you been (?:\w+ing(?: around| about| here)?|on (?:duty|patrol|the move|your round)|awake|active|"
+        r"out|up)(?:,? (?:from|since) .*| so far| until now| up to now| in total| altogether)?$",
+    ),
+    (
         Intent.COUNT,
         Modality.PLACE,
         rf"^how (?:many (?:separate |different |distinct )?(?:times|visits)|often) {_BE_AT}{_INTO} (?P<t>.+)$",
@@ -115,6 +122,13 @@ _PATTERNS: list[tuple[Intent, Modality, str]] = [
         rf"^where did you (?:go|head|drive|move|walk)(?: to)? {_NEXT}(?P<r>before|after|next after) (?P<o>.+)$",
     ),
     (Intent.COUNT, Modality.SPEECH, rf"^how many times did {_WHO} {_SAY} (?P<t>.+)$"),
+    (
+        Intent.COUNT,
+        Modality.SPEECH,
+        r"^how many (?:(?:spoken|different|separate|voice|radio) )?(?:messages|announcements|sentences|utterances"
+        r"|remarks|calls|things said)(?: (?:did|have) you (?:hear|heard)| (?:were|have been) (?:said|made|announced"
+        r"|heard))(?P<w>.*)$",
+    ),
     (Intent.COUNT, Modality.OBJECT, rf"^how (?:many times|often) (?:did|have) you {_SEE} (?P<t>.+)$"),
     (Intent.DURATION, Modality.OBJECT, rf"^(?:for )?how long (?:did|have) you {_SEE} (?P<t>.+?)(?: for)?$"),
     (Intent.DURATION, Modality.OBJECT, r"^(?:for )?how long (?:was|were) (?P<t>.+?) (?:in view|visible)(?: for)?$"),
@@ -212,7 +226,7 @@ def parse_question(text: str) -> ParsedQuestion | None:
             intent = Intent.AFTER if groups["r"].endswith("after") else Intent.BEFORE
         if modality in (Modality.OBJECT, Modality.TEXT) and (sign := _SIGN_TARGET.match(target)):
             modality, target = Modality.TEXT, _clean_target(sign.group("t"))
-        if _needs_target(intent) and not target:
+        if _needs_target(intent) and not target and not (intent is Intent.COUNT and modality is Modality.SPEECH):
             continue
         if intent in (Intent.ORDER, Intent.BEFORE, Intent.AFTER) and not other:
             continue

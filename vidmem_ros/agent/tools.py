@@ -178,9 +178,12 @@ class FindTextArgs(_Range):
     text: str = Field(min_length=1, max_length=200, description="words read on a sign, label or screen")
 
 
+TRANSCRIPTS_MAX = 30  # the most sentences one search_transcripts call returns
+
+
 class TranscriptArgs(_Range):
     query: str = Field("", max_length=300, description="words heard; empty lists everything said in the range")
-    limit: int = Field(8, ge=1, le=30)
+    limit: int = Field(8, ge=1, le=TRANSCRIPTS_MAX)
 
 
 class NavigateArgs(_Args):
@@ -674,11 +677,15 @@ def _with_pose(ctx: ToolContext, finding: Finding) -> Finding:
 # -- helpers -------------------------------------------------------------------------
 
 
-def group_runs(items: Sequence[Any], stamp: Callable[[Any], float], gap_s: float) -> list[list[Any]]:
-    """Split time-ordered items into runs wherever consecutive stamps are more than ``gap_s`` apart."""
+def group_runs(
+    items: Sequence[Any], stamp: Callable[[Any], float], gap_s: float, end: Callable[[Any], float] | None = None
+) -> list[list[Any]]:
+    """Split time-ordered items into runs wherever one starts more than ``gap_s`` after the previous one's stamp
+    (or its ``end``, for items that last)."""
     runs: list[list[Any]] = []
+    until = end or stamp
     for item in sorted(items, key=stamp):
-        if runs and stamp(item) - stamp(runs[-1][-1]) <= gap_s:
+        if runs and stamp(item) - until(runs[-1][-1]) <= gap_s:
             runs[-1].append(item)
         else:
             runs.append([item])
