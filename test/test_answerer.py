@@ -220,3 +220,14 @@ def test_messages_heard_are_counted_with_sentences_without_a_pause_as_one(answer
 def test_how_long_the_robot_has_been_at_it_is_the_span_of_memory(answerer: Reasoner) -> None:
     active = answerer.answer("How long have you been on patrol, from the start until now?", as_of=T0 + 33)
     assert active.value == 33.0, active.text
+
+
+def test_a_tag_naming_only_where_a_thing_was_is_not_a_sighting_of_it(answerer: Reasoner) -> None:
+    """'sweets on a table': a scene that looked like a dining table says nothing about sweets."""
+    from vidmem_ros.memory.records import Moment
+    from vidmem_ros.perception.types import Tag
+
+    tag = Tag("dining table", 0.8, ("dining table", "board", "table", "furniture"))
+    answerer.store.add_moment(Moment(T0 + 45, "/cam", 64, 48, None, tags=[tag]))
+    assert answerer.answer("Were there sweets on a table?").value is not True
+    assert answerer.answer("Was there a table?").value is True

@@ -18,7 +18,16 @@ from vidmem_ros.agent.asked import Asked, asked_kind
 from vidmem_ros.agent.fitting import fit_to_schema
 from vidmem_ros.agent.harness import AgentState, Observation, PlannerError
 from vidmem_ros.agent.question import Intent, Modality, ParsedQuestion, content_words
-from vidmem_ros.agent.tools import ANSWER_TOOL, TOOLS, TRANSCRIPTS_MAX, AnswerArgs, Finding, group_runs, words_covered
+from vidmem_ros.agent.tools import (
+    ANSWER_TOOL,
+    TOOLS,
+    TRANSCRIPTS_MAX,
+    AnswerArgs,
+    Finding,
+    group_runs,
+    head_words,
+    words_covered,
+)
 
 # Absence of a detection is weak evidence (detectors miss things): the confidence of "not seen".
 NOT_SEEN_CONFIDENCE = 0.3
@@ -91,11 +100,12 @@ class OfflinePlanner:
         state.plan(f"find every occasion of {p.target}", "compose the answer")
         obs = (yield [call(tool, **{key: p.target}, **self._window(state, p))])[0]
         found = [f for f in obs.result.findings if f.kind == "occasion"]
-        if "cannot recognise" in obs.result.note:
-            yield from self._unrecognised(state, p)
+        weak = [f for f in obs.result.findings if f.kind == "weak"]
+        if "cannot recognise" in obs.result.note or (not found and p.modality is Modality.OBJECT):
+            yield from self._named_elsewhere(state, p, weak, known="cannot recognise" not in obs.result.note)
             return
         if not found:
-            yield self._not_seen(state, p, [f for f in obs.result.findings if f.kind == "weak"])
+            yield self._not_seen(state, p, weak)
             return
         yield self._compose(state, p, found)
 
@@ -150,20 +160,25 @@ class OfflinePlanner:
             return answer(text, NOT_SEEN_CONFIDENCE, [best.ref], best.ref, best.ref, value=_empty_value(p))
         return answer(f"No, I have not {verb} {what}.", NOT_SEEN_CONFIDENCE, value=_empty_value(p))
 
-    def _unrecognised(self, state: AgentState, p: ParsedQuestion) -> Script:
-        """A word the detector has no label for: the words may still appear in captions, tags or text read."""
-        obs = (yield [call("search", query=p.target, sources=["moments", "events", "texts"])])[0]
-        hits = [f for f in obs.result.findings if _mentions(f, p.target)]
-        if hits:
-            text = (
-                f"My detector has no label for {p.target}, but memory mentions it {self._when(state, hits[0].stamp)}."
-            )
-            yield answer(
-                text, 0.4, _refs(hits), hits[0].ref, hits[0].ref, value=True if p.intent is Intent.DID else None
-            )
+    def _named_elsewhere(self, state: AgentState, p: ParsedQuestion, weak: list[Finding], known: bool) -> Script:
+        """No clear detection (or no detector label at all): the scene tags, captions or signs may still name it."""
+        # A thing the detector knows but missed may still be what a scene looked like (a tag); a sign naming it is
+        # not a sighting of it.  For a thing it has no label for, captions and signs are evidence too.
+        sources = ["moments"] if known else ["moments", "events", "texts"]
+        obs = (yield [call("search", query=p.target, sources=sources, limit=20, **self._window(state, p))])[0]
+        named = [f for f in obs.result.findings if _mentions(f, head_words(p.target))]
+        hits = sorted((f for f in named if not known or f.text.startswith("looked like")), key=lambda f: f.stamp)
+        if not hits:
+            if known:
+                yield self._not_seen(state, p, weak)
+            else:
+                yield answer(f"I cannot tell whether I saw {p.target}: my detector does not recognise it.", 0.0)
             return
-        text = f"I cannot tell whether I saw {p.target}: my detector does not recognise it."
-        yield answer(text, 0.0)
+        chosen = hits[0] if p.intent is Intent.FIRST else hits[-1]
+        lead = f"My detector did not see {p.target} clearly" if known else f"My detector has no label for {p.target}"
+        text = f"{lead}, but memory mentions it {self._when(state, chosen.stamp)} ({chosen.text})."
+        value = True if p.intent is Intent.DID else None
+        yield answer(text, 0.4, _refs(hits), chosen.ref, chosen.ref, value=value)
 
     def _heard(self, state: AgentState, p: ParsedQuestion) -> Script:
         state.plan(f"find speech about {p.target}", "compose the answer")

@@ -332,6 +332,9 @@ def find_object(ctx: ToolContext, args: FindObjectArgs) -> ToolResult:
 
 
 def labels_for(ctx: ToolContext, name: str) -> list[str]:
+    """The detector labels a description names: by its head words ("sweets" of "sweets on a table", never
+    "table"), directly or by meaning."""
+    name = head_words(name)
     labels = resolve_labels(name, ctx.vocabulary)
     if not labels and ctx.mapper is not None:
         labels = ctx.mapper.map([name]).mapped.get(name, [])
@@ -675,6 +678,15 @@ def _with_pose(ctx: ToolContext, finding: Finding) -> Finding:
 
 
 # -- helpers -------------------------------------------------------------------------
+
+
+# Prepositions that place a thing (not "with": "people playing with a ball" are about the ball too).
+_PREPOSITION = re.compile(r"\b(?:on|in|at|near|by|under|over|behind|beside|next to|of|from|inside|outside)\b")
+
+
+def head_words(phrase: str) -> str:
+    """The words a description is about, before any phrase that places it ("sweets" of "sweets on a table")."""
+    return _PREPOSITION.split(phrase, maxsplit=1)[0].strip() or phrase
 
 
 def group_runs(
