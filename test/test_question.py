@@ -75,8 +75,8 @@ def test_empty_and_oversized_questions_are_refused() -> None:
 
 
 def test_a_sign_named_by_what_it_is_about_is_a_text_to_find() -> None:
-    parsed = parse_question("Have you read a sign about visitor parking?")
-    assert parsed is not None and parsed.modality.value == "text" and parsed.target == "visitor parking"
+    parsed = parse_question("Have you read a sign about bicycle parking?")
+    assert parsed is not None and parsed.modality.value == "text" and parsed.target == "bicycle parking"
 
 
 def test_what_time_something_will_happen_asks_what_was_said_not_when() -> None:

@@ -3,8 +3,8 @@
 A time, a position, a count, a duration, yes or no, or a name (anything said
 in words).  Read from the interrogative clause alone (its question word and
 auxiliary verb), whatever opens the question: context sentences before it
-("A visitor came in. Which company...") and adverbials in front of it ("So
-far, has anyone...") are passed over.  This is English grammar, not a list of
+("A van pulled up. Which firm...") and adverbials in front of it ("Until
+now, did anybody...") are passed over.  This is English grammar, not a list of
 phrasings, so it holds for questions no parser understood; a reader of the
 answer gets the value in its typed field, or a plain statement that there is
 none, never a number from the evidence mistaken for it.

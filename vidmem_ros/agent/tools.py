@@ -332,8 +332,8 @@ def find_object(ctx: ToolContext, args: FindObjectArgs) -> ToolResult:
 
 
 def labels_for(ctx: ToolContext, name: str) -> list[str]:
-    """The detector labels a description names: by its head words ("sweets" of "sweets on a table", never
-    "table"), directly or by meaning."""
+    """The detector labels a description names: by its head words ("books" of "books on a shelf", never
+    "shelf"), directly or by meaning."""
     name = head_words(name)
     labels = resolve_labels(name, ctx.vocabulary)
     if not labels and ctx.mapper is not None:
@@ -378,7 +378,7 @@ def find_text(ctx: ToolContext, args: FindTextArgs) -> ToolResult:
 
 def _as_read(wanted: str, lines: Sequence[TextRead]) -> dict[int, tuple[float, str]]:
     """Per line, how well the words asked about match it, and as what: the line alone, or the lines read with it
-    in its frame taken together (a sign's words often span several lines: "ORDER NUMBER" over "5821")."""
+    in its frame taken together (a sign's words often span several lines: "GATE" over "B12")."""
     signs: dict[int, list[TextRead]] = {}
     for line in lines:
         signs.setdefault(line.moment_id, []).append(line)
@@ -685,7 +685,7 @@ _PREPOSITION = re.compile(r"\b(?:on|in|at|near|by|under|over|behind|beside|next 
 
 
 def head_words(phrase: str) -> str:
-    """The words a description is about, before any phrase that places it ("sweets" of "sweets on a table")."""
+    """The words a description is about, before any phrase that places it ("books" of "books on a shelf")."""
     return _PREPOSITION.split(phrase, maxsplit=1)[0].strip() or phrase
 
 

@@ -826,7 +826,7 @@ def _run_together_hits(db: sqlite3.Connection, words: list[str], as_of: float | 
 
 def _label_hits(db: sqlite3.Connection, words: list[str], as_of: float | None, limit: int) -> list[SearchHit]:
     """Most recent moments where a detector reported one of the words as a label, or a tag answers to one (its
-    text names the word: "looked like baboon, a monkey")."""
+    text names the word: "looked like tabby, a cat")."""
     labels = sorted({w for w in words} | {w[:-1] for w in words if w.endswith("s") and len(w) > 3})
     marks = ", ".join("?" for _ in labels)
     rows = db.execute(
