@@ -92,7 +92,7 @@ class IngestNode(Node):
         self.diagnostics_publisher = self.create_publisher(DiagnosticArray, "/diagnostics", 10)
         self._last_snapshot: StatsSnapshot | None = None
         self._last_audio_drops = 0
-        self.create_timer(cfg.ingest.stats_period_s, self._publish_stats_safely)
+        self.create_timer(cfg.ingest.stats_period_s, self.publish_stats)
         self.get_logger().info(
             f"ingesting {image_topic} and {compressed_topic} into {cfg.store_path()} "
             f"(profile {cfg.profile}, {cfg.ingest.sample_fps} fps, detector {cfg.detector.backend}); loading models"
@@ -177,13 +177,6 @@ class IngestNode(Node):
     def _publish_event(self, event: Event) -> None:
         if self.context.ok():  # once ROS has shut down, the event is in the store with no one left to tell
             self.events_publisher.publish(event_msg(event))
-
-    def _publish_stats_safely(self) -> None:
-        """A timer callback that raises would end this node's executor, and with it ingestion: log instead."""
-        try:
-            self.publish_stats()
-        except Exception as exc:  # a bug in reporting must not stop memory
-            self.get_logger().error(f"could not publish memory_stats: {exc!r}", throttle_duration_sec=10.0)
 
     def publish_stats(self) -> None:
         """memory_stats once ingesting; until then diagnostics say the models are loading."""

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import signal
 import sys
 import threading
+import time
 from collections.abc import Callable, Sequence
 
 import rclpy
@@ -16,6 +16,7 @@ from rclpy.signals import SignalHandlerOptions
 from rclpy.task import Future
 
 from vidmem_ros.errors import VidmemError
+from vidmem_ros.validation import ThrottledLog
 
 
 class _RosLogHandler(logging.Handler):
@@ -99,13 +100,20 @@ def run_nodes(factories: Sequence[Callable[[], Node]], args: Sequence[str] | Non
             rclpy.shutdown()
 
 
+log = logging.getLogger(__name__)
+# After a failed callback, a pause before spinning on, so a failure that repeats cannot take a whole core.
+CALLBACK_FAILURE_PAUSE_S = 0.01
+
+
 class Spinner:
     """A node's executor (see ``executor_for``) spinning on a thread of its own until ``stop``."""
 
     def __init__(self, node: Node) -> None:
+        self.node = node
         self.executor = executor_for(node)
         self.executor.add_node(node)
         self._stopped: Future = Future()
+        self._failures = ThrottledLog(log)
         self.thread = threading.Thread(target=self._spin, name=node.get_name(), daemon=True)
         self.thread.start()
 
@@ -117,8 +125,17 @@ class Spinner:
         self.executor.shutdown(timeout_sec=0)
 
     def _spin(self) -> None:
-        with contextlib.suppress(ExternalShutdownException):
-            self.executor.spin_until_future_complete(self._stopped)
+        """Spin until stopped.  A callback that raises is logged (throttled) and spinning goes on: one bug in one
+        callback must not stop a node, and with it memory."""
+        while not self._stopped.done() and self.node.context.ok():
+            try:
+                self.executor.spin_until_future_complete(self._stopped)
+            except ExternalShutdownException:
+                return
+            except Exception as exc:
+                name = type(exc).__name__
+                self._failures.warning(name, f"a callback of {self.node.get_name()} failed ({exc!r}); the node goes on")
+                time.sleep(CALLBACK_FAILURE_PAUSE_S)
 
 
 def _interrupt_on_signals() -> None:
