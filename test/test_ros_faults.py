@@ -75,6 +75,7 @@ def test_a_poisoned_pose_leaves_memory_that_restarts_closes_events_and_answers_w
         deadline = time.monotonic() + 60
         while not robot.raw.get_subscription_count() and time.monotonic() < deadline:
             time.sleep(0.05)
+        time.sleep(1.0)  # discovery settles on the node's side too (a sample sent at the first match may be lost)
         # Sent as soon as the node subscribes, while its models still load: held, then ingested.
         for i, name in enumerate(["coffee", "chelsea"], start=len(views)):
             robot.odom.publish(odometry(T0 + 5 * i, x=float(i)))
