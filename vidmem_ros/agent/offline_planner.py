@@ -165,9 +165,8 @@ class OfflinePlanner:
         # A thing the detector knows but missed may still be what a scene looked like (a tag); a sign naming it is
         # not a sighting of it.  For a thing it has no label for, captions and signs are evidence too.
         sources = ["moments"] if known else ["moments", "events", "texts"]
-        obs = (yield [call("search", query=p.target, sources=sources, limit=20, **self._window(state, p))])[0]
-        named = [f for f in obs.result.findings if _mentions(f, head_words(p.target))]
-        hits = sorted((f for f in named if not known or f.text.startswith("looked like")), key=lambda f: f.stamp)
+        named = yield from self._named(p.target, head_words(p.target), sources, self._window(state, p))
+        hits = [f for f in named if not known or f.text.startswith("looked like")]
         if not hits:
             if known:
                 yield self._not_seen(state, p, weak)
@@ -235,9 +234,16 @@ class OfflinePlanner:
         first = next((f for f in obs.result.findings if f.kind == "occasion"), None)
         if first is not None or "cannot recognise" not in obs.result.note:
             return first
-        found = (yield [call("search", query=name, sources=["moments", "events", "texts"], limit=20)])[0]
-        named = [f for f in found.result.findings if _mentions(f, name)]
-        return min(named, key=lambda f: f.stamp, default=None)
+        named = yield from self._named(name, name, ["moments", "events", "texts"], {})
+        return named[0] if named else None
+
+    @staticmethod
+    def _named(
+        query: str, words: str, sources: list[str], window: dict[str, float]
+    ) -> Generator[Step, list[Observation], list[Finding]]:
+        """Frames, events or signs whose tags, caption or text mention ``words``, oldest first."""
+        obs = (yield [call("search", query=query, sources=sources, limit=20, **window)])[0]
+        return sorted((f for f in obs.result.findings if _mentions(f, words)), key=lambda f: f.stamp)
 
     def _heard_order(self, state: AgentState, p: ParsedQuestion) -> Script:
         """Which of two things was heard first: the earliest sentence about each."""

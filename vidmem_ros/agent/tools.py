@@ -382,12 +382,15 @@ def _as_read(wanted: str, lines: Sequence[TextRead]) -> dict[int, tuple[float, s
     signs: dict[int, list[TextRead]] = {}
     for line in lines:
         signs.setdefault(line.moment_id, []).append(line)
+    together = {
+        moment: (text_match(wanted, " ".join(t.text for t in sign)), " ".join(t.text for t in sign))
+        for moment, sign in signs.items()
+        if len(sign) > 1
+    }
     out: dict[int, tuple[float, str]] = {}
     for line in lines:
-        alone = text_match(wanted, line.text)
-        sign = " ".join(t.text for t in signs[line.moment_id])
-        together = text_match(wanted, sign) if len(signs[line.moment_id]) > 1 else 0.0
-        out[line.id] = (alone, line.text) if alone >= together else (together, sign)
+        alone = (text_match(wanted, line.text), line.text)
+        out[line.id] = max(alone, together.get(line.moment_id, (0.0, "")), key=lambda match: match[0])
     return out
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from vidmem_ros.config import PlacesConfig
@@ -174,5 +175,6 @@ def _centre(samples: Track) -> tuple[float, float]:
     )
 
 
-def _ranked(items: object) -> list[str]:
-    return [name for name, _ in Counter(items).most_common()]  # type: ignore[call-overload]
+def _ranked(items: Iterable[str]) -> list[str]:
+    """Distinct items, the most frequent first."""
+    return [name for name, _ in Counter(items).most_common()]
