@@ -25,10 +25,11 @@ $(STAMPS)/deps: $(STAMPS)/venv requirements/constraints.txt requirements/ros-jaz
 	$(PIP) install --no-deps -r requirements/no-deps.txt
 	@touch $@
 
-# Speech and fonts for the audio and OCR tests and the sample recording, and headless Chromium for
+# Speech and fonts for the audio and OCR tests and the sample recording, WordNet for the label vocabulary,
+# and headless Chromium for
 # the evaluation report test (Debian/Ubuntu; root or sudo once).  Depends on the Makefile so an added
 # package is installed on checkouts that already have the stamp (the dpkg check is cheap).
-SYSTEM_PACKAGES := espeak-ng fonts-dejavu-core chromium
+SYSTEM_PACKAGES := espeak-ng fonts-dejavu-core chromium wordnet-base
 $(STAMPS)/system: $(STAMPS)/venv Makefile
 	@dpkg -s $(SYSTEM_PACKAGES) >/dev/null 2>&1 || { \
 	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \

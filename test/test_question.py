@@ -1,7 +1,8 @@
 import pytest
 
-from vidmem_ros.agent.labels import resolve_labels
+from vidmem_ros.agent.labels import LabelLexicon, resolve_labels
 from vidmem_ros.agent.question import Intent, parse_question, validate_question
+from vidmem_ros.config import LexiconConfig
 from vidmem_ros.errors import InputError
 from vidmem_ros.perception.coco import COCO_LABELS
 
@@ -50,20 +51,33 @@ def test_unsupported_questions_do_not_parse(text: str) -> None:
 @pytest.mark.parametrize(
     ("phrase", "labels"),
     [
-        ("cat", ["cat"]),
-        ("cats", ["cat"]),
-        ("coffee mug", ["cup"]),
-        ("red cup", ["cup"]),
-        ("people", ["person"]),
-        ("motorbikes", ["motorcycle"]),
+        ("giraffes", ["giraffe"]),  # the label itself, plural
+        ("red cup", ["cup"]),  # its tail
         ("cell phone", ["cell phone"]),
-        ("giraffes", ["giraffe"]),
+        ("icebox", ["refrigerator"]),  # WordNet synonyms
+        ("aeroplanes", ["airplane"]),
+        ("television", ["tv"]),
+        ("cutlery", ["fork", "knife", "spoon", "scissors"]),  # broader words
+        ("home appliance", ["microwave", "oven", "toaster", "refrigerator"]),
+        ("stallion", ["horse"]),  # narrower words
+        ("women", ["person"]),  # an irregular plural
+        ("mug", []),  # its most frequent sense is a quantity; a fool's "mug" is no reason to say person
         ("rocket", []),
         ("unicorn", []),
     ],
 )
 def test_targets_map_onto_the_detector_vocabulary(phrase: str, labels: list[str]) -> None:
     assert resolve_labels(phrase, VOCAB) == labels
+
+
+def test_without_wordnet_only_the_labels_themselves_resolve() -> None:
+    bare = LabelLexicon(VOCAB, LexiconConfig(wordnet_dir=""))
+    assert bare.resolve("icebox") == [] and bare.resolve("refrigerators") == ["refrigerator"]
+
+
+def test_narrower_words_name_a_label_only_a_few_steps_above_them() -> None:
+    near = LabelLexicon(VOCAB, LexiconConfig(narrower_levels=0))
+    assert near.resolve("stallion") == [] and near.resolve("icebox") == ["refrigerator"]
 
 
 def test_empty_and_oversized_questions_are_refused() -> None:

@@ -9,7 +9,8 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")  # two shared cores: keep library 
 import pytest
 import torch
 
-from vidmem_ros.config import TextEmbedderConfig
+from vidmem_ros.config import LexiconConfig, TextEmbedderConfig
+from vidmem_ros.perception import wordnet
 from vidmem_ros.perception.coco import COCO_LABELS
 from vidmem_ros.perception.embedding import TextEmbedder
 from vidmem_ros.perception.imagenet import class_names, class_terms, read_labels
@@ -17,6 +18,8 @@ from vidmem_ros.perception.registry import build_text_embedder
 from vidmem_ros.perception.ssd_mobilenet import packaged_model_dir
 from vidmem_ros.perception.tagger import LABELS_FILE
 from vidmem_ros.perception.vocabulary import DEFAULT_THRESHOLD, LabelMapper, normalise
+
+WORDNET_DIR = LexiconConfig().wordnet_dir
 
 torch.set_num_threads(1)
 
@@ -83,18 +86,33 @@ def test_an_empty_vocabulary_covers_nothing(text_embedder: TextEmbedder) -> None
 
 
 def test_aliases_reach_fine_grained_imagenet_classes(text_embedder: TextEmbedder) -> None:
+    """The aliases are WordNet's synonyms and broader words of each class: a person's "cat" or "furniture"."""
     model_dir = packaged_model_dir()
     assert model_dir is not None
     classes = read_labels(model_dir / LABELS_FILE)
     chosen = [*range(151, 156), *range(281, 286), 436, 504, 665, 670, 784, 817, 831, 967, 968]
-    names, terms = class_names(classes), class_terms(classes)
+    names, terms = class_names(classes), class_terms(classes, wordnet.load(WORDNET_DIR))
     mapper = LabelMapper(text_embedder, [names[i] for i in chosen], aliases={names[i]: terms[i] for i in chosen})
-    result = mapper.map(["cat", "kitty", "sofa", "motorbike", "automobile", "coffee", "giraffe"])
+    asked = ["feline", "kitty", "sofa", "motorbike", "automobile", "java", "giraffe", "furniture", "mammal", "canine"]
+    result = mapper.map(asked)
     cats = ["tabby", "tiger cat", "Persian cat", "Siamese cat", "Egyptian cat"]
-    assert result.mapped["cat"] == cats and result.mapped["kitty"] == cats  # exactly, then via "cat" at 0.87
-    assert result.mapped["sofa"] == ["studio couch"] and result.mapped["motorbike"] == ["moped", "motor scooter"]
+    dogs = [names[i] for i in range(151, 156)]
+    assert result.mapped["feline"] == cats and result.mapped["kitty"] == cats
+    assert result.mapped["sofa"] == ["studio couch"] and result.mapped["furniture"] == ["studio couch"]
+    assert result.mapped["motorbike"] == ["moped"]  # a motor scooter is no motorbike in WordNet
     assert result.mapped["automobile"] == ["beach wagon", "sports car"]  # "car", not the broader "vehicle"
-    assert result.mapped["coffee"] == ["espresso"] and result.uncovered == ["giraffe"]
+    assert result.mapped["java"] == ["espresso"] and result.uncovered == ["giraffe"]
+    assert result.mapped["canine"] == dogs and sorted(result.mapped["mammal"]) == sorted(dogs + cats)
+
+
+def test_without_wordnet_classes_keep_their_own_synonyms_only() -> None:
+    model_dir = packaged_model_dir()
+    assert model_dir is not None
+    classes = read_labels(model_dir / LABELS_FILE)
+    bare, widened = class_terms(classes), class_terms(classes, wordnet.load(WORDNET_DIR))
+    assert all(set(b) <= set(w) for b, w in zip(bare, widened, strict=True))
+    assert "feline" not in bare[281] and "feline" in widened[281]  # tabby
+    assert wordnet.load("/no/such/dir") is None
 
 
 def test_normalise_drops_case_spacing_and_leading_determiners() -> None:

@@ -226,7 +226,8 @@ class LlamaCppChat:
             raise ModelUnavailableError(f"{setting}={path} is not a file; point it at a GGUF model")
         self.url = f"llama_cpp:{Path(path).name}"
         self.timeout_s = math.inf
-        self._llm = llama_cpp.Llama(model_path=str(Path(path).expanduser()), n_ctx=n_ctx, verbose=False)
+        # Typed as Any: llama-cpp-python's TypedDict signatures do not take the plain dicts this client builds.
+        self._llm: Any = llama_cpp.Llama(model_path=str(Path(path).expanduser()), n_ctx=n_ctx, verbose=False)
         self._lock = threading.Lock()  # one Llama context serves one generation at a time
 
     def complete(

@@ -413,6 +413,27 @@ class PlacesConfig(_Section):
     )
 
 
+class LexiconConfig(_Section):
+    """WordNet, which links the words people ask with to the models' labels (synonyms, broader and narrower
+    words)."""
+
+    wordnet_dir: str = Field(
+        "/usr/share/wordnet",
+        description="Directory with WordNet 3.0's index.noun and data.noun (Debian/Ubuntu package wordnet-base); "
+        "empty, or a directory without them, matches labels and their listed synonyms only",
+    )
+    min_depth: int = Field(
+        4,
+        ge=0,
+        le=20,
+        description="Broader words nearer WordNet's root than this many steps (entity, object, whole) are too "
+        "general to describe what was seen",
+    )
+    narrower_levels: int = Field(
+        2, ge=0, le=20, description="A narrower word (woman -> person) names a label at most this many steps above it"
+    )
+
+
 class AudioConfig(_Section):
     enabled: bool = Field(True, description="Transcribe the audio topic; when false chunks are counted and dropped")
     vad: Literal["silero", "none"] = Field(
@@ -465,6 +486,7 @@ class VidmemConfig(_Section):
     retention: RetentionConfig = RetentionConfig()
     audio: AudioConfig = AudioConfig()
     places: PlacesConfig = PlacesConfig()
+    lexicon: LexiconConfig = LexiconConfig()
 
     def store_path(self) -> Path:
         return Path(self.store.path).expanduser()

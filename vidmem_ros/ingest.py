@@ -81,7 +81,7 @@ class IngestPipeline:
             store,
             registry.build_detector(config.detector),
             registry.build_embedder(config.embedder, config.tagger),
-            tagger=registry.build_tagger(config.tagger),
+            tagger=registry.build_tagger(config.tagger, config.lexicon),
             ocr=registry.build_ocr(config.ocr),
             captioner=registry.build_captioner(config.captioner),
             text_embedder=registry.build_text_embedder(config.text_embedder),

@@ -1,60 +1,115 @@
-"""Mapping what a person asks about onto the labels a detector can report."""
+"""Mapping what a person asks about onto the labels a detector can report, through WordNet.
+
+A label names a WordNet synset (COCO's "couch" is "sofa, couch, lounge").  A
+word asked about names the label when one of its senses is that synset (a
+synonym), a broader one ("furniture", "vehicle", "animal"), or a narrower one
+at most ``narrower_levels`` steps below ("woman" -> "person").
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
-# Everyday words for COCO classes.  Each key maps to one detector label.
-SYNONYMS: dict[str, str] = {
-    "people": "person",
-    "man": "person",
-    "men": "person",
-    "woman": "person",
-    "women": "person",
-    "human": "person",
-    "someone": "person",
-    "somebody": "person",
-    "anyone": "person",
-    "anybody": "person",
-    "child": "person",
-    "kid": "person",
-    "pedestrian": "person",
-    "astronaut": "person",
-    "worker": "person",
-    "mug": "cup",
-    "coffee cup": "cup",
-    "coffee": "cup",
-    "teacup": "cup",
-    "tea cup": "cup",
-    "kitten": "cat",
-    "kitty": "cat",
-    "puppy": "dog",
-    "motorbike": "motorcycle",
-    "scooter": "motorcycle",
-    "bike": "bicycle",
-    "plane": "airplane",
-    "aeroplane": "airplane",
-    "sofa": "couch",
-    "television": "tv",
-    "monitor": "tv",
-    "tv monitor": "tv",
-    "phone": "cell phone",
-    "mobile phone": "cell phone",
-    "smartphone": "cell phone",
-    "cellphone": "cell phone",
-    "plant": "potted plant",
-    "table": "dining table",
-    "fridge": "refrigerator",
-    "doughnut": "donut",
-    "hair dryer": "hair drier",
-    "ball": "sports ball",
-    "glass": "wine glass",
-    "bag": "handbag",
-    "purse": "handbag",
-    "luggage": "suitcase",
-    "automobile": "car",
-    "lorry": "truck",
+from vidmem_ros.config import LexiconConfig
+from vidmem_ros.perception import wordnet as wn
+from vidmem_ros.perception.coco import coco_supercategory
+
+# Lexicographer files of things a camera can see (signs and lights are "communication"); a label is read as
+# one of these, never as an act or a feeling.  COCO's super-categories narrow that down ("mouse" is
+# electronic: the device, not the rodent), in order of preference.
+_CONCRETE = (
+    wn.LEX_ARTIFACT,
+    wn.LEX_ANIMAL,
+    wn.LEX_PERSON,
+    wn.LEX_FOOD,
+    wn.LEX_PLANT,
+    wn.LEX_TOPS,
+    wn.LEX_COMMUNICATION,
+)
+_NATURAL_KINDS = (wn.LEX_ANIMAL, wn.LEX_PERSON, wn.LEX_FOOD, wn.LEX_PLANT, wn.LEX_TOPS)
+_MADE_THINGS = ((wn.LEX_ARTIFACT,), (wn.LEX_COMMUNICATION,))
+_BY_SUPERCATEGORY: dict[str, tuple[tuple[int, ...], ...]] = {
+    "person": ((wn.LEX_PERSON, wn.LEX_TOPS),),
+    "animal": ((wn.LEX_ANIMAL, wn.LEX_TOPS),),
+    "food": ((wn.LEX_FOOD,), (wn.LEX_PLANT, wn.LEX_TOPS)),
 }
+
+
+class LabelLexicon:
+    """The detector labels a word or phrase names; without WordNet, the labels themselves only."""
+
+    def __init__(self, vocabulary: Iterable[str], config: LexiconConfig | None = None) -> None:
+        self.config = config or LexiconConfig()
+        self.vocabulary = tuple(dict.fromkeys(vocabulary))
+        self.wordnet = wn.load(self.config.wordnet_dir)
+        self._synsets = {label: self._synset(label) for label in self.vocabulary} if self.wordnet else {}
+
+    def resolve(self, phrase: str) -> list[str]:
+        """Labels that ``phrase`` refers to, tried on its whole and on ever shorter tails ("a red coffee mug" ->
+        "coffee mug" -> "mug"); empty when the detector cannot see it."""
+        vocab = set(self.vocabulary)
+        for candidate in _tails(phrase):
+            if candidate in vocab:
+                return [candidate]
+            labels = self._by_meaning(candidate)
+            if labels:
+                return labels
+        return []
+
+    def _by_meaning(self, words: str) -> list[str]:
+        if self.wordnet is None:
+            return []
+        senses: dict[int, int] = {}  # sense -> its rank among the senses of its word form
+        for form in self._forms(words):
+            common = [s for s in self.wordnet.senses(form) if not self.wordnet.is_proper(s, form)]
+            for rank, sense in enumerate(common):
+                if self.wordnet.lexfile(sense) in _CONCRETE:
+                    senses.setdefault(sense, rank)
+        return [label for label, synset in self._synsets.items() if synset is not None and self._names(senses, synset)]
+
+    def _names(self, senses: dict[int, int], label: int) -> bool:
+        """Whether a word with these senses names the label: a synonym or broader word in any sense; a narrower
+        word only in its most frequent one ("mug" is not a person, though it may insult one)."""
+        assert self.wordnet is not None
+        for sense, rank in senses.items():
+            if sense == label or (rank == 0 and self.wordnet.is_a(sense, label, self.config.narrower_levels)):
+                return True
+            if self.wordnet.depth(sense) >= self.config.min_depth and self.wordnet.is_a(label, sense):
+                return True
+        return False
+
+    def _forms(self, words: str) -> list[str]:
+        """The dictionary form first ("men" -> "man", "cups" -> "cup"), then the words as written."""
+        assert self.wordnet is not None
+        base = self.wordnet.base_form(words)
+        return list(dict.fromkeys((base, words) if self.wordnet.senses(base) else (words,)))
+
+    def _synset(self, label: str) -> int | None:
+        """The sense a label names: the most frequent one in the lexicographer files its category prefers. A
+        label WordNet lacks ("potted plant") is read by its shorter tails ("plant"), natural kinds first, as a
+        modifier rarely turns a made thing into a living one."""
+        assert self.wordnet is not None
+        category = coco_supercategory(label)
+        preferences = _BY_SUPERCATEGORY.get(category or "", _MADE_THINGS) if category else (_CONCRETE,)
+        for form in dict.fromkeys((label, singular(label))):
+            found = wn.noun_synset(self.wordnet, form, preferences)
+            if found is not None:
+                return found
+        words = label.split()
+        for start in range(1, len(words)):
+            found = wn.noun_synset(self.wordnet, " ".join(words[start:]), (_NATURAL_KINDS, *preferences))
+            if found is not None:
+                return found
+        return None
+
+
+def _tails(phrase: str) -> list[str]:
+    words = phrase.lower().split()
+    candidates: list[str] = []
+    for start in range(len(words)):
+        tail = " ".join(words[start:])
+        candidates += [tail, " ".join([*words[start:-1], singular(words[-1])])]
+    return list(dict.fromkeys(candidates))
 
 
 def singular(word: str) -> str:
@@ -64,19 +119,6 @@ def singular(word: str) -> str:
     return word
 
 
-def resolve_labels(phrase: str, vocabulary: Iterable[str]) -> list[str]:
-    """Detector labels that ``phrase`` refers to; empty when the detector cannot see it."""
-    vocab = set(vocabulary)
-    words = phrase.lower().split()
-    candidates = []
-    # Whole phrase first, then ever shorter tails ("a red coffee mug" -> "coffee mug" -> "mug").
-    for start in range(len(words)):
-        tail = " ".join(words[start:])
-        candidates += [tail, " ".join([*words[start:-1], singular(words[-1])])]
-    for candidate in candidates:
-        if candidate in vocab:
-            return [candidate]
-        mapped = SYNONYMS.get(candidate)
-        if mapped in vocab:
-            return [mapped]
-    return []
+def resolve_labels(phrase: str, vocabulary: Iterable[str], config: LexiconConfig | None = None) -> list[str]:
+    """Detector labels that ``phrase`` refers to (one-off; keep a ``LabelLexicon`` to resolve many)."""
+    return LabelLexicon(vocabulary, config).resolve(phrase)

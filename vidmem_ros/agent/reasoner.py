@@ -14,10 +14,11 @@ from dataclasses import replace
 from vidmem_ros.agent.answer import Answer
 from vidmem_ros.agent.asked import asked_kind, settle
 from vidmem_ros.agent.harness import Budget, Harness, Planner
+from vidmem_ros.agent.labels import LabelLexicon
 from vidmem_ros.agent.offline_planner import OfflinePlanner
 from vidmem_ros.agent.question import parse_question, validate_question
 from vidmem_ros.agent.tools import Perception, ToolContext
-from vidmem_ros.config import PlacesConfig, QueryConfig, VidmemConfig
+from vidmem_ros.config import LexiconConfig, PlacesConfig, QueryConfig, VidmemConfig
 from vidmem_ros.errors import InputError
 from vidmem_ros.memory.poses import pose_at
 from vidmem_ros.memory.store import SqliteStore
@@ -42,6 +43,7 @@ class Reasoner:
         llm: PlannerFactory | None = None,
         places: PlacesConfig | None = None,
         text_embedder: TextEmbedder | None = None,
+        lexicon: LexiconConfig | None = None,
     ) -> None:
         self.store = store
         self.config = config
@@ -53,6 +55,7 @@ class Reasoner:
         self.llm = llm  # builds the language-model planner for a question; None answers offline
         self.places = places or PlacesConfig()
         self.text_embedder = text_embedder
+        self.lexicon = LabelLexicon(self.vocabulary, lexicon)
 
     def answer(self, question: str, as_of: float | None = None, max_turns: int = 0, timeout_s: float = 0.0) -> Answer:
         try:
@@ -88,6 +91,7 @@ class Reasoner:
             images=self.images,
             places=self.places,
             text_embedder=self.text_embedder,
+            lexicon=self.lexicon,
         )
 
     def _trimmed(self, answer: Answer, question: str, as_of: float | None) -> Answer:
@@ -109,7 +113,7 @@ def build_reasoner(config: VidmemConfig, store: SqliteStore) -> Reasoner:
     loaders: dict[str, Callable[[], object]] = {
         "detector": lambda: registry.build_detector(config.detector),
         "ocr": lambda: registry.build_ocr(config.ocr),
-        "tagger": lambda: registry.build_tagger(config.tagger),
+        "tagger": lambda: registry.build_tagger(config.tagger, config.lexicon),
         "captioner": lambda: registry.build_captioner(config.captioner),
     }
     images = VectorSearch(store, "moment_vectors", config.index) if config.embedder.backend != "none" else None
@@ -128,5 +132,6 @@ def build_reasoner(config: VidmemConfig, store: SqliteStore) -> Reasoner:
         images=images,
         llm=llm,
         places=config.places,
+        lexicon=config.lexicon,
         text_embedder=text_embedder,
     )

@@ -20,7 +20,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from vidmem_ros.agent.labels import resolve_labels
+from vidmem_ros.agent.labels import LabelLexicon
 from vidmem_ros.config import PlacesConfig
 from vidmem_ros.errors import VidmemError
 from vidmem_ros.imaging import jpeg_to_rgb
@@ -124,6 +124,7 @@ class ToolContext:
     images: VectorSearch | None = None
     places: PlacesConfig = field(default_factory=PlacesConfig)
     text_embedder: TextEmbedder | None = None  # matches place descriptions by meaning as well as by words
+    lexicon: LabelLexicon | None = None  # words -> detector labels; built from vocabulary when not given
 
     @property
     def upper(self) -> float:
@@ -335,7 +336,9 @@ def labels_for(ctx: ToolContext, name: str) -> list[str]:
     """The detector labels a description names: by its head words ("books" of "books on a shelf", never
     "shelf"), directly or by meaning."""
     name = head_words(name)
-    labels = resolve_labels(name, ctx.vocabulary)
+    if ctx.lexicon is None or ctx.lexicon.vocabulary != ctx.vocabulary:
+        ctx.lexicon = LabelLexicon(ctx.vocabulary)
+    labels = ctx.lexicon.resolve(name)
     if not labels and ctx.mapper is not None:
         labels = ctx.mapper.map([name]).mapped.get(name, [])
     return labels

@@ -82,3 +82,34 @@ COCO_LABELS: dict[int, str] = {
     89: "hair drier",
     90: "toothbrush",
 }
+
+# COCO's own super-categories (the "supercategory" of each category in its annotation files).
+COCO_SUPERCATEGORIES: dict[str, tuple[str, ...]] = {
+    "person": ("person",),
+    "vehicle": ("bicycle", "car", "motorcycle", "airplane", "bus", "train", "truck", "boat"),
+    "outdoor": ("traffic light", "fire hydrant", "stop sign", "parking meter", "bench"),
+    "animal": ("bird", "cat", "dog", "horse", "sheep", "cow", "elephant", "bear", "zebra", "giraffe"),
+    "accessory": ("backpack", "umbrella", "handbag", "tie", "suitcase"),
+    "sports": (
+        "frisbee",
+        "skis",
+        "snowboard",
+        "sports ball",
+        "kite",
+        "baseball bat",
+        "baseball glove",
+        "skateboard",
+        "surfboard",
+        "tennis racket",
+    ),
+    "kitchen": ("bottle", "wine glass", "cup", "fork", "knife", "spoon", "bowl"),
+    "food": ("banana", "apple", "sandwich", "orange", "broccoli", "carrot", "hot dog", "pizza", "donut", "cake"),
+    "furniture": ("chair", "couch", "potted plant", "bed", "dining table", "toilet"),
+    "electronic": ("tv", "laptop", "mouse", "remote", "keyboard", "cell phone"),
+    "appliance": ("microwave", "oven", "toaster", "sink", "refrigerator"),
+    "indoor": ("book", "clock", "vase", "scissors", "teddy bear", "hair drier", "toothbrush"),
+}
+
+
+def coco_supercategory(label: str) -> str | None:
+    return next((name for name, labels in COCO_SUPERCATEGORIES.items() if label in labels), None)

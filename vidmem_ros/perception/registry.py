@@ -9,6 +9,7 @@ from vidmem_ros.config import (
     CaptionerConfig,
     DetectorConfig,
     EmbedderConfig,
+    LexiconConfig,
     OcrConfig,
     TaggerConfig,
     TextEmbedderConfig,
@@ -146,11 +147,11 @@ def build_text_embedder(config: TextEmbedderConfig) -> TextEmbedder | None:
     raise AssertionError(f"unhandled text embedder backend {config.backend}")
 
 
-def build_tagger(config: TaggerConfig) -> Tagger | None:
+def build_tagger(config: TaggerConfig, lexicon: LexiconConfig | None = None) -> Tagger | None:
     if config.backend == "none":
         return None
     if config.backend == "efficientnet_lite":
         from vidmem_ros.perception.tagger import EfficientNetLiteTagger
 
-        return EfficientNetLiteTagger(config)
+        return EfficientNetLiteTagger(config, lexicon=lexicon or LexiconConfig())
     raise AssertionError(f"unhandled tagger backend {config.backend}")

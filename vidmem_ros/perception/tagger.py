@@ -16,9 +16,10 @@ from typing import Any
 import cv2
 import numpy as np
 
-from vidmem_ros.config import TaggerConfig
+from vidmem_ros.config import LexiconConfig, TaggerConfig
 from vidmem_ros.errors import InputError, ModelUnavailableError
 from vidmem_ros.imaging import ensure_rgb
+from vidmem_ros.perception import wordnet
 from vidmem_ros.perception.imagenet import class_names, class_terms, read_labels
 from vidmem_ros.perception.ssd_mobilenet import packaged_model_dir
 from vidmem_ros.perception.types import Tag
@@ -80,13 +81,16 @@ class EfficientNetLite:
 
 
 class EfficientNetLiteTagger:
-    """``Tagger``: the ImageNet classes a frame most likely shows, with synonyms and everyday words."""
+    """``Tagger``: the ImageNet classes a frame most likely shows, with their synonyms and broader words."""
 
-    def __init__(self, config: TaggerConfig, model: EfficientNetLite | None = None) -> None:
+    def __init__(
+        self, config: TaggerConfig, model: EfficientNetLite | None = None, lexicon: LexiconConfig | None = None
+    ) -> None:
         self._model = model or EfficientNetLite(config)
         classes = _read_classes(self._model.model_path, self._model.num_classes)
+        lexicon = lexicon or LexiconConfig()
         self._names = class_names(classes)
-        self._terms = class_terms(classes)
+        self._terms = class_terms(classes, wordnet.load(lexicon.wordnet_dir), lexicon.min_depth)
         self._top_k = config.top_k
         self._min_score = config.min_score
         self.name = f"{self._model.model_path.stem}_imagenet"

@@ -1,0 +1,66 @@
+"""WordNet read straight from Debian's wordnet-base files: senses, hypernyms, depth and class matching."""
+
+from __future__ import annotations
+
+import pytest
+
+from vidmem_ros.config import LexiconConfig
+from vidmem_ros.perception import wordnet
+from vidmem_ros.perception.wordnet import WordNet, broader_words, class_senses
+
+
+@pytest.fixture(scope="module")
+def nouns() -> WordNet:
+    loaded = wordnet.load(LexiconConfig().wordnet_dir)
+    assert loaded is not None, "WordNet is installed by `make setup` (Debian package wordnet-base)"
+    return loaded
+
+
+def test_synonyms_share_one_synset_and_lemmas_read_as_written(nouns: WordNet) -> None:
+    (violin,) = nouns.senses("violin")
+    assert nouns.senses("Fiddle") == (violin,)
+    assert nouns.lemmas(violin) == ("violin", "fiddle")
+    assert nouns.lexfile(violin) == wordnet.LEX_ARTIFACT
+    assert nouns.senses("no such word") == ()
+
+
+def test_broader_words_run_nearest_first_and_stop_short_of_the_root(nouns: WordNet) -> None:
+    words = broader_words(nouns, nouns.senses("oboe")[:1], min_depth=4)
+    assert words.index("woodwind") < words.index("wind instrument") < words.index("musical instrument")
+    assert "device" in words and not {"entity", "physical entity", "object", "whole"} & set(words)
+    (root,) = nouns.senses("entity")
+    assert nouns.depth(root) == 0 and nouns.hypernyms(root) == ()
+
+
+def test_is_a_follows_hypernyms_within_a_number_of_steps(nouns: WordNet) -> None:
+    oboe, instrument = nouns.senses("oboe")[0], nouns.senses("musical instrument")[0]
+    assert nouns.is_a(oboe, instrument) and not nouns.is_a(instrument, oboe)
+    assert not nouns.is_a(oboe, instrument, max_levels=1)
+
+
+def test_irregular_plurals_and_proper_nouns(nouns: WordNet) -> None:
+    assert nouns.base_form("geese") == "goose" and nouns.base_form("violins") == "violin"
+    assert nouns.base_form("fishermen") == "fisherman" and nouns.base_form("qwerty") == "qwerty"
+    first = nouns.senses("heron")[0]
+    assert nouns.is_proper(first, "heron")  # Hero of Alexandria
+    assert not nouns.is_proper(nouns.senses("heron")[1], "heron")
+
+
+def test_a_name_used_twice_resolves_between_its_neighbours_in_an_offset_ordered_label_set(nouns: WordNet) -> None:
+    bird_first = [("heron",), ("crane",), ("cello", "violoncello")]
+    machine_first = [("cello", "violoncello"), ("crane",), ("oboe", "hautboy", "hautbois")]
+    bird, machine = class_senses(nouns, bird_first, True)[1], class_senses(nouns, machine_first, True)[1]
+    assert len(bird) == 1 and nouns.lexfile(bird[0]) == wordnet.LEX_ANIMAL
+    assert len(machine) == 1 and nouns.lexfile(machine[0]) == wordnet.LEX_ARTIFACT
+    assert len(class_senses(nouns, bird_first)[1]) == 2  # unordered label sets keep every sense
+
+
+def test_a_name_with_several_possible_senses_keeps_only_their_shared_broader_words(nouns: WordNet) -> None:
+    both = class_senses(nouns, [("crane",)])[0]
+    shared = broader_words(nouns, both, min_depth=4)
+    assert "bird" in broader_words(nouns, both[:1], 4) or "bird" in broader_words(nouns, both[1:], 4)
+    assert "bird" not in shared and "lifting device" not in shared
+
+
+def test_a_missing_database_is_none_not_an_error(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    assert wordnet.load(str(tmp_path)) is None and wordnet.load("") is None
