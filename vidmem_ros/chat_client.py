@@ -214,7 +214,9 @@ class LlamaCppChat:
     Generation cannot be interrupted, so ``timeout_s`` is not enforced here: ``max_tokens`` bounds a reply.
     """
 
-    def __init__(self, path: str, n_ctx: int = 8192, setting: str = "llm_local_model") -> None:
+    def __init__(
+        self, path: str, n_ctx: int = 8192, setting: str = "llm_local_model", n_threads: int | None = None
+    ) -> None:
         try:
             import llama_cpp
         except ImportError as exc:
@@ -224,10 +226,19 @@ class LlamaCppChat:
             ) from exc
         if not Path(path).expanduser().is_file():
             raise ModelUnavailableError(f"{setting}={path} is not a file; point it at a GGUF model")
+        if not _is_gguf(Path(path).expanduser()):
+            raise ModelUnavailableError(f"{setting}={path} is not a GGUF model (no GGUF header); point it at one")
         self.url = f"llama_cpp:{Path(path).name}"
         self.timeout_s = math.inf
         # Typed as Any: llama-cpp-python's TypedDict signatures do not take the plain dicts this client builds.
-        self._llm: Any = llama_cpp.Llama(model_path=str(Path(path).expanduser()), n_ctx=n_ctx, verbose=False)
+        try:
+            self._llm: Any = llama_cpp.Llama(
+                model_path=str(Path(path).expanduser()), n_ctx=n_ctx, n_threads=n_threads, verbose=False
+            )
+        except (ValueError, RuntimeError) as exc:  # a truncated or corrupt file
+            raise ModelUnavailableError(
+                f"{setting}={path} could not be loaded ({exc}); point it at a GGUF model"
+            ) from exc
         self._lock = threading.Lock()  # one Llama context serves one generation at a time
 
     def complete(
@@ -247,13 +258,29 @@ class LlamaCppChat:
                     tool_choice=tool_choice,
                     max_tokens=max_tokens,
                     temperature=0.0,
-                    response_format=response_format,
+                    response_format=_as_llama_format(response_format),
                 )
         except Exception as exc:  # llama.cpp raises ValueError, RuntimeError, template errors
             raise ChatError(f"{self.url} failed: {exc!r}") from exc
         if not isinstance(answer, dict):
             raise ChatError(f"{self.url} returned {type(answer).__name__}, not a chat completion")
         return parse_completion(answer, self.url)
+
+
+def _is_gguf(path: Path) -> bool:
+    try:
+        with path.open("rb") as handle:
+            return handle.read(4) == b"GGUF"
+    except OSError:
+        return False
+
+
+def _as_llama_format(response_format: dict[str, Any] | None) -> dict[str, Any] | None:
+    """OpenAI's ``json_schema`` response format in llama-cpp-python's spelling (``json_object`` with a schema),
+    which it turns into a grammar that constrains decoding."""
+    if response_format and response_format.get("type") == "json_schema":
+        return {"type": "json_object", "schema": response_format.get("json_schema", {}).get("schema", {})}
+    return response_format
 
 
 def _template_friendly(message: Message) -> Message:

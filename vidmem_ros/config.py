@@ -396,6 +396,26 @@ class QueryConfig(_Section):
     llm_fallback: bool = Field(
         True, description="llm: when the model fails (server down, invalid replies), answer with the offline planner"
     )
+    parser: Literal["rules", "local", "server"] = Field(
+        "rules",
+        description="Who reads a question into a plan: rules only; a language model in-process (GGUF, see "
+        "parser_model); or the OpenAI-compatible server of llm_url / llm_model. A model's plan that fails "
+        "validation twice falls back to the rules",
+    )
+    parser_model: str = Field(
+        "",
+        description="local: GGUF file of the plan parser; empty joins the packaged Qwen2.5-Coder-1.5B-Instruct "
+        "(Q4_K_M) once into ~/.cache/vidmem/question-parser",
+    )
+    parser_first: Literal["rules", "model"] = Field(
+        "rules",
+        description="local / server: which reads a question first; with rules, the model reads only the questions "
+        "no sentence pattern matches (faster, and measured more accurate with the 1.5B local model)",
+    )
+    parser_threads: int = Field(2, ge=1, le=64, description="local: CPU threads of the plan parser")
+    parser_timeout_s: float = Field(
+        10.0, gt=0.0, le=120.0, description="server: time allowed for one plan before the rules answer instead"
+    )
 
 
 class PlacesConfig(_Section):

