@@ -37,7 +37,7 @@ def test_did_you_see(answerer: Reasoner) -> None:
 
 
 def test_first_and_last(answerer: Reasoner) -> None:
-    first = answerer.answer("When did you first see a mug?")
+    first = answerer.answer("When did you first see a teacup?")  # WordNet: a teacup is a cup
     last = answerer.answer("When did you last see a cup?")
     assert (first.stamp, last.stamp) == (T0 + 10, T0 + 40)
     assert "10.0 s after" in first.text and "40.0 s after" in last.text
@@ -127,7 +127,7 @@ def test_text_read_that_gives_orders_is_only_reported(answerer: Reasoner, config
 
 def test_a_long_description_is_shortened_to_the_tools_limits_not_failed(answerer: Reasoner) -> None:
     """A planner step never fails on an argument limit of the planner's own making."""
-    question = "Where is the " + "very " * 20 + "small white porcelain mug?"
+    question = "Where is the " + "very " * 20 + "small white porcelain teacup?"
     assert len(question) > 100
     where = answerer.answer(question)
     assert where.success, where.error

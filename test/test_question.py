@@ -1,7 +1,7 @@
 import pytest
 
 from vidmem_ros.agent.labels import LabelLexicon, resolve_labels
-from vidmem_ros.agent.question import Intent, parse_question, validate_question
+from vidmem_ros.agent.question import Intent, Modality, parse_question, validate_question
 from vidmem_ros.config import LexiconConfig
 from vidmem_ros.errors import InputError
 from vidmem_ros.perception.coco import COCO_LABELS
@@ -68,6 +68,37 @@ def test_unsupported_questions_do_not_parse(text: str) -> None:
 )
 def test_targets_map_onto_the_detector_vocabulary(phrase: str, labels: list[str]) -> None:
     assert resolve_labels(phrase, VOCAB) == labels
+
+
+@pytest.mark.parametrize(
+    ("text", "intent", "modality", "target", "other"),
+    [
+        # a pronoun, or no target at all, stands for what a context sentence named
+        ("I dropped a scarf. Did you come across one?", Intent.DID, Modality.OBJECT, "scarf", ""),
+        (
+            "Somebody talked about the parking fees. What did they say?",
+            Intent.SAID,
+            Modality.SPEECH,
+            "parking fees",
+            "",
+        ),
+        # the route the robot was on is no part of the thing asked about
+        ("Was there a bench along your route?", Intent.DID, Modality.OBJECT, "bench", ""),
+        ("Have you read the words 'KEEP CLEAR' on your rounds?", Intent.DID, Modality.TEXT, "keep clear", ""),
+        # coming across a thing is seeing it, not being somewhere
+        ("How often did you come across a bench?", Intent.COUNT, Modality.OBJECT, "bench", ""),
+        ("Did the scooter show up before or after the bench?", Intent.ORDER, Modality.OBJECT, "scooter", "bench"),
+        ("Quick one: did you see a scooter?", Intent.DID, Modality.OBJECT, "scooter", ""),
+        # time spent watching a thing is about the thing, not a place
+        ("How much time did you spend looking at the aquarium?", Intent.DURATION, Modality.OBJECT, "aquarium", ""),
+    ],
+)
+def test_context_pronouns_routes_quotes_and_clauses_are_read_as_meant(
+    text: str, intent: Intent, modality: Modality, target: str, other: str
+) -> None:
+    parsed = parse_question(text)
+    assert parsed is not None
+    assert (parsed.intent, parsed.modality, parsed.target, parsed.other) == (intent, modality, target, other)
 
 
 def test_without_wordnet_only_the_labels_themselves_resolve() -> None:

@@ -20,8 +20,7 @@ from vidmem_ros.evaluation.evaluator import EvalRun, evaluate
 from vidmem_ros.evaluation.questions import QuestionSet, load_questions, parse_questions
 from vidmem_ros.evaluation.scoring import Score, score_all
 from vidmem_ros.tools.sample_bag import PATROL, duration, questions_path, sign_sightings, spoken, timeline
-
-INTENTS = ("did", "first", "last", "where", "what", "read", "said", "count", "duration", "before", "after", "order")
+from vidmem_ros.tools.sample_questions import QUESTION_TYPES
 
 
 def _extra_questions() -> list[dict[str, object]]:
@@ -66,25 +65,24 @@ def scores(patrol_eval: tuple[QuestionSet, EvalRun]) -> dict[str, Score]:
     return {s.id: s for s in score_all(questions.truth, answers)}
 
 
-def _intent(question: str) -> str:
-    parsed = parse_question(question)
-    assert parsed is not None, f"the offline parser does not understand {question!r}"
-    return parsed.intent.value
-
-
-def test_every_intent_is_asked_at_least_three_times_and_mostly_answered(
+def test_every_type_and_intent_is_asked_at_least_three_times_and_mostly_answered(
     patrol_eval: tuple[QuestionSet, EvalRun], scores: dict[str, Score]
 ) -> None:
+    """Grouped by question type (the wordings vary, so no one parser's intents can group them), plus the
+    intents the extra questions ask in a fixed wording."""
     questions, _ = patrol_eval
-    by_intent: dict[str, list[Score]] = defaultdict(list)
+    groups: dict[str, list[Score]] = defaultdict(list)
     for q in questions.questions:
-        by_intent[_intent(q.question)].append(scores[q.id])
-    wrong = {i: [s.id + ": " + s.reason for s in ss if not s.correct] for i, ss in by_intent.items()}
-    for intent in INTENTS:
-        asked = by_intent[intent]
-        assert len(asked) >= 3, f"only {len(asked)} {intent} questions"
+        groups[questions.truth[q.id].type].append(scores[q.id])
+        parsed = parse_question(q.question)
+        if q.id.startswith("extra-") and parsed is not None:
+            groups[parsed.intent.value].append(scores[q.id])
+    wrong = {g: [s.id + ": " + s.reason for s in ss if not s.correct] for g, ss in groups.items()}
+    for group in (*QUESTION_TYPES, "what", "read", "said"):
+        asked = groups[group]
+        assert len(asked) >= 3, f"only {len(asked)} {group} questions"
         right = sum(s.correct for s in asked)
-        assert right >= len(asked) * 2 / 3, f"{intent}: {right}/{len(asked)} right; wrong: {wrong[intent]}"
+        assert right >= len(asked) * 2 / 3, f"{group}: {right}/{len(asked)} right; wrong: {wrong[group]}"
     overall = sum(s.correct for s in scores.values()) / len(scores)
     assert overall >= 0.85, f"overall accuracy {overall:.2f}; wrong: {wrong}"
 
@@ -127,8 +125,11 @@ def test_answers_cite_evidence_with_time_and_place(patrol_eval: tuple[QuestionSe
             assert a.time is not None  # a place comes from a stamped moment in memory
 
 
-def test_parsed_modalities_cover_sight_text_and_speech(patrol_eval: tuple[QuestionSet, EvalRun]) -> None:
+def test_wordings_vary_beyond_the_rule_parser_yet_cover_every_intent(patrol_eval: tuple[QuestionSet, EvalRun]) -> None:
     questions, _ = patrol_eval
-    seen = {parse_question(q.question).modality for q in questions.questions}  # type: ignore[union-attr]
-    assert seen == {Modality.OBJECT, Modality.TEXT, Modality.SPEECH}
-    assert {Intent(i) for i in INTENTS} <= {Intent(_intent(q.question)) for q in questions.questions}
+    parsed = [parse_question(q.question) for q in questions.questions]
+    known = [p for p in parsed if p is not None]
+    assert {p.modality for p in known} >= {Modality.OBJECT, Modality.TEXT, Modality.SPEECH}
+    intents = {Intent(i) for i in ("did", "first", "last", "where", "what", "read", "said", "count", "duration")}
+    assert intents | {Intent.BEFORE, Intent.AFTER, Intent.ORDER} <= {p.intent for p in known}
+    assert len(known) <= 0.95 * len(parsed), "every wording is one the rules know: the set does not vary enough"

@@ -48,6 +48,7 @@ from vidmem_ros.tools.sample_questions import (
     READ_SLACK_S,
     TRAP_OBJECTS,
     TRAP_SIGNS,
+    WORDINGS,
     load_questions,
     patrol_questions,
 )
@@ -185,7 +186,7 @@ def test_question_lines_are_well_formed(bag: Path, questions: list[dict[str, Any
     for q in questions:
         assert set(q) == FIELDS, q
         assert 0.0 < q["ask_at"] <= END, q
-        assert q["question"].endswith("?")
+        assert q["question"].endswith(("?", ".")), q  # a question, or a request ("Tell me when ...")
         assert isinstance(q["answer"], answers[q["type"]]) and not (
             q["type"] != "binary" and isinstance(q["answer"], bool)
         ), q
@@ -204,8 +205,35 @@ def test_question_lines_are_well_formed(bag: Path, questions: list[dict[str, Any
     assert any(trap in q["question"] for q in traps for trap in TRAP_SIGNS)
     assert any("mention" in q["question"] or "say" in q["question"] for q in traps)
     assert any(q["ask_at"] < END for q in traps), "online traps: asked before the thing appears"
-    for phrasing in ("Did you see a cat?", "Have you seen a motorcycle?", "When did you first see a cup?"):
+    for phrasing in ("Did you see a cat?", "Have you seen a motorcycle?"):
         assert phrasing in {q["question"] for q in questions}
+
+
+# What each placeholder of a wording matches; in an order question {a} is a bare label, elsewhere "a/an label".
+_FIELDS = {
+    "a": r"an? (?P<label>\w+)",
+    "label": r"(?P<label>\w+)",
+    "b": r"(?P<b>\w+)",
+    "text": r"(?P<text>.+)",
+    "phrase": r"(?P<text>.+)",
+    "about": r"(?P<text>.+)",
+    "word": r"(?P<word>after|before)",
+}
+
+
+def _wording(text: str) -> tuple[str, int, dict[str, str]]:
+    """Which kind of question ``text`` is, in which of its wordings, and the label, text or words it asks about."""
+    for kind, bank in WORDINGS.items():
+        fields = _FIELDS | ({"a": r"(?P<label>\w+)"} if kind == "order" else {})
+        for index, template in enumerate(bank):
+            pattern = re.escape(template)
+            for name, regex in fields.items():
+                pattern = pattern.replace(re.escape("{" + name + "}"), regex)
+            if m := re.fullmatch(pattern, text):
+                return kind, index, m.groupdict()
+    if text == "What did you read?":
+        return "read", 0, {}
+    raise AssertionError(f"no check for {text!r}")
 
 
 def test_ground_truth_follows_from_the_scenario(questions: list[dict[str, Any]]) -> None:
@@ -218,68 +246,72 @@ def test_ground_truth_follows_from_the_scenario(questions: list[dict[str, Any]])
         return [(v.start, min(v.end, at)) for v in visits if label in v.room.objects and v.start < at]
 
     checked: Counter[str] = Counter()
+    wordings: dict[str, set[int]] = {}
     for q in questions:
         text, at, answer = q["question"], q["ask_at"], q["answer"]
-        if m := re.fullmatch(r"(?:Did you see|Have you seen) an? (\w+)\?", text):
-            assert answer == bool(seen(m[1], at)), q
-            if not answer and m[1] not in TRAP_OBJECTS:  # an online trap: the thing shows up later
-                assert any(v.start > at for v in visits if m[1] in v.room.objects), q
-        elif m := re.fullmatch(r"When did you (first|last) see an? (\w+)\?", text):
-            visits_seen = seen(m[2], at)
-            assert answer == (visits_seen[0][0] if m[1] == "first" else visits_seen[-1][1]), q
-        elif m := re.fullmatch(r"How many times did you see an? (\w+)\?", text):
-            assert answer == len(seen(m[1], at)), q
-        elif m := re.fullmatch(r"(?:How long|For how long) did you see (?:the|an?) (\w+)\?", text):
-            assert answer == pytest.approx(sum(b - a for a, b in seen(m[1], at))), q
+        kind, index, f = _wording(text)
+        wordings.setdefault(kind, set()).add(index)
+        label = f.get("label", "")
+        if kind == "seen":
+            assert answer == bool(seen(label, at)), q
+            if not answer and label not in TRAP_OBJECTS:  # an online trap: the thing shows up later
+                assert any(v.start > at for v in visits if label in v.room.objects), q
+        elif kind in ("first", "last"):
+            visits_seen = seen(label, at)
+            assert answer == (visits_seen[0][0] if kind == "first" else visits_seen[-1][1]), q
+        elif kind == "count":
+            assert answer == len(seen(label, at)), q
+        elif kind == "how_long":
+            assert answer == pytest.approx(sum(b - a for a, b in seen(label, at))), q
             assert q["tolerance"] >= max(5.0, 0.24 * answer)
-        elif m := re.fullmatch(r"Did you see the (\w+) before or after the (\w+)\?", text):
-            assert answer == ("before" if seen(m[1], at)[0][0] < seen(m[2], at)[0][0] else "after"), q
-        elif m := re.fullmatch(r"Where did you see the (\w+)\?", text):
-            start, end = seen(m[1], at)[-1]
+        elif kind == "order":
+            assert answer == ("before" if seen(label, at)[0][0] < seen(f["b"], at)[0][0] else "after"), q
+        elif kind == "where":
+            start, end = seen(label, at)[-1]
             assert _covers(visits, q, start, end), q
-        elif m := re.fullmatch(r"Did you see a sign that said '(.+)'\?", text):
-            assert answer == any(s.text == m[1] and s.start < at for s in sightings), q
-        elif m := re.fullmatch(r"(?:When did you read|When did you see the sign that said) '(.+)'\?", text):
-            (only,) = [s for s in sightings if s.text == m[1] and s.start < at]  # asked while read just once
+        elif kind == "sign":
+            assert answer == any(s.text == f["text"] and s.start < at for s in sightings), q
+        elif kind == "when_read":
+            (only,) = [s for s in sightings if s.text == f["text"] and s.start < at]  # asked while read just once
             slack = READ_SLACK_S  # OCR reads a sign a little before and after its lettering is whole in view
             low, high = answer - q["tolerance"], answer + q["tolerance"]
             assert low <= only.start - slack + 1e-6 and only.end + slack <= high + 1e-6, q
-        elif m := re.fullmatch(r"Where did you read '(.+)'\?", text):
-            last = [s for s in sightings if s.text == m[1] and s.start < at][-1]
+        elif kind == "where_read":
+            last = [s for s in sightings if s.text == f["text"] and s.start < at][-1]
             room = visits[last.visit]
             assert _covers(
                 visits, q, max(last.start - READ_SLACK_S, room.start), min(last.end + READ_SLACK_S, room.end, at)
             )
-        elif m := re.fullmatch(
-            r"(?:Did anyone say|When did someone say|Where were you when someone said) '(.+)'\?", text
-        ):
-            said = [line for line in lines if m[1] in line.text.lower() and line.end <= at]
-            if q["type"] == "binary":
+        elif kind in ("said", "when_said", "where_said"):
+            said = [line for line in lines if f["text"] in line.text.lower() and line.end <= at]
+            if kind == "said":
                 assert answer == bool(said), q
-            elif q["type"] == "time":
+            elif kind == "when_said":
                 assert answer == pytest.approx(said[0].start), q
             else:
                 assert _covers(visits, q, said[0].start, said[0].end), q
-        elif m := re.fullmatch(r"Did you hear anyone mention (.+)\?", text):
-            assert answer == any(line.utterance.about == m[1] and line.end <= at for line in lines), q
-        elif m := re.fullmatch(r"What did someone say about (.+)\?", text):
-            (line,) = [line for line in lines if line.utterance.about == m[1] and line.end <= at]
+        elif kind == "mentioned":
+            assert answer == any(line.utterance.about == f["text"] and line.end <= at for line in lines), q
+        elif kind == "said_about":
+            (line,) = [line for line in lines if line.utterance.about == f["text"] and line.end <= at]
             assert all(a in line.text.lower() or a.isdigit() for a in q["accept"]), q
-        elif m := re.fullmatch(r"What did you see (after|before) the (\w+)\?", text):
-            first = next(i for i, v in enumerate(visits) if m[2] in v.room.objects)
-            step = 1 if m[1] == "after" else -1
-            others = [v for v in visits[first + step :: step] if v.room.objects and m[2] not in v.room.objects]
+        elif kind == "neighbour":
+            first = next(i for i, v in enumerate(visits) if label in v.room.objects)
+            step = 1 if f["word"] == "after" else -1
+            others = [v for v in visits[first + step :: step] if v.room.objects and label not in v.room.objects]
             assert others and others[0].start < at and answer in others[0].room.objects, q
-        elif text == "What did you read?":
+        elif kind == "read":
             read = [s for s in sightings if s.start < at]
             assert {s.text for s in read} == {answer}, q
-        elif m := re.fullmatch(r"What text did you read after you saw the (\w+)\?", text):
-            after = [s for s in sightings if s.start >= seen(m[1], at)[0][1] and s.start < at]
-            assert after and after[0].text == answer, q
         else:
-            raise AssertionError(f"no check for {text!r}")
+            assert kind == "read_after", kind
+            after = [s for s in sightings if s.start >= seen(label, at)[0][1] and s.start < at]
+            assert after and after[0].text == answer, q
         checked[q["type"]] += 1
     assert set(checked) == set(QUESTION_TYPES)
+    # the wordings vary: every kind of question asked three times or more comes in several wordings
+    asked = Counter(_wording(q["question"])[0] for q in questions)
+    assert all(len(wordings[kind]) >= 2 for kind, n in asked.items() if n >= 3 and len(WORDINGS.get(kind, ())) > 1)
 
 
 def _covers(visits: list[Any], q: dict[str, Any], start: float, end: float) -> bool:

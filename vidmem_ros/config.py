@@ -397,7 +397,7 @@ class QueryConfig(_Section):
         True, description="llm: when the model fails (server down, invalid replies), answer with the offline planner"
     )
     parser: Literal["rules", "local", "server"] = Field(
-        "rules",
+        "local",
         description="Who reads a question into a plan: rules only; a language model in-process (GGUF, see "
         "parser_model); or the OpenAI-compatible server of llm_url / llm_model. A model's plan that fails "
         "validation twice falls back to the rules",

@@ -51,7 +51,7 @@ def interrogative(question: str) -> str:
     sentences = [s for s in re.split(r"(?<=[.?!])\s+", question.strip()) if s.strip()]
     asking = next((s for s in reversed(sentences) if s.rstrip().endswith("?")), sentences[-1] if sentences else "")
     text = re.sub(r"\s+", " ", asking.lower()).strip().rstrip("?.! ")
-    clauses = [c.strip() for c in text.split(",")]
+    clauses = [c.strip() for c in re.split(r"[,:;]", text)]
     for i, clause in enumerate(clauses):
         if _OPENER.match(clause):
             return ", ".join(clauses[i:])

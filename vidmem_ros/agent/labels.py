@@ -69,12 +69,16 @@ class LabelLexicon:
 
     def _names(self, senses: dict[int, int], label: int) -> bool:
         """Whether a word with these senses names the label: a synonym or broader word in any sense; a narrower
-        word only in its most frequent one ("mug" is not a person, though it may insult one)."""
+        word only in its most frequent concrete sense, and in a person sense only where that is its most
+        frequent sense of all (a "mug" may insult a person but names none; an "amphibian" is an animal before it
+        is an aircraft; a "teacup" is a cup, though WordNet lists its quantity sense first)."""
         assert self.wordnet is not None
-        for sense, rank in senses.items():
-            if sense == label or (rank == 0 and self.wordnet.is_a(sense, label, self.config.narrower_levels)):
-                return True
-            if self.wordnet.depth(sense) >= self.config.min_depth and self.wordnet.is_a(label, sense):
+        wordnet = self.wordnet
+        literal = [s for s, rank in senses.items() if rank == 0 or wordnet.lexfile(s) != wn.LEX_PERSON]
+        if literal and wordnet.is_a(literal[0], label, self.config.narrower_levels):
+            return True
+        for sense in senses:
+            if sense == label or (wordnet.depth(sense) >= self.config.min_depth and wordnet.is_a(label, sense)):
                 return True
         return False
 

@@ -7,7 +7,7 @@ is listed here; anything else falls back to a plain memory search.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import Enum
 
 from vidmem_ros.agent.asked import interrogative
@@ -63,7 +63,8 @@ _SEE = (
 )
 # Being at a place, and the prepositions that lead to its description.
 _BE_AT = (
-    r"(?:were you|have you been|had you been|was the robot|did you (?:go|come|get|stay|stop|remain|return|end up)"
+    r"(?:were you|have you been|had you been|was the robot|did you (?:go|come(?! across| upon)|get|stay|stop|remain"
+    r"|return|end up)"
     r"|did you visit|have you visited|did you make|have you made|did you pay|have you paid)"
 )
 _MESSAGE = r"(?:the )?(?:message|announcement|one|news|call|remark|words?)(?: about| that| on| saying)?"
@@ -97,6 +98,12 @@ _PATTERNS: list[tuple[Intent, Modality, str]] = [
     ),
     (Intent.ORDER, Modality.OBJECT, rf"^did you {_SEE} (?P<t>.+?) before or after (?P<o>.+)$"),
     (Intent.ORDER, Modality.OBJECT, r"^(?:was|were|is) (?P<t>.+?) (?:seen )?before or after (?P<o>.+)$"),
+    (
+        Intent.ORDER,
+        Modality.OBJECT,
+        r"^(?:did|was|were) (?P<t>.+?) (?:come|come into view|show up|turn up|appear|get seen) (?:first )?before or "
+        r"after (?P<o>.+)$",
+    ),
     (Intent.ORDER, Modality.OBJECT, r"^which (?:did you see |came )?first[,:;]? (?P<t>.+?) or (?P<o>.+)$"),
     (
         Intent.ACTIVE,
@@ -108,6 +115,12 @@ _PATTERNS: list[tuple[Intent, Modality, str]] = [
         Intent.COUNT,
         Modality.PLACE,
         rf"^how (?:many (?:separate |different |distinct )?(?:times|visits)|often) {_BE_AT}{_INTO} (?P<t>.+)$",
+    ),
+    (
+        Intent.DURATION,
+        Modality.OBJECT,
+        r"^(?:for )?how (?:long|much time) did you (?:spend|stay|stand) (?:looking at|watching|observing|in front of)"
+        r" (?P<t>.+?)(?: for)?$",
     ),
     (
         Intent.DURATION,
@@ -176,7 +189,19 @@ _PATTERNS: list[tuple[Intent, Modality, str]] = [
 _COMPILED = [(intent, modality, re.compile(pattern)) for intent, modality, pattern in _PATTERNS]
 _SIGN_TARGET = re.compile(rf"^{_SIGN} {_SAYING} (?P<t>.+)$")
 _FILLER = re.compile(r"^(?:any|an|a|the|some|one|my|your)\s+")
-_TRAILING = re.compile(r"\s+(?:anywhere|at all|today|ever|so far|before|yet|here|there|again)$")
+_TRAILING = re.compile(
+    r"\s+(?:anywhere|at all|today|ever|so far|before|yet|here|there|again"
+    r"|(?:on|along|during|in the course of) (?:your|the|this|my) (?:patrol|rounds?|route|way|tour|shift|walk)"
+    r"|while (?:patrolling|on patrol|on your rounds))$"
+)
+_QUOTED = re.compile(r"(?:^|\s)[\"'“‘](?P<q>[^\"'“”‘’]{2,})(?:[\"'”’]|$)")
+_NAME = r"[a-z][\w'-]*(?: [a-z][\w'-]*){0,2}?"  # one to three words, as few as end the name
+# Where a thing's name ends in a context sentence: a preposition, a verb, a time word or punctuation.
+_NAME_END = (
+    r"(?= (?:at|in|on|by|near|and|that|which|with|was|were|is|are|has|had|have|will|would|can|could|did|does"
+    r"|yesterday|today|earlier|again|\w+ed)\b|[,.;:!?]|$)"
+)
+_PRONOUN = re.compile(r"^(?:one|ones|it|them|that|those|this|these|they|some|any|one of them)$")
 _NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "five": 5, "ten": 10, "fifteen": 15, "thirty": 30}
 _UNITS = {"second": 1.0, "minute": 60.0, "hour": 3600.0}
 _WINDOW = re.compile(
@@ -213,6 +238,45 @@ _FORMAT_REMARK = re.compile(
 
 def parse_question(text: str) -> ParsedQuestion | None:
     """The intent and targets of a supported question, or None."""
+    parsed = _parse_clause(text)
+    if parsed is None:
+        return None
+    return _resolved(parsed, _context(text))
+
+
+def _resolved(parsed: ParsedQuestion, context: str) -> ParsedQuestion:
+    """Targets as the words meant: quoted words as quoted ("read the words 'X'" -> X), and a pronoun or a
+    question without one ("did you notice one?", "what did they say?") about what the context named."""
+    target = parsed.target
+    quoted = _QUOTED.search(target)
+    if quoted and parsed.modality in (Modality.TEXT, Modality.SPEECH):
+        target = quoted.group("q").strip()
+    if context and (_PRONOUN.match(target) or (not target and parsed.intent in (Intent.SAID, Intent.READ))):
+        target = _antecedent(context) or target
+    return replace(parsed, target=target) if target != parsed.target else parsed
+
+
+def _context(text: str) -> str:
+    """What comes before the asking sentence ("I lost a glove." of "I lost a glove. Did you see one?")."""
+    sentences = [s for s in re.split(r"(?<=[.?!:])\s+", text.strip()) if s.strip()]
+    return " ".join(sentences[:-1]) if len(sentences) > 1 else ""
+
+
+def _antecedent(context: str) -> str:
+    """The thing a context sentence is about: what it says something was "about", else the first thing it
+    introduces with "a" or "an", else the last it names with "the"."""
+    words = context.lower()
+    about = re.search(r"\babout (?P<t>[^,.;:!?]+)", words)
+    if about:
+        return clean_target(about.group("t"))
+    new = re.search(rf"\b(?:a|an|some) (?P<t>{_NAME}){_NAME_END}", words)
+    if new:
+        return clean_target(new.group("t"))
+    named = re.findall(rf"\bthe (?P<t>{_NAME}){_NAME_END}", words)
+    return clean_target(named[-1]) if named else ""
+
+
+def _parse_clause(text: str) -> ParsedQuestion | None:
     normal, window = _split_window(_clause(text))
     for intent, modality, pattern in _COMPILED:
         match = pattern.match(normal)
@@ -268,7 +332,7 @@ def clean_target(target: str) -> str:
     target = target.strip()
     while previous != target:
         previous = target
-        target = _TRAILING.sub("", _FILLER.sub("", target.strip())).strip().strip(_QUOTES + ",;:").strip()
+        target = _FILLER.sub("", _TRAILING.sub("", target.strip())).strip().strip(_QUOTES + ",;:").strip()
     return target
 
 

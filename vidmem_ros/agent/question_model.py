@@ -116,6 +116,8 @@ Q: What did you notice just before the vending machine? -> {"intent":"before","m
 "other":"the vending machine"}
 Q: Which did you see first, the ladder or the wheelbarrow? -> {"intent":"order","modality":"object",\
 "subject":"the ladder","other":"the wheelbarrow"}
+Q: Did the scooter show up before or after the ladder? -> {"intent":"order","modality":"object",\
+"subject":"the scooter","other":"the ladder"}
 Q: What did you read in the last ten minutes? -> {"intent":"read","modality":"text","subject":"","other":""}
 Q: How long have you been on duty? -> {"intent":"active","modality":"object","subject":"","other":""}"""
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import zlib
 from collections import Counter
 from dataclasses import dataclass, field
 from itertools import pairwise
@@ -138,9 +139,9 @@ def patrol_questions(scenario: tuple[Room, ...]) -> list[dict[str, Any]]:
 
     # -- objects ----------------------------------------------------------------------------
     for label in p.labels:
-        add(_binary_seen(p, label, end, "Did you see {}?" if label != "motorcycle" else "Have you seen {}?"))
+        add(_binary_seen(p, label, end, "Did you see {a}?" if label != "motorcycle" else "Have you seen {a}?"))
     for label in TRAP_OBJECTS:
-        add(_binary_seen(p, label, end, "Did you see {}?"))
+        add(_binary_seen(p, label, end, "Did you see {a}?"))
     for label in p.labels:
         add(_first_seen(p, label, end))
         add(_last_seen(p, label, end))
@@ -165,7 +166,7 @@ def patrol_questions(scenario: tuple[Room, ...]) -> list[dict[str, Any]]:
         add(_where_read(p, text, end))
         once = _last_single_read(p, text)
         if once is not None:
-            add(_when_read(p, text, once, "When did you read '{}'?" if i % 2 else None))
+            add(_when_read(p, text, once, "When did you read '{text}'?" if i % 2 else None))
     for text in TRAP_SIGNS:
         add(_binary_sign(p, text, end))
     for label in p.labels:  # "what did you read after the cat?" where the cat's room has no sign of its own
@@ -177,17 +178,23 @@ def patrol_questions(scenario: tuple[Room, ...]) -> list[dict[str, Any]]:
     for i, line in enumerate(p.lines):
         u, heard = line.utterance, line in p.heard(end)
         if i % 2:
-            add(_binary(f"Did you hear anyone mention {u.about}?", end, heard))
+            add(_binary(_worded(_MENTIONED, f"mentioned:{u.about}", about=u.about), end, heard))
             where, reach = p.place(line.start, line.end)
-            add(Question(f"Where were you when someone said '{u.phrase}'?", "position", end, where, [], reach))
+            wording = _worded(_WHERE_SAID, f"where-said:{u.phrase}", phrase=u.phrase)
+            add(Question(wording, "position", end, where, [], reach))
         else:
-            add(_binary(f"Did anyone say '{u.phrase}'?", end, heard))
-            add(Question(f"When did someone say '{u.phrase}'?", "time", end, round(line.start, 2), [], TIME_TOLERANCE))
-        add(Question(f"What did someone say about {u.about}?", "text", end, u.answers[0], list(u.answers)))
+            add(_binary(_worded(_SAID, f"said:{u.phrase}", phrase=u.phrase), end, heard))
+            wording = _worded(_WHEN_SAID, f"when-said:{u.phrase}", phrase=u.phrase)
+            add(Question(wording, "time", end, round(line.start, 2), [], TIME_TOLERANCE))
+        add(
+            Question(
+                _worded(_SAID_ABOUT, f"said-about:{u.about}", about=u.about), "text", end, u.answers[0], list(u.answers)
+            )
+        )
     for topic in TRAP_TOPICS:
-        add(_binary(f"Did you hear anyone mention {topic}?", end, False))
+        add(_binary(_worded(_MENTIONED, f"mentioned:{topic}", about=topic), end, False))
     for phrase in TRAP_PHRASES:
-        add(_binary(f"Did anyone say '{phrase}'?", end, False))
+        add(_binary(_worded(_SAID, f"said:{phrase}", phrase=phrase), end, False))
 
     # -- mid-patrol: online traps and questions whose answer changes later ----------------------
     questions += _mid_patrol(p)
@@ -200,7 +207,7 @@ def _mid_patrol(p: Patrol) -> list[Question]:
         first = p.first_seen(label)
         if first - ONLINE_LEAD_S > 1.0:
             out.append(
-                _binary_seen(p, label, first - ONLINE_LEAD_S, "Have you seen {}?" if label == "motorcycle" else None)
+                _binary_seen(p, label, first - ONLINE_LEAD_S, "Have you seen {a}?" if label == "motorcycle" else None)
             )
     if p.signs:
         firsts: dict[str, float] = {}
@@ -240,6 +247,121 @@ def _mid_patrol(p: Patrol) -> list[Question]:
     return out
 
 
+# -- wordings ------------------------------------------------------------------------------------
+# People ask the same thing many ways: with context first, as a request, with other verbs.  Each question
+# maker draws one wording per subject (stable across runs), so the set mixes them.
+
+_SEEN = (
+    "Did you see {a}?",
+    "Have you come across {a} anywhere?",
+    "I am looking for {a}. Did you notice one on your rounds?",
+    "Tell me whether you spotted {a}.",
+    "Was there {a} anywhere along your route?",
+)
+_FIRST_SEEN = (
+    "When did you first see {a}?",
+    "At what time did you first spot {a}?",
+    "Tell me when {a} first came into view.",
+    "What time was it when you first noticed {a}?",
+)
+_LAST_SEEN = (
+    "When did you last see {a}?",
+    "When was the last time you saw {a}?",
+    "Tell me the most recent time you spotted {a}.",
+    "I need to know when {a} was last in view.",
+)
+_COUNT = (
+    "How many times did you see {a}?",
+    "How often did you come across {a}?",
+    "On how many separate occasions did you spot {a}?",
+    "Count the times you noticed {a}.",
+)
+_HOW_LONG = (
+    "How long did you see the {label}?",
+    "For how long was the {label} in view?",
+    "Tell me how long you watched the {label} for.",
+    "How much time did you spend looking at the {label}?",
+)
+_WHERE_SEEN = (
+    "Where did you see the {label}?",
+    "Where were you when you saw the {label}?",
+    "Give me your position from when you last spotted the {label}.",
+    "What were your x, y coordinates when you noticed the {label}?",
+)
+_ORDER = (
+    "Did you see the {a} before or after the {b}?",
+    "Was the {a} seen before or after the {b}?",
+    "Think back: did the {a} come into view before or after the {b}?",
+)
+_NEIGHBOUR = (
+    "What did you see {word} the {label}?",
+    "What came into view {word} the {label}?",
+    "Tell me what you saw {word} the {label}.",
+)
+_SIGN_READ = (
+    "Did you see a sign that said '{text}'?",
+    "Was there a notice reading '{text}' anywhere?",
+    "Did you read the words '{text}' on your patrol?",
+)
+_WHERE_READ = (
+    "Where did you read '{text}'?",
+    "Where were you when you read '{text}'?",
+    "Give your x, y position from when you read the sign saying '{text}'.",
+)
+_WHEN_READ = (
+    "When did you see the sign that said '{text}'?",
+    "At what time did you read '{text}'?",
+    "Tell me when you read the notice '{text}'.",
+)
+_READ_AFTER = (
+    "What text did you read after you saw the {label}?",
+    "After you saw the {label}, what did you read next?",
+)
+_MENTIONED = (
+    "Did you hear anyone mention {about}?",
+    "Did somebody talk about {about}?",
+    "Has anyone brought up {about} so far?",
+)
+_SAID = ("Did anyone say '{phrase}'?", "Did you hear someone say '{phrase}'?")
+_WHERE_SAID = (
+    "Where were you when someone said '{phrase}'?",
+    "What was your position when you heard '{phrase}'?",
+)
+_WHEN_SAID = ("When did someone say '{phrase}'?", "At what time did you hear '{phrase}'?")
+_SAID_ABOUT = (
+    "What did someone say about {about}?",
+    "What was said about {about}?",
+    "Someone talked about {about}. What did they say?",
+)
+
+
+# Every wording a question of each kind may have (the banks, and the fixed phrasings some makers are given).
+WORDINGS: dict[str, tuple[str, ...]] = {
+    "seen": (*_SEEN, "Have you seen {a}?"),
+    "first": _FIRST_SEEN,
+    "last": _LAST_SEEN,
+    "count": _COUNT,
+    "how_long": (*_HOW_LONG, "For how long did you see {a}?"),
+    "where": _WHERE_SEEN,
+    "order": _ORDER,
+    "neighbour": _NEIGHBOUR,
+    "sign": _SIGN_READ,
+    "where_read": _WHERE_READ,
+    "when_read": (*_WHEN_READ, "When did you read '{text}'?"),
+    "read_after": _READ_AFTER,
+    "mentioned": _MENTIONED,
+    "said": _SAID,
+    "where_said": _WHERE_SAID,
+    "when_said": _WHEN_SAID,
+    "said_about": _SAID_ABOUT,
+}
+
+
+def _worded(bank: tuple[str, ...], key: str, **fields: str) -> str:
+    """One wording of ``bank`` for ``key``, the same on every run."""
+    return bank[zlib.crc32(key.encode()) % len(bank)].format(**fields)
+
+
 # -- question makers -------------------------------------------------------------------------
 
 
@@ -252,45 +374,51 @@ def _binary(question: str, ask_at: float, truth: bool) -> Question:
 
 
 def _binary_seen(p: Patrol, label: str, ask_at: float, phrasing: str | None) -> Question:
-    return _binary((phrasing or "Did you see {}?").format(_a(label)), ask_at, bool(p.seen(label, ask_at)))
+    key = f"seen:{label}:{ask_at:.0f}"
+    question = phrasing.format(a=_a(label)) if phrasing else _worded(_SEEN, key, a=_a(label))
+    return _binary(question, ask_at, bool(p.seen(label, ask_at)))
 
 
 def _binary_sign(p: Patrol, text: str, ask_at: float) -> Question:
-    return _binary(f"Did you see a sign that said '{text}'?", ask_at, bool(p.read(text, ask_at)))
+    return _binary(_worded(_SIGN_READ, f"sign:{text}", text=text), ask_at, bool(p.read(text, ask_at)))
 
 
 def _first_seen(p: Patrol, label: str, ask_at: float) -> Question:
-    return Question(
-        f"When did you first see {_a(label)}?", "time", ask_at, p.seen(label, ask_at)[0][0], [], TIME_TOLERANCE
-    )
+    question = _worded(_FIRST_SEEN, f"first:{label}", a=_a(label))
+    return Question(question, "time", ask_at, p.seen(label, ask_at)[0][0], [], TIME_TOLERANCE)
 
 
 def _last_seen(p: Patrol, label: str, ask_at: float) -> Question:
-    return Question(
-        f"When did you last see {_a(label)}?", "time", ask_at, p.seen(label, ask_at)[-1][1], [], TIME_TOLERANCE
-    )
+    question = _worded(_LAST_SEEN, f"last:{label}:{ask_at:.0f}", a=_a(label))
+    return Question(question, "time", ask_at, p.seen(label, ask_at)[-1][1], [], TIME_TOLERANCE)
 
 
 def _count(p: Patrol, label: str, ask_at: float) -> Question:
-    return Question(f"How many times did you see {_a(label)}?", "count", ask_at, len(p.seen(label, ask_at)), [], 0.0)
+    question = _worded(_COUNT, f"count:{label}:{ask_at:.0f}", a=_a(label))
+    return Question(question, "count", ask_at, len(p.seen(label, ask_at)), [], 0.0)
 
 
 def _how_long(p: Patrol, label: str, ask_at: float, definite: bool) -> Question:
     total = sum(b - a for a, b in p.seen(label, ask_at))
     tolerance = max(MIN_DURATION_TOLERANCE, round(DURATION_SHARE * total, 1))
-    question = f"How long did you see the {label}?" if definite else f"For how long did you see {_a(label)}?"
+    if definite:
+        question = _worded(_HOW_LONG, f"long:{label}:{ask_at:.0f}", label=label)
+    else:
+        question = f"For how long did you see {_a(label)}?"
     return Question(question, "duration", ask_at, round(total, 1), [], tolerance)
 
 
 def _where_seen(p: Patrol, label: str, ask_at: float) -> Question:
     start, end = p.seen(label, ask_at)[-1]
     where, reach = p.place(start, end)
-    return Question(f"Where did you see the {label}?", "position", ask_at, where, [], reach)
+    question = _worded(_WHERE_SEEN, f"where:{label}:{ask_at:.0f}", label=label)
+    return Question(question, "position", ask_at, where, [], reach)
 
 
 def _order(p: Patrol, a: str, b: str, ask_at: float) -> Question:
     answer = "before" if p.seen(a, ask_at)[0][0] < p.seen(b, ask_at)[0][0] else "after"
-    return Question(f"Did you see the {a} before or after the {b}?", "order", ask_at, answer, [answer])
+    question = _worded(_ORDER, f"order:{a}:{b}:{ask_at:.0f}", a=a, b=b)
+    return Question(question, "order", ask_at, answer, [answer])
 
 
 def _neighbour(p: Patrol, label: str, after: bool, ask_at: float) -> Question | None:
@@ -309,9 +437,8 @@ def _neighbour(p: Patrol, label: str, after: bool, ask_at: float) -> Question | 
             return None
         word = "after" if after else "before"
         seen = labels[0]
-        return Question(
-            f"What did you see {word} the {label}?", "text", ask_at, seen, list(SYNONYMS.get(seen, (seen,)))
-        )
+        question = _worded(_NEIGHBOUR, f"next:{label}:{word}", word=word, label=label)
+        return Question(question, "text", ask_at, seen, list(SYNONYMS.get(seen, (seen,))))
     return None
 
 
@@ -321,7 +448,7 @@ def _where_read(p: Patrol, text: str, ask_at: float) -> Question:
     end = min(last.end, ask_at)
     cover = (max(last.start - READ_SLACK_S, visit.start), min(end + READ_SLACK_S, visit.end, ask_at))
     where, reach = p.place(last.start, end, cover)
-    return Question(f"Where did you read '{text}'?", "position", ask_at, where, [], reach)
+    return Question(_worded(_WHERE_READ, f"where-read:{text}", text=text), "position", ask_at, where, [], reach)
 
 
 def _last_single_read(p: Patrol, text: str) -> float | None:
@@ -336,7 +463,7 @@ def _last_single_read(p: Patrol, text: str) -> float | None:
 
 def _when_read(p: Patrol, text: str, ask_at: float, phrasing: str | None) -> Question:
     (only,) = p.read(text, ask_at)
-    question = (phrasing or "When did you see the sign that said '{}'?").format(text)
+    question = phrasing.format(text=text) if phrasing else _worded(_WHEN_READ, f"when-read:{text}", text=text)
     tolerance = max(TIME_TOLERANCE, math.ceil(((only.end - only.start) / 2 + READ_SLACK_S) * 10) / 10)
     return Question(question, "time", ask_at, round((only.start + only.end) / 2, 2), [], tolerance)
 
@@ -349,7 +476,8 @@ def _read_after(p: Patrol, label: str, ask_at: float) -> Question | None:
     if not after:
         return None
     text = after[0].text
-    return Question(f"What text did you read after you saw the {label}?", "text", ask_at, text, [text.lower()])
+    question = _worded(_READ_AFTER, f"read-after:{label}", label=label)
+    return Question(question, "text", ask_at, text, [text.lower()])
 
 
 def _first_quiet_gap(p: Patrol) -> tuple[SignSighting, float] | None:
