@@ -155,3 +155,23 @@ def test_the_plan_schema_forbids_extra_keys_and_unknown_values() -> None:
 def test_plans_are_checked_for_what_their_intent_needs(reply: str, expected: tuple[Intent, str, str] | None) -> None:
     parsed = to_parsed("a question", PlanReply.model_validate_json(reply))
     assert (None if parsed is None else (parsed.intent, parsed.target, parsed.other)) == expected
+
+
+def test_the_rules_baseline_is_the_same_system_without_the_model() -> None:
+    from vidmem_ros.config import load_config
+    from vidmem_ros.evaluation.baselines import baseline_config
+
+    config = load_config()
+    rules = baseline_config(config, "rules")
+    assert (config.query.parser, rules.query.parser) == ("local", "rules")
+    assert rules.model_copy(update={"query": config.query}) == config
+
+
+def test_the_parser_benchmark_prints_latency_and_memory_figures(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    from vidmem_ros.tools.bench_parser import run_parser_bench
+
+    assert run_parser_bench(tmp_path / "figures.json", limit=4) == 0
+    figures = json.loads((tmp_path / "figures.json").read_text())
+    assert figures["questions"] == 4 and figures["model"]["no_plan"] == 0
+    assert figures["rss_mb_query_side_with_model"] > figures["rss_mb_query_side_rules"] > 0
+    assert "rules, then model" in capsys.readouterr().out

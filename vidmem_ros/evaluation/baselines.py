@@ -22,7 +22,7 @@ from vidmem_ros.memory.records import Pose
 from vidmem_ros.memory.store import SqliteStore
 from vidmem_ros.perception.embedding import TextEmbedder
 
-BASELINES = ("uniform", "fixed30")
+BASELINES = ("uniform", "fixed30", "rules")
 # Cosine similarity of sentence embeddings above which the lookup says "yes, seen".
 MATCH_SIMILARITY = 0.45
 
@@ -50,6 +50,8 @@ def baseline_config(config: VidmemConfig, name: str) -> VidmemConfig:
             }
         )
         return config.model_copy(update={"segment": segment})
+    if name == "rules":  # the same system reading questions without a language model
+        return config.model_copy(update={"query": config.query.model_copy(update={"parser": "rules"})})
     raise ValueError(f"unknown baseline {name!r}; choose from {', '.join(BASELINES)}")
 
 

@@ -1,10 +1,13 @@
-"""``vidmem bench eval``: the evaluator on the sample patrol, with both baselines, as figures.
+"""``vidmem bench eval``: the evaluator on the sample patrol and any further sets, as figures.
 
 Builds the ten-minute patrol (signs, speech, revisits) at ``camera_hz`` in a
-temporary directory, runs ``vidmem eval`` on it with the ``uniform`` and
-``fixed30`` baselines, and prints per system: the real-time factor of
-ingestion, the share of frames kept, mean and p95 question latency, and
-accuracy by question type.  It prints figures and never asserts timings.
+temporary directory and runs ``vidmem eval`` on it with the ``rules`` (the
+same system without the language-model parser), ``uniform`` and ``fixed30``
+baselines; then on each further bag and question set given (a development set
+such as ``../shared/dev-eval``) with the ``rules`` baseline.  Per system it
+prints the real-time factor of ingestion, the share of frames kept, mean and
+p95 question latency, and accuracy by question type.  It prints figures and
+never asserts timings.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from __future__ import annotations
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 from vidmem_ros.config import load_config
@@ -19,7 +23,12 @@ from vidmem_ros.evaluation.command import run_eval
 from vidmem_ros.tools.sample_bag import PATROL, questions_path, write_sample_bag
 
 
-def run_eval_bench(camera_hz: float = 10.0, json_path: Path | None = None, keep: Path | None = None) -> int:
+def run_eval_bench(
+    camera_hz: float = 10.0,
+    json_path: Path | None = None,
+    keep: Path | None = None,
+    sets: Sequence[tuple[Path, Path]] = (),
+) -> int:
     with tempfile.TemporaryDirectory(prefix="vidmem-bench-eval-") as tmp:
         root = keep or Path(tmp)
         bag = root / "patrol"
@@ -27,11 +36,21 @@ def run_eval_bench(camera_hz: float = 10.0, json_path: Path | None = None, keep:
         if not bag.exists():
             write_sample_bag(bag, camera_hz=camera_hz, scenario=PATROL)
         print(f"sample patrol at {camera_hz:g} Hz written in {time.perf_counter() - started:.1f} s", file=sys.stderr)
-        return run_eval(
+        print("== the sample patrol", flush=True)
+        status = run_eval(
             bag,
             questions_path(bag),
             root / "answers.jsonl",
             load_config(),
-            baselines=["uniform", "fixed30"],
+            baselines=["rules", "uniform", "fixed30"],
             json_path=json_path,
         )
+        for index, (extra_bag, questions) in enumerate(sets, 1):
+            print(f"== {extra_bag} with {questions}", flush=True)
+            extra_json = json_path.with_name(f"{json_path.stem}.set{index}{json_path.suffix}") if json_path else None
+            out = root / f"set{index}" / "answers.jsonl"
+            out.parent.mkdir(parents=True, exist_ok=True)
+            status = max(
+                status, run_eval(extra_bag, questions, out, load_config(), baselines=["rules"], json_path=extra_json)
+            )
+        return status

@@ -100,6 +100,15 @@ def main(argv: list[str] | None = None) -> int:
     evb.add_argument("--camera-hz", type=float, default=10.0, help="camera rate of the sample patrol")
     evb.add_argument("--json", type=Path, default=None, metavar="PATH", help="also write the scores as JSON")
     evb.add_argument("--keep", type=Path, default=None, metavar="DIR", help="keep the bag, answers and memories here")
+    evb.add_argument(
+        "--set",
+        nargs=2,
+        action="append",
+        default=[],
+        type=Path,
+        metavar=("BAG", "QUESTIONS"),
+        help="also score this bag and question set (with answers), e.g. a development set; repeatable",
+    )
     query = targets.add_parser(
         "query", help="offline-planner latency and LLM-planner tokens per turn on memories of hours of robot time"
     )
@@ -127,6 +136,13 @@ def main(argv: list[str] | None = None) -> int:
     ros.add_argument("--step-s", type=float, default=10.0, help="seconds of camera at each rate")
     ros.add_argument("--json", type=Path, default=None, metavar="PATH", help="also write the figures as JSON")
     ros.add_argument("--quick", action="store_true", help="smoke run: 3 photos, 10 queries, 5 and 30 Hz for 5 s")
+    reading = targets.add_parser(
+        "parser",
+        help="question-reading latency with the rules, the packaged language model and both, and the query side's "
+        "memory with the model loaded",
+    )
+    reading.add_argument("--limit", type=int, default=0, help="read only this many questions (0: all)")
+    reading.add_argument("--json", type=Path, default=None, metavar="PATH", help="also write the figures as JSON")
     faults = targets.add_parser(
         "faults",
         help="the real nodes over DDS under faults: kill -9 rounds, a flood of malformed messages, concurrent "
@@ -158,8 +174,9 @@ def main(argv: list[str] | None = None) -> int:
         "--baseline",
         action="append",
         default=[],
-        choices=("uniform", "fixed30"),
-        help="also run a baseline: uniform (1 FPS, one embedding lookup, no agent) or fixed30 (30 s segments)",
+        choices=("uniform", "fixed30", "rules"),
+        help="also run a baseline: uniform (1 FPS, one embedding lookup, no agent), fixed30 (30 s segments) or "
+        "rules (this system reading questions without the language model)",
     )
     ev.add_argument("--image-topic", default="/camera/image_raw", help="sensor_msgs/Image topic in the bag")
     ev.add_argument(
@@ -394,7 +411,11 @@ def _bench(args: argparse.Namespace) -> int:
     if args.target == "eval":
         from vidmem_ros.tools.bench_eval import run_eval_bench
 
-        return run_eval_bench(args.camera_hz, args.json, args.keep)
+        return run_eval_bench(args.camera_hz, args.json, args.keep, [tuple(pair) for pair in args.set])
+    if args.target == "parser":
+        from vidmem_ros.tools.bench_parser import run_parser_bench
+
+        return run_parser_bench(args.json, args.limit)
     if args.target == "query":
         from vidmem_ros.tools.bench_query import run_query_bench
 

@@ -1,0 +1,106 @@
+"""``vidmem bench parser``: how long reading a question into a plan takes, and what the model costs in memory.
+
+Reads the sample patrol's questions (several wordings per kind) three ways: the
+rules alone, the packaged language model alone (``parser_first: model``) and
+the default (rules first, the model for the rest), and prints p50 / p95 / max
+latency of each, the model's load and warm-up time, and the resident memory
+of the query side (``build_reasoner`` on the default configuration) without
+and with the model.  It prints figures and never asserts them.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from vidmem_ros.agent.question_model import ModelQuestionParser, RuleParser, build_question_parser
+from vidmem_ros.config import load_config
+from vidmem_ros.memory.store import SqliteStore
+from vidmem_ros.tools.sample_bag import PATROL
+from vidmem_ros.tools.sample_questions import patrol_questions
+
+
+def run_parser_bench(json_path: Path | None = None, limit: int = 0) -> int:
+    questions = list(dict.fromkeys(q["question"] for q in patrol_questions(PATROL)))
+    if limit:
+        questions = questions[:limit]
+    figures: dict[str, Any] = {"questions": len(questions)}
+    config = load_config()
+    with tempfile.TemporaryDirectory(prefix="vidmem-bench-parser-") as tmp:
+        store = SqliteStore(Path(tmp) / "memory.db")
+        rules_config = config.model_copy(update={"query": config.query.model_copy(update={"parser": "rules"})})
+        figures["rss_mb_start"] = _rss_mb()
+        from vidmem_ros.agent.reasoner import build_reasoner
+
+        build_reasoner(rules_config, store)
+        figures["rss_mb_query_side_rules"] = _rss_mb()
+        started = time.perf_counter()
+        model_first = build_question_parser(config.query.model_copy(update={"parser_first": "model"}))
+        figures["model_load_s"] = round(time.perf_counter() - started, 2)
+        assert isinstance(model_first, ModelQuestionParser)
+        started = time.perf_counter()
+        model_first.warm_up().join()  # the second warm-up waits for the first, then runs on a cached prompt
+        figures["model_warm_up_s"] = round(time.perf_counter() - started, 2)
+        figures["rss_mb_query_side_with_model"] = _rss_mb()
+        default = ModelQuestionParser(model_first.chat, model_first.name, rules_first=True)
+        rules = RuleParser()
+        figures["rules"] = _timed(rules.parse, questions)
+        figures["model"] = _timed(model_first.plan, questions)
+        figures["default"] = _timed(default.parse, questions)
+        figures["read_by_the_model"] = sum(rules.parse(q) is None for q in questions)
+        store.close()
+    _print(figures)
+    if json_path is not None:
+        json_path.write_text(json.dumps(figures, indent=2) + "\n")
+    return 0
+
+
+def _timed(parse: Callable[[str], object], questions: list[str]) -> dict[str, float]:
+    latencies = []
+    failed = 0
+    for question in questions:
+        started = time.perf_counter()
+        failed += parse(question) is None
+        latencies.append(time.perf_counter() - started)
+    latencies.sort()
+    return {
+        "p50_s": round(statistics.median(latencies), 4),
+        "p95_s": round(latencies[max(0, round(0.95 * len(latencies)) - 1)], 4),
+        "max_s": round(latencies[-1], 4),
+        "no_plan": failed,
+    }
+
+
+def _rss_mb() -> float:
+    """Resident memory of this process now (Linux /proc), in MB."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return round(int(line.split()[1]) / 1024, 1)
+    except OSError:
+        pass
+    import resource
+
+    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+
+
+def _print(f: dict[str, Any]) -> None:
+    out = sys.stdout
+    print(f"{f['questions']} sample-patrol questions, several wordings per kind", file=out)
+    print(f"model load {f['model_load_s']} s, warm-up (the fixed prompt) {f['model_warm_up_s']} s", file=out)
+    print(f"{'parser':<28}{'p50 s':>9}{'p95 s':>9}{'max s':>9}{'no plan':>9}", file=out)
+    for key, name in (("rules", "rules"), ("model", "model (every question)"), ("default", "rules, then model")):
+        row = f[key]
+        print(f"{name:<28}{row['p50_s']:>9.3f}{row['p95_s']:>9.3f}{row['max_s']:>9.3f}{row['no_plan']:>9}", file=out)
+    print(f"questions the rules leave to the model: {f['read_by_the_model']} of {f['questions']}", file=out)
+    print(
+        f"query side RSS: {f['rss_mb_query_side_rules']} MB with the rules, "
+        f"{f['rss_mb_query_side_with_model']} MB with the model loaded",
+        file=out,
+    )
