@@ -176,6 +176,18 @@ def test_words_asked_about_may_span_the_lines_of_one_sign(answerer: Reasoner) ->
     assert answerer.answer("Did you read gate C7?").text.startswith("No")
 
 
+def test_a_sign_read_over_a_stretch_was_first_read_at_its_first_clear_read(answerer: Reasoner) -> None:
+    from vidmem_ros.memory.records import Moment, TextLine
+
+    partial = [TextLine("BAY", 0.9)]  # the frame's edge cuts the number off
+    whole = [TextLine("BAY", 0.95), TextLine("14", 0.9)]
+    for offset, lines in ((44, partial), (46, whole), (48, whole), (50, whole), (52, whole), (54, partial)):
+        answerer.store.add_moment(Moment(T0 + offset, "/cam", 64, 48, None, texts=lines))
+    first = answerer.answer("When did you first read bay 14?")
+    assert first.stamp == T0 + 46, first.text
+    assert answerer.answer("Where did you read bay 14?").stamp == T0 + 50  # the middle of its clear reads
+
+
 def test_a_word_a_scene_tag_answers_to_is_found_though_the_detector_has_no_label_for_it(answerer: Reasoner) -> None:
     from vidmem_ros.memory.records import Moment
     from vidmem_ros.perception.types import Tag
@@ -206,6 +218,23 @@ def test_order_and_neighbours_of_a_thing_only_a_scene_tag_names(answerer: Reason
     assert order.value == "after" and "amphibian at 35 s" in order.text, order.text
     after = answerer.answer("What did you see right after the frog?")
     assert after.value == "cup" and after.stamp == T0 + 40, after.text
+
+
+def test_right_after_a_thing_is_what_came_into_view_later_and_was_seen_more_than_once(answerer: Reasoner) -> None:
+    """Not what shared its frames, and not a detection in a single frame where others held over several."""
+    from vidmem_ros.memory.records import Moment
+    from vidmem_ros.perception.types import Detection, Tag
+
+    box = (0.0, 0.0, 10.0, 10.0)
+    anemone = Tag("sea anemone", 0.7, ("sea anemone", "anthozoan", "animal"))
+    for offset in (50, 51):  # the anchor, with a clock in the same frames
+        moment = Moment(T0 + offset, "/cam", 64, 48, None, tags=[anemone], detections=[Detection("clock", 0.9, box)])
+        answerer.store.add_moment(moment)
+    answerer.store.add_moment(Moment(T0 + 53, "/cam", 64, 48, None, detections=[Detection("vase", 0.6, box)]))
+    for offset in (56, 57):
+        answerer.store.add_moment(Moment(T0 + offset, "/cam", 64, 48, None, detections=[Detection("book", 0.9, box)]))
+    after = answerer.answer("What did you see right after the sea anemone?")
+    assert after.value == "book" and after.stamp == T0 + 56, after.text
 
 
 def test_messages_heard_are_counted_with_sentences_without_a_pause_as_one(answerer: Reasoner) -> None:

@@ -86,11 +86,12 @@ def test_bad_question_lines_are_reported_with_line_numbers_and_the_rest_loads() 
         line(id="h", answer=12.0),  # a number needs a type
         "[1, 2]",
         line(id="i", type="order", answer="After"),
+        line(id="j", type="order", answer=" "),  # an order answer names something
     ]
     loaded = parse_questions(lines, "qs.jsonl")
     assert [q.id for q in loaded.questions] == ["a", "i"]
     problems = "\n".join(loaded.problems)
-    assert len(loaded.problems) == 9
+    assert len(loaded.problems) == 10
     for expected in (
         "qs.jsonl:2: not valid JSON",
         "qs.jsonl:3: duplicate id 'a' (first on line 1)",
@@ -101,6 +102,7 @@ def test_bad_question_lines_are_reported_with_line_numbers_and_the_rest_loads() 
         "qs.jsonl:8: a count answer must be a whole number",
         "qs.jsonl:9: a numeric answer needs a type",
         "qs.jsonl:10: expected a JSON object",
+        "qs.jsonl:12: a order answer must be",
     ):
         assert expected in problems
 
@@ -285,6 +287,14 @@ def test_order() -> None:
     assert correct("order", "after", said("", value="after"))
     assert correct("order", "after", said("it came second"), accept=("second",))
     assert not correct("order", "after", said("no idea"))
+
+
+def test_order_answered_by_what_came_first_or_next() -> None:
+    """ "Which came first, the kettle or the toaster?" and "what did you see right after X?" name a thing."""
+    assert correct("order", "kettle", said("The kettle came first, then the toaster.", value="kettle"))
+    assert not correct("order", "kettle", said("The kettle, then the toaster.", value="toaster"))  # the value decides
+    assert correct("order", "the ladder", said("Right after it I saw the ladder."))
+    assert not correct("order", "the ladder", said("I saw nothing after it."))
 
 
 def test_text_accepts_phrases_normalised() -> None:

@@ -141,9 +141,11 @@ class OfflinePlanner:
     def _read_at(
         self, state: AgentState, p: ParsedQuestion, found: Finding, confidence: float, refs: list[str]
     ) -> Step:
-        """A sign is read over a stretch of frames: answer with the middle of its clearest reads."""
-        ref = str(found.data.get("mid_ref", found.ref))
-        when = self._when(state, float(found.data.get("_mid", found.stamp)))
+        """A sign is read over a stretch of frames: answer with the middle of its clearest reads, or, asked when
+        it was first read, with the first of them."""
+        key = "first" if p.intent is Intent.FIRST else "mid"
+        ref = str(found.data.get(f"{key}_ref", found.ref))
+        when = self._when(state, float(found.data.get(f"_{key}", found.stamp)))
         span = f"(read from {found.stamp - state.t0:.0f} s to {found.end - state.t0:.0f} s)"
         order = "first " if p.intent is Intent.FIRST else ""
         if p.intent is Intent.WHERE:
@@ -277,7 +279,15 @@ class OfflinePlanner:
         )
         obs = (yield [call("timeline", start_t=window[0], end_t=window[1], what=[what], limit=50)])[0]
         anchor_label = anchor.data.get("label", "")
-        others = [f for f in obs.result.findings if f.data.get("label", "") != anchor_label]
+        # Not what was in view together with it (a frame's other detections are not "after" it), and a thing
+        # detected in one frame only where others were seen over several (a detector's passing mistake).
+        apart = [
+            f
+            for f in obs.result.findings
+            if f.data.get("label", "") != anchor_label and (f.stamp > anchor.end if after else f.end < anchor.stamp)
+        ]
+        steady = [f for f in apart if int(f.data.get("frames", 1)) > 1]
+        others = steady or apart
         if not others:
             where = "after" if after else "before"
             yield answer(

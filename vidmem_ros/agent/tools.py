@@ -373,6 +373,7 @@ def find_text(ctx: ToolContext, args: FindTextArgs) -> ToolResult:
                     "mid_ref": f"moment/{mid.moment_id}",
                     "last_ref": f"moment/{core[-1].moment_id}",
                     "_mid": mid.stamp,
+                    "_first": core[0].stamp,
                 },
             )
         )

@@ -8,8 +8,8 @@ Each line::
 ``id`` (non-empty, unique in the file), ``ask_at`` (seconds from the bag's first message, >= 0) and
 ``question`` are required.  The rest is ground truth and optional: ``type`` is one of ``QUESTION_TYPES``;
 ``answer`` is a bool (binary), seconds from the bag's first message (time), ``[x, y]`` in metres in the
-map frame (position), a whole number (count), seconds (duration), ``"before"``/``"after"`` (order) or a
-string (text); ``accept`` lists further acceptable phrases (text, order); ``tolerance`` is in seconds,
+map frame (position), a whole number (count), seconds (duration), ``"before"``/``"after"`` or the thing that
+came first or next (order) or a string (text); ``accept`` lists further acceptable phrases (text, order); ``tolerance`` is in seconds,
 metres or counts.  A line without ``answer`` or ``accept`` has no ground truth: it is asked, not scored.
 Without ``type``, a bool answer means binary, ``[x, y]`` position and a string text; a number needs a type.
 Blank lines are skipped.  Any other key is an error.
@@ -32,7 +32,6 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 QuestionType = Literal["text", "binary", "time", "position", "count", "duration", "order"]
 QUESTION_TYPES: tuple[str, ...] = ("text", "binary", "time", "position", "count", "duration", "order")
-ORDER_ANSWERS = ("before", "after")
 TruthValue = bool | int | float | str | list[float]
 Beyond = Literal["ask_at_end", "skip"]
 
@@ -126,7 +125,7 @@ def _truth_problem(kind: str | None, answer: TruthValue | None, has_accept: bool
         "position": (isinstance(answer, list) and len(answer) == 2, "[x, y] in metres"),
         "count": (isinstance(number, int) and number >= 0, "a whole number >= 0"),
         "duration": (number is not None and number >= 0, "seconds (>= 0)"),
-        "order": (isinstance(answer, str) and answer.strip().lower() in ORDER_ANSWERS, '"before" or "after"'),
+        "order": (isinstance(answer, str) and bool(answer.strip()), '"before", "after" or what came first or next'),
         "text": (isinstance(answer, str) and bool(answer.strip()), "a non-empty string"),
     }
     ok, expected = checks[kind]

@@ -13,7 +13,8 @@ Rules (an answer is correct or wrong; ``Score.error`` keeps how far off a number
 - duration: ``value`` in seconds (else parsed from the text: "45 s", "1 min 30 s", "about 2 minutes",
   "1:30") within ``tolerance`` (default max(5 s, 25 % of the answer)); error in s.
 - order: the text (or a string ``value``) holds an accepted word ("before"/"earlier" or "after"/"later",
-  plus ``accept``) and none of the opposite ones.
+  plus ``accept``) and none of the opposite ones; where the answer is the thing that came first or next, the
+  string ``value`` (else the text) names it, as for text.
 - text: an accepted phrase (``accept`` and the ``answer`` string) appears in the answer text or a string
   ``value``, case-insensitively, with punctuation and whitespace normalised, on word boundaries.
 
@@ -253,6 +254,9 @@ def _score_duration(truth: GroundTruth, answer: AnswerLine) -> Verdict:
 
 def _score_order(truth: GroundTruth, answer: AnswerLine) -> Verdict:
     key = truth.answer.strip().lower() if isinstance(truth.answer, str) else ""
+    if key not in ORDER_WORDS:  # the thing that came first or next: named by the typed value where there is one
+        named = answer.model_copy(update={"answer": ""}) if isinstance(answer.value, str) and answer.value else answer
+        return _score_text(truth, named)
     accepted = [*ORDER_WORDS.get(key, ()), *truth.accept]
     opposite = [w for words in ORDER_WORDS.values() for w in words if w not in {normalise(a) for a in accepted}]
     text = _text_of(answer)

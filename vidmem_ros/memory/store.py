@@ -827,7 +827,10 @@ def _run_together_hits(db: sqlite3.Connection, words: list[str], as_of: float | 
 def _label_hits(db: sqlite3.Connection, words: list[str], as_of: float | None, limit: int) -> list[SearchHit]:
     """Most recent moments where a detector reported one of the words as a label, or a tag answers to one (its
     text names the word: "looked like tabby, a cat")."""
-    labels = sorted({w for w in words} | {w[:-1] for w in words if w.endswith("s") and len(w) > 3})
+    singles = {w for w in words} | {w[:-1] for w in words if w.endswith("s") and len(w) > 3}
+    # Tag words may be phrases ("sea anemone", "house cat"): the query's runs of two and three words too.
+    phrases = {" ".join(words[i : i + n]) for n in (2, 3) for i in range(len(words) - n + 1)}
+    labels = sorted(singles | phrases)
     marks = ", ".join("?" for _ in labels)
     rows = db.execute(
         f"SELECT moment_id, MAX(stamp), label, MAX(score), 'detected' FROM detections "
@@ -839,7 +842,8 @@ def _label_hits(db: sqlite3.Connection, words: list[str], as_of: float | None, l
     ).fetchall()
     best: dict[int, SearchHit] = {}
     for mid, stamp, label, score, how in rows:  # a moment both detected and tagged counts once, at its best
-        hit = SearchHit("moment", int(mid), float(stamp), float(stamp), float(score), f"{how} {label}")
+        text = re.sub(r", a (?=[aeiou])", ", an ", f"{how} {label}", flags=re.IGNORECASE)
+        hit = SearchHit("moment", int(mid), float(stamp), float(stamp), float(score), text)
         if mid not in best or hit.score > best[mid].score:
             best[mid] = hit
     return sorted(best.values(), key=lambda h: -h.stamp)[:limit]

@@ -12,6 +12,7 @@ never asserts timings.
 
 from __future__ import annotations
 
+import json
 import sys
 import tempfile
 import time
@@ -50,7 +51,33 @@ def run_eval_bench(
             extra_json = json_path.with_name(f"{json_path.stem}.set{index}{json_path.suffix}") if json_path else None
             out = root / f"set{index}" / "answers.jsonl"
             out.parent.mkdir(parents=True, exist_ok=True)
+            known = _known_fields(questions, out.parent / "questions.jsonl")
             status = max(
-                status, run_eval(extra_bag, questions, out, load_config(), baselines=["rules"], json_path=extra_json)
+                status, run_eval(extra_bag, known, out, load_config(), baselines=["rules"], json_path=extra_json)
             )
         return status
+
+
+def _known_fields(questions: Path, copy: Path) -> Path:
+    """A copy of a question set with only the fields ``vidmem eval`` scores by (another set's own metadata, such
+    as categories or its scorer's extra rules, is left out and named), so its answers are scored by this
+    project's rules."""
+    fields = ("id", "ask_at", "question", "type", "answer", "accept", "tolerance")
+    dropped: set[str] = set()
+    lines = []
+    for line in questions.read_text(encoding="utf-8").splitlines():
+        if not line.strip():
+            continue
+        try:
+            item = json.loads(line)
+        except json.JSONDecodeError:
+            item = None
+        if not isinstance(item, dict):
+            lines.append(line)  # left for vidmem eval to report
+            continue
+        dropped |= set(item) - set(fields)
+        lines.append(json.dumps({k: item[k] for k in fields if k in item}))
+    copy.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    if dropped:
+        print(f"{questions}: scored without its fields {', '.join(sorted(dropped))}", flush=True)
+    return copy
