@@ -237,6 +237,22 @@ def test_right_after_a_thing_is_what_came_into_view_later_and_was_seen_more_than
     assert after.value == "book" and after.stamp == T0 + 56, after.text
 
 
+def test_a_thing_known_by_a_sign_read_over_a_stretch_lasts_until_its_last_read(answerer: Reasoner) -> None:
+    from vidmem_ros.memory.records import Moment, TextLine
+    from vidmem_ros.perception.types import Detection
+
+    box = (0.0, 0.0, 10.0, 10.0)
+    for offset in (60, 62, 64):  # a name plate read three times; a clock comes into view halfway
+        seen = [Detection("clock", 0.9, box)] if offset == 62 else []
+        answerer.store.add_moment(
+            Moment(T0 + offset, "/cam", 64, 48, None, texts=[TextLine("AQUARIUM", 0.95)], detections=seen)
+        )
+    for offset in (70, 71):
+        answerer.store.add_moment(Moment(T0 + offset, "/cam", 64, 48, None, detections=[Detection("book", 0.9, box)]))
+    after = answerer.answer("What did you see right after the aquarium sign?")
+    assert after.value == "book" and after.stamp == T0 + 70, after.text
+
+
 def test_messages_heard_are_counted_with_sentences_without_a_pause_as_one(answerer: Reasoner) -> None:
     from vidmem_ros.memory.records import Transcript
 

@@ -32,6 +32,7 @@ from vidmem_ros.agent.tools import (
 # Absence of a detection is weak evidence (detectors miss things): the confidence of "not seen".
 NOT_SEEN_CONFIDENCE = 0.3
 NEIGHBOUR_WINDOW_S = 300.0  # how far "before X" / "after X" looks
+OCCASION_GAP_S = 12.0  # mentions of a thing closer than this are one occasion (as query.occasion_gap_s)
 # Sentences heard with less than this between them are one message.
 MESSAGE_GAP_S = 2.0
 # A place description must match at least this well (share of words, or text-embedding cosine) to be the one meant.
@@ -230,14 +231,19 @@ class OfflinePlanner:
         yield answer(text, min(first_a.score, first_b.score), [first_a.ref, first_b.ref], value=relation)
 
     def _first_seen(self, name: str) -> Generator[Step, list[Observation], Finding | None]:
-        """The first occasion something was seen: detected, or, for a thing the detector has no label for, the
-        earliest frame, event or sign whose tags, caption or text name it."""
+        """The first occasion something was seen: detected, or, for a thing the detector has no label for or never
+        reported, the earliest stretch of frames, events or signs whose tags, caption or text name it."""
         obs = (yield [call("find_object", name=name)])[0]
         first = next((f for f in obs.result.findings if f.kind == "occasion"), None)
-        if first is not None or "cannot recognise" not in obs.result.note:
+        if first is not None:
             return first
         named = yield from self._named(name, name, ["moments", "events", "texts"], {})
-        return named[0] if named else None
+        if not named:
+            return None
+        # The first stretch of mentions is one occasion: a sign read over many frames is seen until its last read.
+        run: list[Finding] = group_runs(named, lambda f: f.stamp, OCCASION_GAP_S, end=lambda f: f.end)[0]
+        head, end, score = run[0], max(f.end for f in run), max(f.score for f in run)
+        return Finding(head.ref, head.kind, head.stamp, end, head.text, score, head.pose, head.data)
 
     @staticmethod
     def _named(
