@@ -11,7 +11,7 @@ SOURCES := $(shell find vidmem_ros -name '*.py' 2>/dev/null)
 .PHONY: setup demo test lint typecheck unit clean
 .DEFAULT_GOAL := setup
 
-setup: $(STAMPS)/package $(STAMPS)/system
+setup: $(STAMPS)/package $(STAMPS)/system $(STAMPS)/parser-model
 
 $(STAMPS)/venv:
 	$(PYTHON) -m venv $(VENV)
@@ -44,6 +44,12 @@ $(STAMPS)/interfaces: $(STAMPS)/deps CMakeLists.txt package.xml $(wildcard msg/*
 $(STAMPS)/package: $(STAMPS)/interfaces pyproject.toml setup.py
 	$(PIP) install --no-deps --no-build-isolation -e . --config-settings editable_mode=compat
 	$(BIN)/python -c "import vidmem_ros.msg, vidmem_ros.srv, vidmem_ros.config"
+	@touch $@
+
+# The question parser's model ships in 22 part packages; join it into ~/.cache/vidmem once, here, rather than
+# in the first node that needs it (a node still joins it itself if the cache was cleared since).
+$(STAMPS)/parser-model: $(STAMPS)/package requirements/parser.txt
+	$(BIN)/python -c "from vidmem_ros.agent.question_model import packaged_parser_gguf; from vidmem_ros.packaged_model import cache_dir; print(packaged_parser_gguf(cache_dir('question-parser')))"
 	@touch $@
 
 demo: setup
