@@ -1,12 +1,13 @@
 import pytest
 
-from vidmem_ros.agent.labels import LabelLexicon, resolve_labels
+from vidmem_ros.agent.labels import LabelLexicon
 from vidmem_ros.agent.question import Intent, Modality, parse_question, validate_question
 from vidmem_ros.config import LexiconConfig
 from vidmem_ros.errors import InputError
 from vidmem_ros.perception.coco import COCO_LABELS
 
 VOCAB = tuple(COCO_LABELS.values())
+COCO_LEXICON = LabelLexicon(VOCAB)
 
 
 @pytest.mark.parametrize(
@@ -67,7 +68,7 @@ def test_unsupported_questions_do_not_parse(text: str) -> None:
     ],
 )
 def test_targets_map_onto_the_detector_vocabulary(phrase: str, labels: list[str]) -> None:
-    assert resolve_labels(phrase, VOCAB) == labels
+    assert COCO_LEXICON.resolve(phrase) == labels
 
 
 @pytest.mark.parametrize(

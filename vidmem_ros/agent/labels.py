@@ -121,8 +121,3 @@ def singular(word: str) -> str:
         if word.endswith(suffix) and len(word) > len(suffix) + 1:
             return word[: -len(suffix)] + repl
     return word
-
-
-def resolve_labels(phrase: str, vocabulary: Iterable[str], config: LexiconConfig | None = None) -> list[str]:
-    """Detector labels that ``phrase`` refers to (one-off; keep a ``LabelLexicon`` to resolve many)."""
-    return LabelLexicon(vocabulary, config).resolve(phrase)

@@ -11,6 +11,7 @@ events to keyframes when the search finds nothing.
 from __future__ import annotations
 
 from collections.abc import Generator
+from dataclasses import replace
 from datetime import datetime, timezone
 from typing import Any
 
@@ -242,8 +243,7 @@ class OfflinePlanner:
             return None
         # The first stretch of mentions is one occasion: a sign read over many frames is seen until its last read.
         run: list[Finding] = group_runs(named, lambda f: f.stamp, OCCASION_GAP_S, end=lambda f: f.end)[0]
-        head, end, score = run[0], max(f.end for f in run), max(f.score for f in run)
-        return Finding(head.ref, head.kind, head.stamp, end, head.text, score, head.pose, head.data)
+        return replace(run[0], end=max(f.end for f in run), score=max(f.score for f in run))
 
     @staticmethod
     def _named(

@@ -289,9 +289,7 @@ def _parse_clause(text: str) -> ParsedQuestion | None:
             intent = Intent.AFTER if groups["r"].endswith("after") else Intent.BEFORE
         if modality in (Modality.OBJECT, Modality.TEXT) and (sign := _SIGN_TARGET.match(target)):
             modality, target = Modality.TEXT, clean_target(sign.group("t"))
-        if _needs_target(intent) and not target and not (intent is Intent.COUNT and modality is Modality.SPEECH):
-            continue
-        if intent in (Intent.ORDER, Intent.BEFORE, Intent.AFTER) and not other:
+        if not names_what_it_needs(intent, modality, target, other):
             continue
         now = intent is Intent.WHAT and ("now" in normal or normal.startswith(("what do", "what can", "what is")))
         return ParsedQuestion(text, intent, target, modality, other, window, now)
@@ -313,8 +311,15 @@ def content_words(text: str) -> list[str]:
     return [w for w in re.findall(r"[\w']+", text.lower()) if w not in _STOPWORDS and len(w) > 1]
 
 
-def _needs_target(intent: Intent) -> bool:
-    return intent in (Intent.DID, Intent.FIRST, Intent.LAST, Intent.WHERE, Intent.COUNT, Intent.DURATION, Intent.ORDER)
+def names_what_it_needs(intent: Intent, modality: Modality, target: str, other: str) -> bool:
+    """Whether a plan names what its intent is about: a thing (every message heard may be counted without one),
+    and the second thing of an order or the anchor of before / after."""
+    needs_target = intent in (
+        Intent.DID, Intent.FIRST, Intent.LAST, Intent.WHERE, Intent.COUNT, Intent.DURATION, Intent.ORDER,
+    )  # fmt: skip
+    if needs_target and not target and not (intent is Intent.COUNT and modality is Modality.SPEECH):
+        return False
+    return bool(other) or intent not in (Intent.ORDER, Intent.BEFORE, Intent.AFTER)
 
 
 def _split_window(normal: str) -> tuple[str, Window | None]:

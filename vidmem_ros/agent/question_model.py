@@ -17,7 +17,15 @@ from typing import Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from vidmem_ros.agent.question import Intent, Modality, ParsedQuestion, clean_target, parse_question, window_of
+from vidmem_ros.agent.question import (
+    Intent,
+    Modality,
+    ParsedQuestion,
+    clean_target,
+    names_what_it_needs,
+    parse_question,
+    window_of,
+)
 from vidmem_ros.chat_client import ChatBackend, ChatClient, ChatError, LlamaCppChat, Message, read_api_key
 from vidmem_ros.config import QueryConfig
 from vidmem_ros.errors import ModelUnavailableError
@@ -136,7 +144,9 @@ class ModelQuestionParser:
         if self.rules_first and (known := self.rules.parse(question)) is not None:
             return known
         reply = self.plan(question)
-        return self.rules.parse(question) if reply is None else to_parsed(question, reply)
+        if reply is not None:
+            return to_parsed(question, reply)
+        return None if self.rules_first else self.rules.parse(question)  # the rules already had their say
 
     def warm_up(self) -> threading.Thread:
         """Read the fixed part of the prompt into the model's cache in the background (about 12 s on 2 CPU
@@ -190,11 +200,7 @@ def to_parsed(question: str, reply: PlanReply) -> ParsedQuestion | None:
         modality = Modality.SPEECH
     if intent is Intent.READ:
         modality = Modality.TEXT
-    if intent in (Intent.DID, Intent.FIRST, Intent.LAST, Intent.WHERE, Intent.DURATION, Intent.ORDER) and not target:
-        return None
-    if intent is Intent.COUNT and not target and modality is not Modality.SPEECH:
-        return None
-    if intent in (Intent.ORDER, Intent.BEFORE, Intent.AFTER) and not other:
+    if not names_what_it_needs(intent, modality, target, other):
         return None
     if intent in (Intent.READ, Intent.SAID) and target:
         return None  # the contents of one sign or message: a value asked about
@@ -208,10 +214,11 @@ def build_question_parser(config: QueryConfig) -> QuestionParser:
     if config.parser == "rules":
         return RuleParser()
     if config.parser == "local":
+        model = parser_gguf(config)
         chat: ChatBackend = LlamaCppChat(
-            str(parser_gguf(config)), n_ctx=2048, setting="query.parser_model", n_threads=config.parser_threads
+            str(model), n_ctx=2048, setting="query.parser_model", n_threads=config.parser_threads
         )
-        name = f"local:{parser_gguf(config).name}"
+        name = f"local:{model.name}"
     else:
         if not config.llm_model or not config.llm_url:
             raise ModelUnavailableError(

@@ -124,7 +124,7 @@ class ToolContext:
     images: VectorSearch | None = None
     places: PlacesConfig = field(default_factory=PlacesConfig)
     text_embedder: TextEmbedder | None = None  # matches place descriptions by meaning as well as by words
-    lexicon: LabelLexicon | None = None  # words -> detector labels; built from vocabulary when not given
+    lexicon: LabelLexicon | None = None  # words -> detector labels; built from ``vocabulary`` on first use if None
 
     @property
     def upper(self) -> float:
@@ -336,7 +336,7 @@ def labels_for(ctx: ToolContext, name: str) -> list[str]:
     """The detector labels a description names: by its head words ("books" of "books on a shelf", never
     "shelf"), directly or by meaning."""
     name = head_words(name)
-    if ctx.lexicon is None or ctx.lexicon.vocabulary != ctx.vocabulary:
+    if ctx.lexicon is None:
         ctx.lexicon = LabelLexicon(ctx.vocabulary)
     labels = ctx.lexicon.resolve(name)
     if not labels and ctx.mapper is not None:

@@ -22,6 +22,7 @@ from typing import Any
 from vidmem_ros.agent.question_model import ModelQuestionParser, RuleParser, build_question_parser
 from vidmem_ros.config import load_config
 from vidmem_ros.memory.store import SqliteStore
+from vidmem_ros.tools.bench_memory import rss_mb
 from vidmem_ros.tools.sample_bag import PATROL
 from vidmem_ros.tools.sample_questions import patrol_questions
 
@@ -78,16 +79,7 @@ def _timed(parse: Callable[[str], object], questions: list[str]) -> dict[str, fl
 
 
 def _rss_mb() -> float:
-    """Resident memory of this process now (Linux /proc), in MB."""
-    try:
-        for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return round(int(line.split()[1]) / 1024, 1)
-    except OSError:
-        pass
-    import resource
-
-    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+    return round(rss_mb(), 1)
 
 
 def _print(f: dict[str, Any]) -> None:
