@@ -220,6 +220,55 @@ def test_order_and_neighbours_of_a_thing_only_a_scene_tag_names(answerer: Reason
     assert after.value == "cup" and after.stamp == T0 + 40, after.text
 
 
+def test_an_order_with_one_side_never_seen_leads_with_the_side_found_and_claims_no_order(
+    answerer: Reasoner,
+) -> None:
+    order = answerer.answer("Which came first: the hovercraft or the cat?")
+    assert order.value is None and order.text.startswith("I first saw cat"), order.text
+    assert "not seen hovercraft" in order.text and order.stamp == T0 + 20
+    heard = answerer.answer("Which did you hear first: the talk about the fountain or the one about the garage?")
+    assert heard.value is None and heard.text.startswith("I cannot compare"), heard.text
+
+
+def test_a_thing_named_in_one_frame_was_last_seen_when_its_view_ended(answerer: Reasoner) -> None:
+    """The still scene's later frames share its tags but not the tag naming the thing; a new view ends it."""
+    from vidmem_ros.memory.records import Moment
+    from vidmem_ros.perception.types import Tag
+
+    hedgehog = Tag("porcupine", 0.3, ("porcupine", "rodent", "animal"))
+    basket, shelf = Tag("hamper", 0.4, ("hamper", "basket")), Tag("bookcase", 0.6, ("bookcase", "furniture"))
+    views = [(50, [hedgehog, basket]), (56, [basket]), (63, [basket]), (69, [shelf])]
+    for offset, tags in views:
+        answerer.store.add_moment(Moment(T0 + offset, "/cam", 64, 48, None, tags=tags, event_id=7))
+    last = answerer.answer("When did you last see the porcupine?")
+    assert last.stamp == T0 + 63 and "63.0 s after" in last.text, last.text
+    assert answerer.answer("When did you last see the porcupine?", as_of=T0 + 60).stamp == T0 + 56
+
+
+def test_a_description_with_a_number_and_company_finds_the_frames_that_show_both(answerer: Reasoner) -> None:
+    from vidmem_ros.memory.records import Moment
+    from vidmem_ros.perception.types import Detection
+
+    box = (0.0, 0.0, 10.0, 10.0)
+    frames = {
+        60: ["person", "person"],
+        62: ["person", "person"],
+        64: ["person", "person"],
+        80: ["person", "umbrella"],
+        81: ["person", "umbrella"],
+        95: ["person"],
+    }
+    for offset, labels in frames.items():
+        seen = [Detection(label, 0.9, box) for label in labels]
+        answerer.store.add_moment(Moment(T0 + offset, "/cam", 64, 48, None, detections=seen))
+    pair = answerer.answer("How long did you watch two people talking to each other?")
+    assert pair.value == 4.0, pair.text
+    holding = answerer.answer("When did you last see a person carrying an umbrella?")
+    assert holding.stamp == T0 + 81, holding.text
+    unseen = answerer.answer("Did you see a person riding a horse?")
+    assert unseen.value is True and "did not make out horse" in unseen.text and unseen.confidence <= 0.5
+
+
 def test_right_after_a_thing_is_what_came_into_view_later_and_was_seen_more_than_once(answerer: Reasoner) -> None:
     """Not what shared its frames, and not a detection in a single frame where others held over several."""
     from vidmem_ros.memory.records import Moment

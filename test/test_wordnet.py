@@ -41,6 +41,7 @@ def test_is_a_follows_hypernyms_within_a_number_of_steps(nouns: WordNet) -> None
 def test_irregular_plurals_and_proper_nouns(nouns: WordNet) -> None:
     assert nouns.base_form("geese") == "goose" and nouns.base_form("violins") == "violin"
     assert nouns.base_form("fishermen") == "fisherman" and nouns.base_form("qwerty") == "qwerty"
+    assert nouns.base_form("people") == "person"  # a plural noun.exc lacks
     first = nouns.senses("heron")[0]
     assert nouns.is_proper(first, "heron")  # Hero of Alexandria
     assert not nouns.is_proper(nouns.senses("heron")[1], "heron")

@@ -10,12 +10,14 @@ events to keyframes when the search finds nothing.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Generator
 from dataclasses import replace
 from datetime import datetime, timezone
 from typing import Any
 
 from vidmem_ros.agent.asked import Asked, asked_kind
+from vidmem_ros.agent.description import head_words
 from vidmem_ros.agent.fitting import fit_to_schema
 from vidmem_ros.agent.harness import AgentState, Observation, PlannerError
 from vidmem_ros.agent.question import Intent, Modality, ParsedQuestion, content_words
@@ -26,7 +28,6 @@ from vidmem_ros.agent.tools import (
     AnswerArgs,
     Finding,
     group_runs,
-    head_words,
     words_covered,
 )
 
@@ -109,7 +110,13 @@ class OfflinePlanner:
         if not found:
             yield self._not_seen(state, p, weak)
             return
-        yield self._compose(state, p, found)
+        step = self._compose(state, p, found)
+        alone = re.search(r"; ([^;]+) never in view with it", obs.result.note)
+        if alone:  # the thing was seen, but not what the description says it was with: say so, less sure
+            args = step[0]["args"]
+            args["text"] = f"{args['text']} I did not make out {alone.group(1)} with it, though."
+            args["confidence"] = min(float(args.get("confidence", 0.5)), 0.5)
+        yield step
 
     def _compose(self, state: AgentState, p: ParsedQuestion, found: list[Finding]) -> Step:
         verb = "read" if p.modality is Modality.TEXT else "saw"
@@ -179,6 +186,13 @@ class OfflinePlanner:
             return
         chosen = hits[0] if p.intent is Intent.FIRST else hits[-1]
         lead = f"My detector did not see {p.target} clearly" if known else f"My detector has no label for {p.target}"
+        if p.intent is Intent.LAST:  # last in view when the view it was named in ended
+            ref = str(chosen.data.get("last_ref", chosen.ref))
+            text = (
+                f"{lead}, but memory mentions it ({chosen.text}) in a view that ended {self._when(state, chosen.end)}."
+            )
+            yield answer(text, 0.4, _refs(hits), ref, ref)
+            return
         text = f"{lead}, but memory mentions it {self._when(state, chosen.stamp)} ({chosen.text})."
         value = True if p.intent is Intent.DID else None
         yield answer(text, 0.4, _refs(hits), chosen.ref, chosen.ref, value=value)
@@ -220,9 +234,8 @@ class OfflinePlanner:
         state.plan(f"find when I first saw {p.target}", f"find when I first saw {p.other}", "compare")
         first_a = yield from self._first_seen(p.target)
         first_b = yield from self._first_seen(p.other)
-        missing = [name for name, f in ((p.target, first_a), (p.other, first_b)) if f is None]
         if first_a is None or first_b is None:
-            yield answer(f"I cannot compare them: I have not seen {' or '.join(missing)}.", NOT_SEEN_CONFIDENCE)
+            yield self._one_side(state, "saw", "seen", (p.target, first_a), (p.other, first_b))
             return
         relation = "before" if first_a.stamp < first_b.stamp else "after"
         text = (
@@ -230,6 +243,20 @@ class OfflinePlanner:
             f"{p.other} at {first_b.stamp - state.t0:.0f} s after my memory begins."
         )
         yield answer(text, min(first_a.score, first_b.score), [first_a.ref, first_b.ref], value=relation)
+
+    def _one_side(self, state: AgentState, did: str, done: str, *sides: tuple[str, Finding | None]) -> Step:
+        """Two things to order, one (or both) not in memory: lead with what was found and when, then say what was
+        not, so the answer carries what memory holds without claiming an order."""
+        found = [(name, f) for name, f in sides if f is not None]
+        missing = " or ".join(name for name, f in sides if f is None)
+        if not found:
+            return answer(f"I cannot compare them: I have not {done} {missing}.", NOT_SEEN_CONFIDENCE)
+        name, first = found[0]
+        text = (
+            f"I first {did} {name} {self._when(state, first.stamp)}, but I have not {done} {missing}, "
+            "so I cannot say which came first."
+        )
+        return answer(text, NOT_SEEN_CONFIDENCE, [first.ref], first.ref, first.ref)
 
     def _first_seen(self, name: str) -> Generator[Step, list[Observation], Finding | None]:
         """The first occasion something was seen: detected, or, for a thing the detector has no label for or never
@@ -259,9 +286,8 @@ class OfflinePlanner:
         a, b = yield [call("search_transcripts", query=p.target), call("search_transcripts", query=p.other)]
         first_a = min(a.result.findings, key=lambda f: f.stamp, default=None)
         first_b = min(b.result.findings, key=lambda f: f.stamp, default=None)
-        missing = [name for name, f in ((p.target, first_a), (p.other, first_b)) if f is None]
         if first_a is None or first_b is None:
-            yield answer(f"I cannot compare them: I have not heard about {' or '.join(missing)}.", NOT_SEEN_CONFIDENCE)
+            yield self._one_side(state, "heard about", "heard about", (p.target, first_a), (p.other, first_b))
             return
         (early, f1), (late, f2) = sorted(((p.target, first_a), (p.other, first_b)), key=lambda nf: nf[1].stamp)
         text = (

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
@@ -20,6 +21,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from vidmem_ros.agent.description import description_rest, head_words, wanted_count, without_count
 from vidmem_ros.agent.labels import LabelLexicon
 from vidmem_ros.config import PlacesConfig
 from vidmem_ros.errors import VidmemError
@@ -27,8 +29,8 @@ from vidmem_ros.imaging import jpeg_to_rgb
 from vidmem_ros.memory import places as stays
 from vidmem_ros.memory.captions import EventCaptioner, EventFacts, event_labels, event_texts
 from vidmem_ros.memory.hierarchy import ROOT_KEY
-from vidmem_ros.memory.records import Event, Moment, Pose, SearchHit, TextRead
-from vidmem_ros.memory.search import Place, search_memory
+from vidmem_ros.memory.records import Event, Moment, Pose, SearchHit, Sighting, TextRead
+from vidmem_ros.memory.search import Place, search_memory, view_end
 from vidmem_ros.memory.store import SqliteStore
 from vidmem_ros.memory.vector_search import VectorSearch
 from vidmem_ros.perception.embedding import TextEmbedder
@@ -252,7 +254,7 @@ def search(ctx: ToolContext, args: SearchArgs) -> ToolResult:
     kinds = [k for s in (args.sources or SOURCES) for k in _SOURCE_KINDS[s]]
     place = Place(args.near.x, args.near.y, args.near.radius) if args.near else None
     hits = search_memory(ctx.store, args.query, _finite(lo), _finite(hi), place, ctx.as_of, args.limit, kinds)
-    findings = [_hit_finding(h) for h in hits]
+    findings = [_hit_finding(ctx, h) for h in hits]
     if not args.query.strip() and "summaries" in (args.sources or SOURCES) and place is None:
         findings = _summaries(ctx, lo, hi)[: args.limit // 2] + findings
     return ToolResult("search", findings[: args.limit], "" if findings else "nothing matched")
@@ -283,8 +285,15 @@ def _summaries(ctx: ToolContext, lo: float, hi: float) -> list[Finding]:
     ]
 
 
-def _hit_finding(hit: SearchHit) -> Finding:
-    return Finding(f"{hit.kind}/{hit.ref}", hit.kind, hit.stamp, hit.end_stamp, hit.text, min(1.0, hit.score), hit.pose)
+def _hit_finding(ctx: ToolContext, hit: SearchHit) -> Finding:
+    """A hit as a finding; a frame found by what it showed lasts as long as its view did."""
+    last = view_end(ctx.store, hit.ref, ctx.as_of) if hit.kind == "moment" else None
+    if last is None or last.id == hit.ref or last.id is None:
+        return Finding(
+            f"{hit.kind}/{hit.ref}", hit.kind, hit.stamp, hit.end_stamp, hit.text, min(1.0, hit.score), hit.pose
+        )
+    data = {"last_ref": f"moment/{last.id}", "_last_pose": last.pose}
+    return Finding(f"moment/{hit.ref}", "moment", hit.stamp, last.stamp, hit.text, min(1.0, hit.score), hit.pose, data)
 
 
 # -- objects, text read, speech ------------------------------------------------------
@@ -298,8 +307,9 @@ def find_object(ctx: ToolContext, args: FindObjectArgs) -> ToolResult:
         )
     lo, hi = ctx.window(args.start_t, args.end_t)
     sightings = [s for s in ctx.store.sightings(labels, ctx.as_of, ctx.weak_score) if lo <= s.stamp <= hi]
-    strong = [s for s in sightings if s.score >= ctx.min_score]
+    strong = _at_least(wanted_count(args.name), [s for s in sightings if s.score >= ctx.min_score])
     runs = group_runs(strong, lambda s: s.stamp, ctx.occasion_gap_s)
+    runs, company = _in_company(ctx, args.name, labels, runs, (lo, hi))
     findings = []
     for run in runs:
         best = max(run, key=lambda s: s.score)
@@ -324,6 +334,7 @@ def find_object(ctx: ToolContext, args: FindObjectArgs) -> ToolResult:
         )
     weak = len(sightings) - len(strong)
     note = f"labels searched: {', '.join(labels)}" + (f"; {weak} weak detection(s) not counted" if weak else "")
+    note += company
     if not strong and weak:
         top = max(sightings, key=lambda s: s.score)
         findings.append(
@@ -332,10 +343,35 @@ def find_object(ctx: ToolContext, args: FindObjectArgs) -> ToolResult:
     return ToolResult("find_object", findings, note)
 
 
+def _in_company(
+    ctx: ToolContext, name: str, labels: list[str], runs: list[list[Sighting]], window: tuple[float, float]
+) -> tuple[list[list[Sighting]], str]:
+    """Where a description names other things too ("people throwing a ball"), the occasions they were seen in as
+    well; all occasions, with a note saying so, where they never were (a detector misses small things)."""
+    rest = description_rest(name)
+    others = [label for label in labels_for(ctx, rest) if label not in labels] if rest else []
+    if not others or not runs:
+        return runs, ""
+    lo, hi = window
+    stamps = [s.stamp for s in ctx.store.sightings(others, ctx.as_of, ctx.min_score) if lo <= s.stamp <= hi]
+    together = [run for run in runs if any(run[0].stamp <= t <= run[-1].stamp for t in stamps)]
+    if together:
+        return together, f"; only occasions with {', '.join(others)} in view"
+    return runs, f"; {', '.join(others)} never in view with it"
+
+
+def _at_least(count: int, sightings: list[Sighting]) -> list[Sighting]:
+    """The sightings in frames that show at least ``count`` of the thing ("two people")."""
+    if count <= 1:
+        return sightings
+    per_frame = Counter(s.moment_id for s in sightings)
+    return [s for s in sightings if per_frame[s.moment_id] >= count]
+
+
 def labels_for(ctx: ToolContext, name: str) -> list[str]:
     """The detector labels a description names: by its head words ("books" of "books on a shelf", never
     "shelf"), directly or by meaning."""
-    name = head_words(name)
+    name = without_count(head_words(name))
     if ctx.lexicon is None:
         ctx.lexicon = LabelLexicon(ctx.vocabulary)
     labels = ctx.lexicon.resolve(name)
@@ -685,15 +721,6 @@ def _with_pose(ctx: ToolContext, finding: Finding) -> Finding:
 
 
 # -- helpers -------------------------------------------------------------------------
-
-
-# Prepositions that place a thing (not "with": "people playing with a ball" are about the ball too).
-_PREPOSITION = re.compile(r"\b(?:on|in|at|near|by|under|over|behind|beside|next to|of|from|inside|outside)\b")
-
-
-def head_words(phrase: str) -> str:
-    """The words a description is about, before any phrase that places it ("books" of "books on a shelf")."""
-    return _PREPOSITION.split(phrase, maxsplit=1)[0].strip() or phrase
 
 
 def group_runs(

@@ -33,6 +33,9 @@ _NOUN_SUFFIXES = (
     ("s", ""),
 )
 
+# English plurals formed from another word, which noun.exc leaves out because WordNet lists them as nouns of their own.
+_SUPPLETIVE = {"people": "person"}
+
 
 class WordNet:
     """Noun synsets by byte offset: their lemmas, lexicographer file and hypernyms."""
@@ -56,7 +59,7 @@ class WordNet:
         """A noun's dictionary form, as WordNet's morphy finds it: its list of irregular plurals ("children" ->
         "child"), then its suffix rules ("women" -> "woman", "boxes" -> "box"); the word itself if none is a
         noun."""
-        irregular = self._exceptions.get(_key(word))
+        irregular = self._exceptions.get(_key(word)) or _SUPPLETIVE.get(_key(word))
         if irregular:
             return irregular
         for suffix, ending in _NOUN_SUFFIXES:
