@@ -269,6 +269,17 @@ def test_a_description_with_a_number_and_company_finds_the_frames_that_show_both
     assert unseen.value is True and "did not make out horse" in unseen.text and unseen.confidence <= 0.5
 
 
+def test_what_kind_of_thing_is_answered_by_what_was_seen_or_by_a_name_read(answerer: Reasoner) -> None:
+    from vidmem_ros.memory.records import Moment, TextLine
+
+    seen = answerer.answer("What animal was on the sofa?")
+    assert seen.value == "cat" and seen.stamp == T0 + 20, seen.text
+    answerer.store.add_moment(Moment(T0 + 50, "/cam", 64, 48, None, texts=[TextLine("PARROT HOUSE", 0.95)]))
+    read = answerer.answer("Going by the sign, which bird lives in the aviary?")
+    assert read.value == "parrot" and read.stamp == T0 + 50, read.text
+    assert answerer.answer("According to the plaque, what fish was there?").value != "parrot"
+
+
 def test_right_after_a_thing_is_what_came_into_view_later_and_was_seen_more_than_once(answerer: Reasoner) -> None:
     """Not what shared its frames, and not a detection in a single frame where others held over several."""
     from vidmem_ros.memory.records import Moment

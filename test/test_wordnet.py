@@ -65,3 +65,15 @@ def test_a_name_with_several_possible_senses_keeps_only_their_shared_broader_wor
 
 def test_a_missing_database_is_none_not_an_error(tmp_path) -> None:  # type: ignore[no-untyped-def]
     assert wordnet.load(str(tmp_path)) is None and wordnet.load("") is None
+
+
+def test_names_read_on_signs_are_matched_to_the_kind_asked_for() -> None:
+    from vidmem_ros.agent.labels import LabelLexicon
+
+    lexicon = LabelLexicon(("dog", "car"))
+    vehicle, country, animal = (lexicon.category(w) for w in ("vehicle", "country", "animal"))
+    assert lexicon.kinds_named("TAXI RANK", vehicle) == ["taxi"]
+    assert lexicon.kinds_named("Sea lion feeding 3 pm", animal) == ["sea lion"]  # the two-word name, not "lion"
+    assert lexicon.kinds_named("DANGER HIGH VOLTAGE", country) == []  # "danger" is mostly a condition, not a place
+    assert lexicon.kinds_named("ANIMAL CROSSING", animal) == []  # the kind itself names no kind of it
+    assert lexicon.category("thing") == [] or lexicon.kinds_named("SHOES", lexicon.category("thing")) == []

@@ -8,6 +8,7 @@ at most ``narrower_levels`` steps below ("woman" -> "person").
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 from vidmem_ros.config import LexiconConfig
@@ -26,6 +27,8 @@ _CONCRETE = (
     wn.LEX_TOPS,
     wn.LEX_COMMUNICATION,
 )
+# What "what <kind> was it" may ask about: things, and places ("which country").
+_KINDS = (*_CONCRETE, wn.LEX_LOCATION)
 _NATURAL_KINDS = (wn.LEX_ANIMAL, wn.LEX_PERSON, wn.LEX_FOOD, wn.LEX_PLANT, wn.LEX_TOPS)
 _MADE_THINGS = ((wn.LEX_ARTIFACT,), (wn.LEX_COMMUNICATION,))
 _BY_SUPERCATEGORY: dict[str, tuple[tuple[int, ...], ...]] = {
@@ -55,6 +58,37 @@ class LabelLexicon:
             if labels:
                 return labels
         return []
+
+    def category(self, word: str) -> list[int]:
+        """The concrete senses of a word asked about as a kind of thing ("animal", "fruit", "vehicle"); none for a
+        word too broad to narrow anything down ("thing", "object") or one WordNet lacks."""
+        if self.wordnet is None:
+            return []
+        wordnet = self.wordnet
+        senses = [s for form in self._forms(word.lower().strip()) for s in wordnet.senses(form)]
+        return [s for s in senses if wordnet.lexfile(s) in _KINDS and wordnet.depth(s) >= self.config.min_depth]
+
+    def kinds_named(self, text: str, category: list[int]) -> list[str]:
+        """The words (and two-word names) of ``text`` that name a kind of ``category``: narrower, not the
+        category itself ("MANDRILL" on a label names an animal; "ANIMAL" does not name a kind of one)."""
+        if self.wordnet is None or not category:
+            return []
+        wordnet = self.wordnet
+        words = re.findall(r"[a-z][a-z'-]+", text.lower())
+        names = [" ".join(words[i : i + 2]) for i in range(len(words) - 1)] + words
+        found = []
+        for name in names:
+            senses = [s for f in self._forms(name) for s in wordnet.senses(f)]
+            if not senses or wordnet.lexfile(senses[0]) not in _KINDS:
+                continue  # a word read is a thing's name only if that is what it most often means ("DANGER" is not)
+            for broad in category:  # a word in its most frequent sense of the category's kind ("machine": no car)
+                kinds = _KINDS if wordnet.lexfile(broad) == wn.LEX_TOPS else (wordnet.lexfile(broad),)
+                sense = next((s for s in senses if wordnet.lexfile(s) in kinds), None)
+                if sense is not None and sense != broad and wordnet.is_a(sense, broad):
+                    found.append(name)
+                    break
+        # A two-word name stands for its words ("sea lion", not also "lion").
+        return [n for n in found if not any(n != other and n in other.split() for other in found)]
 
     def _by_meaning(self, words: str) -> list[str]:
         if self.wordnet is None:

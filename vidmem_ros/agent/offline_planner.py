@@ -16,7 +16,7 @@ from dataclasses import replace
 from datetime import datetime, timezone
 from typing import Any
 
-from vidmem_ros.agent.asked import Asked, asked_kind
+from vidmem_ros.agent.asked import Asked, asked_kind, interrogative
 from vidmem_ros.agent.description import head_words
 from vidmem_ros.agent.fitting import fit_to_schema
 from vidmem_ros.agent.harness import AgentState, Observation, PlannerError
@@ -437,6 +437,11 @@ class OfflinePlanner:
     def _search(self, state: AgentState) -> Script:
         """A question outside the known phrasings: search its words; drill down from summaries if nothing matches."""
         words = content_words(state.question)[:12]
+        kind = _KIND_ASKED.match(interrogative(state.question))
+        if kind and asked_kind(state.question) is Asked.NAME:
+            named = yield from self._kinds(state, kind.group("kind"))
+            if named:
+                return
         if words and asked_kind(state.question) is Asked.NAME:
             read = yield from self._read_out(state, words)
             if read:
@@ -466,6 +471,23 @@ class OfflinePlanner:
             "what did you see before or after X."
         )
         yield answer(text, 0.0)
+
+    def _kinds(self, state: AgentState, kind: str) -> Generator[Step, list[Observation], bool]:
+        """ "What animal / which fruit ...": the things of that kind seen, or named on signs where the question goes
+        by what was written; the one met most often first.  False when memory holds nothing of the kind."""
+        how = "read" if _BY_WRITING.search(state.question.lower()) else "any"
+        state.plan(f"find the kinds of {kind} {'read' if how == 'read' else 'seen or read'}", "compose the answer")
+        obs = (yield [call("kinds_of", kind=kind, how=how)])[0]
+        found = obs.result.findings
+        if not found:
+            return False
+        best = found[0]
+        others = ", ".join(f"{f.data['label']} ({f.data['how']}, {f.data['frames']} frame(s))" for f in found[1:5])
+        verb = "read the name" if best.data["how"] == "read" else "saw"
+        text = f"{best.data['label']}: I {verb} {best.data['label']}, a kind of {kind}, {self._when(state, best.stamp)}"
+        text += f"; also {others}." if others else "."
+        yield answer(text, min(0.8, best.score), _refs(found[:5]), best.ref, best.ref, value=best.data["label"])
+        return True
 
     def _read_out(self, state: AgentState, words: list[str]) -> Generator[Step, list[Observation], bool]:
         """Read the answer out of what was read or heard: the sign or sentence that best matches the question's
@@ -523,6 +545,19 @@ class OfflinePlanner:
 
 def call(tool: str, **args: Any) -> dict[str, Any]:
     return {"tool": tool, "args": fit_to_schema(TOOLS[tool].args, args)}
+
+
+# "What animal ...", "which kind of fruit lived ...": a question for a thing of a kind (one or two words), before a
+# verb.
+_KIND_ASKED = re.compile(
+    r"^(?:what|which)(?: (?:kind|type|sort|species|breed|variety|make|brand)s? of)? (?P<kind>[a-z]+(?: [a-z]+)?) "
+    r"(?:is|was|were|are|did|do|does|have|has|had|could|can|[a-z]+ed|[a-z]+[^s]s)\b"
+)
+# A question that goes by what was written ("going by its label", "according to the sign").
+_BY_WRITING = re.compile(
+    r"\b(?:going by|according to|judging by|as (?:written|printed|shown))\b|\b(?:label|sign|caption|plaque|poster"
+    r"|notice|placard|writing|written|printed|inscription|nameplate)s?\b"
+)
 
 
 def answer(

@@ -177,6 +177,11 @@ class FindObjectArgs(_Range):
     name: str = Field(min_length=1, max_length=80, description="a thing the detector may have reported")
 
 
+class KindsArgs(_Range):
+    kind: str = Field(min_length=1, max_length=60, description="a kind of thing: animal, fruit, vehicle, country")
+    how: Literal["seen", "read", "any"] = Field("any", description="seen by the models, read on signs, or both")
+
+
 class FindTextArgs(_Range):
     text: str = Field(min_length=1, max_length=200, description="words read on a sign, label or screen")
 
@@ -343,6 +348,58 @@ def find_object(ctx: ToolContext, args: FindObjectArgs) -> ToolResult:
     return ToolResult("find_object", findings, note)
 
 
+# A scene tag names a kind only where the tagger gave it at least this score, in at least two frames.
+KIND_TAG_MIN_SCORE = 0.1
+
+
+def kinds_of(ctx: ToolContext, args: KindsArgs) -> ToolResult:
+    """The things of a kind that memory holds: detected or tagged (an animal: "dog", "baboon") and named on
+    signs read ("MANDRILL"), each with its frames, most often met first."""
+    lexicon = _lexicon(ctx)
+    kind = without_count(args.kind.strip().lower())
+    senses = lexicon.category(kind)
+    if not senses:
+        return ToolResult("kinds_of", note=f"'{args.kind}' is not a kind of thing the lexicon knows")
+    lo, hi = ctx.window(args.start_t, args.end_t)
+    met: list[Sighting] = []
+    if args.how in ("seen", "any"):
+        met += [s for s in ctx.store.sightings(lexicon.resolve(kind), ctx.as_of, ctx.min_score) if lo <= s.stamp <= hi]
+        tags = [s for s in ctx.store.tag_sightings(kind, ctx.as_of, KIND_TAG_MIN_SCORE) if lo <= s.stamp <= hi]
+        met += [s for s in tags if sum(t.label == s.label for t in tags) >= 2]
+    read: list[Sighting] = []
+    if args.how in ("read", "any"):
+        named: dict[str, list[str]] = {}
+        for line in ctx.store.texts_read(lo, hi, ctx.as_of, limit=5000):
+            for name in named.setdefault(line.text, lexicon.kinds_named(line.text, senses)):
+                read.append(Sighting(line.moment_id, line.stamp, name, line.score, line.pose))
+    findings = [_kind_finding(g, "seen") for g in _by_label(met)] + [_kind_finding(g, "read") for g in _by_label(read)]
+    findings.sort(key=lambda f: -int(f.data["frames"]))
+    return ToolResult("kinds_of", findings, "" if findings else f"nothing of the kind {kind} seen or read")
+
+
+def _by_label(sightings: list[Sighting]) -> list[list[Sighting]]:
+    groups: dict[str, list[Sighting]] = {}
+    for sighting in sorted(sightings, key=lambda s: s.stamp):
+        groups.setdefault(sighting.label, []).append(sighting)
+    return list(groups.values())
+
+
+def _kind_finding(group: list[Sighting], how: str) -> Finding:
+    frames = {s.moment_id for s in group}
+    best = max(group, key=lambda s: s.score)
+    data = {"label": best.label, "frames": len(frames), "how": how, "first_ref": f"moment/{group[0].moment_id}"}
+    text = f"{how} {best.label} in {len(frames)} frame(s)"
+    return Finding(
+        f"moment/{best.moment_id}", "kind", group[0].stamp, group[-1].stamp, text, best.score, best.pose, data
+    )
+
+
+def _lexicon(ctx: ToolContext) -> LabelLexicon:
+    if ctx.lexicon is None:
+        ctx.lexicon = LabelLexicon(ctx.vocabulary)
+    return ctx.lexicon
+
+
 def _in_company(
     ctx: ToolContext, name: str, labels: list[str], runs: list[list[Sighting]], window: tuple[float, float]
 ) -> tuple[list[list[Sighting]], str]:
@@ -372,9 +429,7 @@ def labels_for(ctx: ToolContext, name: str) -> list[str]:
     """The detector labels a description names: by its head words ("books" of "books on a shelf", never
     "shelf"), directly or by meaning."""
     name = without_count(head_words(name))
-    if ctx.lexicon is None:
-        ctx.lexicon = LabelLexicon(ctx.vocabulary)
-    labels = ctx.lexicon.resolve(name)
+    labels = _lexicon(ctx).resolve(name)
     if not labels and ctx.mapper is not None:
         labels = ctx.mapper.map([name]).mapped.get(name, [])
     return labels
@@ -817,6 +872,12 @@ TOOLS: dict[str, ToolSpec] = {
             find_object,
         ),
         ToolSpec("find_text", "Where and when words were read on signs, labels or screens.", FindTextArgs, find_text),
+        ToolSpec(
+            "kinds_of",
+            "The things of a kind (animal, fruit, vehicle, country) that were seen or named on signs read.",
+            KindsArgs,
+            kinds_of,
+        ),
         ToolSpec(
             "search_transcripts",
             "What was heard: speech transcripts matching words, or all in a range.",

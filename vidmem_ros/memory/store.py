@@ -262,6 +262,18 @@ class SqliteStore:
             rows = db.execute(sql, (*labels, min_score, _upper(as_of))).fetchall()
         return [Sighting(r[0], r[1], r[2], r[3], pose_from(r[4:12])) for r in rows]
 
+    def tag_sightings(self, word: str, as_of: float | None, min_score: float) -> list[Sighting]:
+        """Frames whose scene tags answer to ``word`` (a class or one of its broader terms), oldest first, each
+        named by the tag's class ("Pekinese" for "animal")."""
+        pose = ", ".join("m." + c for c in schema.POSE_COLUMNS)
+        sql = (
+            f"SELECT t.moment_id, t.stamp, t.label, t.score, {pose} FROM tags t JOIN moments m ON m.id = t.moment_id "
+            f"WHERE t.word = ? AND t.score >= ? AND t.stamp <= ? ORDER BY t.stamp, t.score DESC"
+        )
+        with self.read() as db:
+            rows = db.execute(sql, (word.lower(), min_score, _upper(as_of))).fetchall()
+        return [Sighting(r[0], r[1], r[2], r[3], pose_from(r[4:12])) for r in rows]
+
     def moment_count(self, as_of: float | None = None) -> int:
         with self.read() as db:
             return int(db.execute("SELECT COUNT(*) FROM moments WHERE stamp <= ?", (_upper(as_of),)).fetchone()[0])

@@ -18,7 +18,9 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 # Lexicographer files of the noun synsets (WordNet's lexnames, fixed by the format).
-LEX_TOPS, LEX_ANIMAL, LEX_ARTIFACT, LEX_COMMUNICATION, LEX_FOOD, LEX_PERSON, LEX_PLANT = 3, 5, 6, 10, 13, 18, 20
+LEX_TOPS, LEX_ANIMAL, LEX_ARTIFACT, LEX_COMMUNICATION, LEX_FOOD, LEX_LOCATION, LEX_PERSON, LEX_PLANT = (
+    3, 5, 6, 10, 13, 15, 18, 20,
+)  # fmt: skip
 
 _HYPERNYM_POINTERS = (b"@", b"@i")  # hypernym and instance hypernym
 # morphy's detachment rules for nouns (WordNet's morphy(7WN)), plus "ies" -> "y".
