@@ -280,6 +280,19 @@ def test_what_kind_of_thing_is_answered_by_what_was_seen_or_by_a_name_read(answe
     assert answerer.answer("According to the plaque, what fish was there?").value != "parrot"
 
 
+def test_a_thing_described_as_in_something_is_found_where_a_scene_looked_like_that(answerer: Reasoner) -> None:
+    """A caged bird the detector missed, in a frame the tagger saw as a birdcage."""
+    from vidmem_ros.memory.records import Moment
+    from vidmem_ros.perception.types import Tag
+
+    cage = Tag("birdcage", 0.6, ("birdcage", "cage", "enclosure"))
+    answerer.store.add_moment(Moment(T0 + 50, "/cam", 64, 48, None, tags=[cage], pose=Pose("map", 7.0, 2.0)))
+    assert answerer.answer("Did you see a caged bird?").value is True
+    where = answerer.answer("Where were you when you saw the caged canary?")
+    assert where.pose is not None and (where.pose.x, where.pose.y) == (7.0, 2.0), where.text
+    assert answerer.answer("Did you see a framed bird?").value is not True
+
+
 def test_right_after_a_thing_is_what_came_into_view_later_and_was_seen_more_than_once(answerer: Reasoner) -> None:
     """Not what shared its frames, and not a detection in a single frame where others held over several."""
     from vidmem_ros.memory.records import Moment

@@ -2,7 +2,7 @@
 
 import pytest
 
-from vidmem_ros.agent.description import description_rest, head_words, wanted_count, without_count
+from vidmem_ros.agent.description import description_rest, head_words, held_in, wanted_count, without_count
 
 
 @pytest.mark.parametrize(
@@ -33,3 +33,8 @@ def test_the_rest_of_a_description_leaves_out_where_the_thing_was() -> None:
     assert description_rest("three children flying a kite") == "flying a kite"
     assert description_rest("books on a shelf") == ""
     assert without_count("a pair of swans") == "swans" and without_count("two boats") == "boats"
+
+
+def test_a_participle_before_the_thing_names_what_it_was_in() -> None:
+    assert "pot" in held_in("a potted fern") and "frame" in held_in("the framed map")
+    assert "bottle" in held_in("bottled water") and held_in("a red car") == []

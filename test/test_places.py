@@ -111,3 +111,10 @@ def test_the_place_visited_right_after_and_before_another(patrol: Reasoner) -> N
 def test_a_place_nothing_matches_is_said_so(patrol: Reasoner) -> None:
     answer = patrol.answer("How long were you in the boiler room?")
     assert answer.value is None and answer.text.startswith("I cannot give a duration"), answer.text
+
+
+def test_a_place_named_by_a_word_never_seen_is_found_by_what_its_description_says_was_there(patrol: Reasoner) -> None:
+    """Neither "lounge" nor "feline" occurs in memory; the cat detected at B is a feline."""
+    stayed = patrol.answer("How long were you in the lounge (the one with the feline)?")
+    assert stayed.value == pytest.approx(22, abs=2) and stayed.pose is not None, stayed.text
+    assert stayed.pose.x == pytest.approx(10.4, abs=0.5)

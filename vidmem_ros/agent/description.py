@@ -102,6 +102,20 @@ def description_rest(phrase: str) -> str:
     return "" if not rest or _PREPOSITION.match(rest) else rest
 
 
+def held_in(phrase: str) -> list[str]:
+    """What a participle before the thing says it was in or on, as the noun it was made from: "pot" of "a potted
+    plant", "frame" of "a framed photo", "cage" of "caged birds".  A model that missed the thing may have named
+    that instead.  Every spelling the -ed may have come from is given (a search for one that is no word finds
+    nothing)."""
+    words = head_words(phrase).lower().split()
+    found: list[str] = []
+    for word in words[:-1]:
+        if len(word) > 4 and word.endswith("ed") and word not in _OPENERS:
+            stem = word[:-2]
+            found += [stem, stem + "e"] + ([stem[:-1]] if stem[-1] == stem[-2] else [])
+    return found
+
+
 def wanted_count(phrase: str) -> int:
     """How many of the thing a description asks to see at once: 2 for "two people", 1 without a number."""
     words = head_words(phrase).lower().split()

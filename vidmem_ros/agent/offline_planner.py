@@ -17,7 +17,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from vidmem_ros.agent.asked import Asked, asked_kind, interrogative
-from vidmem_ros.agent.description import head_words
+from vidmem_ros.agent.description import head_words, held_in
 from vidmem_ros.agent.fitting import fit_to_schema
 from vidmem_ros.agent.harness import AgentState, Observation, PlannerError
 from vidmem_ros.agent.question import Intent, Modality, ParsedQuestion, content_words
@@ -178,6 +178,8 @@ class OfflinePlanner:
         sources = ["moments"] if known else ["moments", "events", "texts"]
         named = yield from self._named(p.target, head_words(p.target), sources, self._window(state, p))
         hits = [f for f in named if not known or f.text.startswith("looked like")]
+        if not hits:  # "a potted plant": a scene that looked like the pot it was in
+            hits = yield from self._held_in(state, p)
         if not hits:
             if known:
                 yield self._not_seen(state, p, weak)
@@ -193,9 +195,19 @@ class OfflinePlanner:
             )
             yield answer(text, 0.4, _refs(hits), ref, ref)
             return
-        text = f"{lead}, but memory mentions it {self._when(state, chosen.stamp)} ({chosen.text})."
+        where = f" at x={chosen.pose.x:.1f} m, y={chosen.pose.y:.1f} m" if chosen.pose else ""
+        text = f"{lead}, but memory mentions it{where} {self._when(state, chosen.stamp)} ({chosen.text})."
         value = True if p.intent is Intent.DID else None
         yield answer(text, 0.4, _refs(hits), chosen.ref, chosen.ref, value=value)
+
+    def _held_in(self, state: AgentState, p: ParsedQuestion) -> Generator[Step, list[Observation], list[Finding]]:
+        """Frames whose scene tags name what the thing was described as being in ("pot" of "potted plant")."""
+        for word in held_in(p.target):
+            named = yield from self._named(word, word, ["moments"], self._window(state, p))
+            hits = [f for f in named if f.text.startswith("looked like") and re.search(rf"\b{word}\b", f.text.lower())]
+            if hits:
+                return hits
+        return []
 
     def _heard(self, state: AgentState, p: ParsedQuestion) -> Script:
         state.plan(f"find speech about {p.target}", "compose the answer")

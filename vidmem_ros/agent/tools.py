@@ -291,14 +291,17 @@ def _summaries(ctx: ToolContext, lo: float, hi: float) -> list[Finding]:
 
 
 def _hit_finding(ctx: ToolContext, hit: SearchHit) -> Finding:
-    """A hit as a finding; a frame found by what it showed lasts as long as its view did."""
-    last = view_end(ctx.store, hit.ref, ctx.as_of) if hit.kind == "moment" else None
-    if last is None or last.id == hit.ref or last.id is None:
+    """A hit as a finding; a frame found by what it showed has the robot's pose then, and lasts as long as its view
+    did."""
+    moment = ctx.store.moment(hit.ref, with_payload=False) if hit.kind == "moment" else None
+    if moment is None:
         return Finding(
             f"{hit.kind}/{hit.ref}", hit.kind, hit.stamp, hit.end_stamp, hit.text, min(1.0, hit.score), hit.pose
         )
-    data = {"last_ref": f"moment/{last.id}", "_last_pose": last.pose}
-    return Finding(f"moment/{hit.ref}", "moment", hit.stamp, last.stamp, hit.text, min(1.0, hit.score), hit.pose, data)
+    last = view_end(ctx.store, moment, ctx.as_of)
+    data = {"last_ref": f"moment/{last.id}", "_last_pose": last.pose} if last.id != moment.id else {}
+    pose = hit.pose or moment.pose
+    return Finding(f"moment/{hit.ref}", "moment", hit.stamp, last.stamp, hit.text, min(1.0, hit.score), pose, data)
 
 
 # -- objects, text read, speech ------------------------------------------------------
@@ -747,6 +750,21 @@ PLACE_NOUNS = frozenset(("room", "place", "area", "location", "spot", "space", "
 def place_scores(ctx: ToolContext, about: str, listed: list[stays.Place]) -> list[float]:
     """How well each place's description matches ``about``: by its words, and by meaning where a text embedder
     is loaded (the better of the two)."""
+    named = _by_name(ctx, about, listed)
+    things = _WITH_THING.findall(about)
+    labels = [label for thing in things for label in labels_for(ctx, thing)]
+    shares = [p.share_with(labels) for p in listed]
+    if not any(shares):  # the things were never detected: the description's words alone tell
+        return named
+    # "the room with the ball players": as much where the things were seen as what the place is called.
+    return [(a + b) / 2 for a, b in zip(named, shares, strict=True)]
+
+
+# "(the one) with the X": things a place is described by, up to a bracket, comma or the next clause.
+_WITH_THING = re.compile(r"\bwith (?:the |a |an |some |many |lots of )?([a-z][a-z -]*?)(?=[),;.]|\band\b|$)")
+
+
+def _by_name(ctx: ToolContext, about: str, listed: list[stays.Place]) -> list[float]:
     about = " ".join(w for w in about.split() if w.lower().strip(",.()") not in PLACE_NOUNS) or about
     texts = [p.description() for p in listed]
     lexical = [words_covered(about, text) for text in texts]

@@ -39,6 +39,8 @@ class Visit:
     looked: list[str] = field(default_factory=list)  # what the scene looked like (a classifier's tags)
     read: list[str] = field(default_factory=list)
     heard: list[str] = field(default_factory=list)
+    frames: int = 0  # stored frames during the visit
+    frames_with: Counter[str] = field(default_factory=Counter)  # label -> frames it was detected in
 
     @property
     def dwell_s(self) -> float:
@@ -65,6 +67,12 @@ class Place:
     @property
     def dwell_s(self) -> float:
         return sum(v.dwell_s for v in self.visits)
+
+    def share_with(self, labels: Iterable[str]) -> float:
+        """The share of its frames in which any of ``labels`` was detected ("the room with the piano")."""
+        wanted = set(labels)
+        frames = sum(v.frames for v in self.visits)
+        return sum(max((v.frames_with[x] for x in wanted), default=0) for v in self.visits) / frames if frames else 0.0
 
     def description(self) -> str:
         """What was seen, read and heard over every visit, most frequent first."""
@@ -132,6 +140,8 @@ def described_visits(
     for visit in found:
         moments = store.moments(visit.start, visit.end, as_of, limit=2000)
         visit.seen = _ranked(d.label for m in moments for d in m.detections if d.score >= min_score)
+        visit.frames = len(moments)
+        visit.frames_with = Counter(x for m in moments for x in {d.label for d in m.detections if d.score >= min_score})
         visit.looked = _ranked(t.label for m in moments for t in m.tags)
         visit.read = _ranked(t.text for m in moments for t in m.texts)
         visit.heard = [t.text for t in store.transcripts(visit.start, visit.end, as_of)]

@@ -58,12 +58,11 @@ def _near(store: SqliteStore, hit: SearchHit, place: Place) -> bool:
     return any(m.pose and math.hypot(m.pose.x - place.x, m.pose.y - place.y) <= place.radius for m in moments)
 
 
-def view_end(store: SqliteStore, moment_id: int, as_of: float | None = None) -> Moment | None:
+def view_end(store: SqliteStore, moment: Moment, as_of: float | None = None) -> Moment:
     """The last moment of a moment's view: the last of the moments after it in its event, each sharing a scene tag
     with the one before (the moment itself where none does).  A thing named in one frame's tags stayed in view
     while the view did: the gate keeps few frames of a still scene, and a weak model names a thing in only some."""
-    moment = store.moment(moment_id, with_payload=False)
-    if moment is None or moment.event_id is None:
+    if moment.event_id is None:
         return moment
     last, labels = moment, {t.label for t in moment.tags}
     for later in store.event_moments(moment.event_id):
