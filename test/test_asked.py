@@ -9,6 +9,8 @@ from vidmem_ros.agent.asked import Asked, asked_kind, interrogative, settle
 from vidmem_ros.memory.records import Pose
 
 CASES = [
+    ("Could you tell me when the fridge door was left open?", Asked.TIME),  # a request around a question
+    ("Do you happen to know where the trolley was parked?", Asked.POSITION),
     ("The courier left a parcel by the stairs. Which door did they use?", Asked.NAME),
     ("So far, have you come across a fire extinguisher?", Asked.YES_NO),
     ("Up until now, how many times did someone ring the bell?", Asked.COUNT),

@@ -174,4 +174,4 @@ def test_the_parser_benchmark_prints_latency_and_memory_figures(tmp_path: Path, 
     figures = json.loads((tmp_path / "figures.json").read_text())
     assert figures["questions"] == 4 and figures["model"]["no_plan"] == 0
     assert figures["rss_mb_query_side_with_model"] > figures["rss_mb_query_side_rules"] > 0
-    assert "rules, then model" in capsys.readouterr().out
+    assert "patterns, model, examples" in capsys.readouterr().out and figures["rules"]["no_plan"] <= 4

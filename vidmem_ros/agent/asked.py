@@ -45,12 +45,19 @@ _TIME = re.compile(r"^when\b|^(?:at )?what (?:time|moment)(?: of day)? (?:did|wa
 _YES_NO = re.compile(rf"^{_AUXILIARY}\b")
 
 
+# A request wrapped around a question ("can you tell me where ...", "do you know when ..."): the question inside.
+_POLITE = re.compile(
+    r"^(?:(?:can|could|would|will) you (?:please )?(?:tell|show|let) me|(?:do|would) you (?:happen to )?know"
+    r"|i(?:'d| would) like to know|i wonder)[,:]? (?=(?:what|which|who|when|where|how|whether|if)\b)"
+)
+
+
 def interrogative(question: str) -> str:
     """The clause that asks: the last sentence, from its first clause that opens with a question word, an
     auxiliary verb or a request; lower case, without its question mark."""
     sentences = [s for s in re.split(r"(?<=[.?!])\s+", question.strip()) if s.strip()]
     asking = next((s for s in reversed(sentences) if s.rstrip().endswith("?")), sentences[-1] if sentences else "")
-    text = re.sub(r"\s+", " ", asking.lower()).strip().rstrip("?.! ")
+    text = _POLITE.sub("", re.sub(r"\s+", " ", asking.lower()).strip().rstrip("?.! "))
     clauses = [c.strip() for c in re.split(r"[,:;]", text)]
     for i, clause in enumerate(clauses):
         if _OPENER.match(clause):

@@ -296,6 +296,11 @@ def _parse_clause(text: str) -> ParsedQuestion | None:
     return None
 
 
+def asking_clause(text: str) -> str:
+    """The clause that asks, normalised, without past context, remarks on a position's form or a time window."""
+    return _split_window(_clause(text))[0]
+
+
 def window_of(text: str) -> Window | None:
     """The time window a question sets ("in the last 5 minutes"), whoever reads the rest of it."""
     return _split_window(_clause(text))[1]

@@ -26,10 +26,12 @@ from vidmem_ros.agent.question import (
     parse_question,
     window_of,
 )
+from vidmem_ros.agent.question_similarity import SimilarityParser
 from vidmem_ros.chat_client import ChatBackend, ChatClient, ChatError, LlamaCppChat, Message, read_api_key
 from vidmem_ros.config import QueryConfig
 from vidmem_ros.errors import ModelUnavailableError
 from vidmem_ros.packaged_model import cache_dir, join_into, missing_parts, package_dir
+from vidmem_ros.perception.embedding import TextEmbedder
 
 log = logging.getLogger(__name__)
 
@@ -47,12 +49,18 @@ class QuestionParser(Protocol):
 
 
 class RuleParser:
-    """The sentence-pattern parser, no model."""
+    """No language model: the sentence patterns, then (with a text embedder) likeness to example questions."""
 
     name = "rules"
 
+    def __init__(self, similar: QuestionParser | None = None) -> None:
+        self.similar = similar
+
     def parse(self, question: str) -> ParsedQuestion | None:
-        return parse_question(question)
+        known = parse_question(question)
+        if known is None and self.similar is not None:
+            return self.similar.parse(question)
+        return known
 
 
 class PlanReply(BaseModel):
@@ -133,20 +141,29 @@ Q: How long have you been on duty? -> {"intent":"active","modality":"object","su
 class ModelQuestionParser:
     """``QuestionParser`` backed by a chat model with JSON-schema constrained output."""
 
-    def __init__(self, chat: ChatBackend, name: str, timeout_s: float | None = None, rules_first: bool = True) -> None:
+    def __init__(
+        self,
+        chat: ChatBackend,
+        name: str,
+        timeout_s: float | None = None,
+        rules_first: bool = True,
+        rules: RuleParser | None = None,
+    ) -> None:
         self.chat = chat
         self.name = name
         self.timeout_s = timeout_s
         self.rules_first = rules_first  # the rules' plan where a sentence pattern matches, the model's otherwise
-        self.rules = RuleParser()  # also reads the question when the model cannot
+        self.rules = rules or RuleParser()  # also reads the question when the model cannot
 
     def parse(self, question: str) -> ParsedQuestion | None:
-        if self.rules_first and (known := self.rules.parse(question)) is not None:
+        if self.rules_first and (known := parse_question(question)) is not None:
             return known
         reply = self.plan(question)
         if reply is not None:
             return to_parsed(question, reply)
-        return None if self.rules_first else self.rules.parse(question)  # the rules already had their say
+        if self.rules_first:  # the sentence patterns had their say; likeness to examples has not
+            return self.rules.similar.parse(question) if self.rules.similar is not None else None
+        return self.rules.parse(question)
 
     def warm_up(self) -> threading.Thread:
         """Read the fixed part of the prompt into the model's cache in the background (about 12 s on 2 CPU
@@ -209,10 +226,12 @@ def to_parsed(question: str, reply: PlanReply) -> ParsedQuestion | None:
     return ParsedQuestion(question, intent, target, modality, other, window, now)
 
 
-def build_question_parser(config: QueryConfig) -> QuestionParser:
-    """The configured parser; a model parser falls back to the rules when its model fails."""
+def build_question_parser(config: QueryConfig, text_embedder: TextEmbedder | None = None) -> QuestionParser:
+    """The configured parser; a model parser falls back to the rules when its model fails.  With a text
+    embedder the rules read questions no sentence pattern knows by their likeness to example questions."""
+    rules = RuleParser(SimilarityParser(text_embedder) if text_embedder is not None else None)
     if config.parser == "rules":
-        return RuleParser()
+        return rules
     if config.parser == "local":
         model = parser_gguf(config)
         chat: ChatBackend = LlamaCppChat(
@@ -228,7 +247,7 @@ def build_question_parser(config: QueryConfig) -> QuestionParser:
         api_key = read_api_key(config.llm_api_key_file, "query.llm_api_key_file")
         chat = ChatClient(config.llm_url, config.llm_model, api_key, config.parser_timeout_s, "query.parser_timeout_s")
         name = f"server:{config.llm_model}"
-    parser = ModelQuestionParser(chat, name, config.parser_timeout_s, rules_first=config.parser_first == "rules")
+    parser = ModelQuestionParser(chat, name, config.parser_timeout_s, config.parser_first == "rules", rules)
     if config.parser == "local":
         parser.warm_up()
     return parser

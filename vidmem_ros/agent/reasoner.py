@@ -149,6 +149,6 @@ def build_reasoner(config: VidmemConfig, store: SqliteStore) -> Reasoner:
         llm=llm,
         places=config.places,
         lexicon=config.lexicon,
-        parser=build_question_parser(config.query),
+        parser=build_question_parser(config.query, text_embedder),
         text_embedder=text_embedder,
     )

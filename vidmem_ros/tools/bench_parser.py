@@ -20,8 +20,10 @@ from pathlib import Path
 from typing import Any
 
 from vidmem_ros.agent.question_model import ModelQuestionParser, RuleParser, build_question_parser
+from vidmem_ros.agent.question_similarity import SimilarityParser
 from vidmem_ros.config import load_config
 from vidmem_ros.memory.store import SqliteStore
+from vidmem_ros.perception.registry import build_text_embedder
 from vidmem_ros.tools.bench_memory import rss_mb
 from vidmem_ros.tools.sample_bag import PATROL
 from vidmem_ros.tools.sample_questions import patrol_questions
@@ -49,12 +51,17 @@ def run_parser_bench(json_path: Path | None = None, limit: int = 0) -> int:
         model_first.warm_up().join()  # the second warm-up waits for the first, then runs on a cached prompt
         figures["model_warm_up_s"] = round(time.perf_counter() - started, 2)
         figures["rss_mb_query_side_with_model"] = _rss_mb()
-        default = ModelQuestionParser(model_first.chat, model_first.name, rules_first=True)
-        rules = RuleParser()
-        figures["rules"] = _timed(rules.parse, questions)
+        rules = (
+            RuleParser(SimilarityParser(embedder)) if (embedder := build_text_embedder(config.text_embedder)) else None
+        )
+        default = ModelQuestionParser(model_first.chat, model_first.name, None, True, rules)
+        patterns = RuleParser()
+        figures["patterns"] = _timed(patterns.parse, questions)
+        if rules is not None:
+            figures["rules"] = _timed(rules.parse, questions)  # the patterns, then likeness to example questions
         figures["model"] = _timed(model_first.plan, questions)
         figures["default"] = _timed(default.parse, questions)
-        figures["read_by_the_model"] = sum(rules.parse(q) is None for q in questions)
+        figures["read_by_the_model"] = sum(patterns.parse(q) is None for q in questions)
         store.close()
     _print(figures)
     if json_path is not None:
@@ -87,10 +94,18 @@ def _print(f: dict[str, Any]) -> None:
     print(f"{f['questions']} sample-patrol questions, several wordings per kind", file=out)
     print(f"model load {f['model_load_s']} s, warm-up (the fixed prompt) {f['model_warm_up_s']} s", file=out)
     print(f"{'parser':<28}{'p50 s':>9}{'p95 s':>9}{'max s':>9}{'no plan':>9}", file=out)
-    for key, name in (("rules", "rules"), ("model", "model (every question)"), ("default", "rules, then model")):
+    rows = (
+        ("patterns", "sentence patterns"),
+        ("rules", "patterns, then examples"),
+        ("model", "model (every question)"),
+        ("default", "patterns, model, examples"),
+    )
+    for key, name in rows:
+        if key not in f:
+            continue
         row = f[key]
         print(f"{name:<28}{row['p50_s']:>9.3f}{row['p95_s']:>9.3f}{row['max_s']:>9.3f}{row['no_plan']:>9}", file=out)
-    print(f"questions the rules leave to the model: {f['read_by_the_model']} of {f['questions']}", file=out)
+    print(f"questions the patterns leave to the model: {f['read_by_the_model']} of {f['questions']}", file=out)
     print(
         f"query side RSS: {f['rss_mb_query_side_rules']} MB with the rules, "
         f"{f['rss_mb_query_side_with_model']} MB with the model loaded",

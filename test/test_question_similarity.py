@@ -1,0 +1,84 @@
+"""Reading questions without a language model and without sentence patterns, with the packaged MiniLM."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from chat_server import ChatServer, HttpError
+
+from vidmem_ros.agent.question import Intent, Modality, parse_question
+from vidmem_ros.agent.question_model import ModelQuestionParser, RuleParser, build_question_parser
+from vidmem_ros.agent.question_similarity import SimilarityParser, mask_subjects
+from vidmem_ros.config import QueryConfig, load_config
+from vidmem_ros.perception.registry import build_text_embedder
+
+
+@pytest.fixture(scope="module")
+def similar() -> SimilarityParser:
+    embedder = build_text_embedder(load_config().text_embedder)
+    assert embedder is not None
+    return SimilarityParser(embedder)
+
+
+def test_subject_phrases_are_masked_and_kept_whole() -> None:
+    masked, subjects = mask_subjects("did you glimpse three ducks on the pond before the heron")
+    assert masked == "did you glimpse something before the something"
+    assert subjects == ["three ducks on the pond", "heron"]
+    assert "gate 12" in mask_subjects("where were you when you read the plate for gate 12")[1]
+
+
+@pytest.mark.parametrize(
+    ("question", "intent", "modality", "target", "other"),
+    [
+        ("Is it the case that a wheelbarrow turned up at some point?", Intent.DID, Modality.OBJECT, "wheelbarrow", ""),
+        ("At which moment did the scooter first come into sight?", Intent.FIRST, Modality.OBJECT, "scooter", ""),
+        ("Tell me the most recent time the ladder was in view.", Intent.LAST, Modality.OBJECT, "ladder", ""),
+        ("How frequently did the mop bucket show up?", Intent.COUNT, Modality.OBJECT, "mop bucket", ""),
+        ("How many times did you drop by the laundry?", Intent.COUNT, Modality.PLACE, "laundry", ""),
+        ("What length of time did you stay in the pantry?", Intent.DURATION, Modality.PLACE, "pantry", ""),
+        ("Which showed up earlier, the stroller or the wheelchair?", Intent.ORDER, Modality.OBJECT, "stroller",
+         "wheelchair"),
+        ("What came into view straight after the aquarium?", Intent.AFTER, Modality.OBJECT, "", "aquarium"),
+        ("Has anybody talked about a power cut?", Intent.DID, Modality.SPEECH, "power cut", ""),
+    ],
+)  # fmt: skip
+def test_questions_no_pattern_knows_are_read_by_likeness_to_examples(
+    similar: SimilarityParser, question: str, intent: Intent, modality: Modality, target: str, other: str
+) -> None:
+    parsed = similar.parse(question)
+    assert parsed is not None, question
+    assert (parsed.intent, parsed.modality, parsed.target, parsed.other) == (intent, modality, target, other)
+
+
+@pytest.mark.parametrize(
+    "question", ["How much was the parking fee?", "What time will the bus leave?", "Quelle heure est-il ?"]
+)
+def test_a_value_asked_about_or_a_question_like_no_example_is_left_to_the_search(
+    similar: SimilarityParser, question: str
+) -> None:
+    assert similar.parse(question) is None
+
+
+def test_the_rules_try_the_patterns_first_then_the_examples(similar: SimilarityParser) -> None:
+    rules = RuleParser(similar)
+    odd = "Is it the case that a wheelbarrow turned up at some point?"
+    assert parse_question(odd) is None and rules.parse(odd) is not None
+    assert rules.parse("Did you see a kettle?") == parse_question("Did you see a kettle?")
+
+
+@pytest.fixture
+def chat() -> Iterator[ChatServer]:
+    server = ChatServer()
+    yield server
+    server.close()
+
+
+def test_when_the_model_fails_the_examples_read_what_the_patterns_do_not(chat: ChatServer) -> None:
+    config = QueryConfig(parser="server", llm_url=chat.url, llm_model="scripted", parser_first="rules")
+    embedder = build_text_embedder(load_config().text_embedder)
+    parser = build_question_parser(config.model_copy(update={"parser_timeout_s": 2.0}), embedder)
+    assert isinstance(parser, ModelQuestionParser)
+    chat.script = [HttpError(503)]
+    parsed = parser.parse("At which moment did the scooter first come into sight?")
+    assert parsed is not None and (parsed.intent, parsed.target) == (Intent.FIRST, "scooter")
