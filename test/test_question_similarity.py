@@ -52,7 +52,13 @@ def test_questions_no_pattern_knows_are_read_by_likeness_to_examples(
 
 
 @pytest.mark.parametrize(
-    "question", ["How much was the parking fee?", "What time will the bus leave?", "Quelle heure est-il ?"]
+    "question",
+    [
+        "How much was the parking fee?",
+        "What time will the bus leave?",
+        "Quelle heure est-il ?",
+        "In which aisle was the ladder standing?",  # a name asked for, though it has a place in it
+    ],
 )
 def test_a_value_asked_about_or_a_question_like_no_example_is_left_to_the_search(
     similar: SimilarityParser, question: str

