@@ -11,7 +11,24 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from vidmem_ros.errors import ConfigError
 
-CONFIG_DIR = Path(__file__).resolve().parent.parent / "config"
+
+def _config_dir() -> Path:
+    """The profiles: beside the sources in a checkout or pip install, else in the package's share directory of a
+    ROS 2 install (colcon puts them under ``share/vidmem_ros/config``, found through the ament index)."""
+    source_tree = Path(__file__).resolve().parent.parent / "config"
+    if source_tree.is_dir():
+        return source_tree
+    try:
+        from ament_index_python.packages import PackageNotFoundError, get_package_share_directory
+    except ImportError:
+        return source_tree
+    try:
+        return Path(get_package_share_directory("vidmem_ros")) / "config"
+    except PackageNotFoundError:
+        return source_tree
+
+
+CONFIG_DIR = _config_dir()
 PROFILES = ("cpu", "gpu")
 
 
