@@ -569,6 +569,21 @@ def _set_dotted(data: dict[str, Any], dotted: str, value: Any) -> None:
     node[leaf] = value
 
 
+def ros_parameters(config: VidmemConfig, node: str = "/**") -> dict[str, Any]:
+    """The configuration as a ROS 2 parameter file's mapping (``node: ros__parameters: ...``), for
+    ``--params-file``.  Unset values and empty lists are left out: a ROS parameter file cannot give them a type."""
+    nested: dict[str, Any] = {}
+    for dotted, value, _ in flatten(config):
+        if value is None or (isinstance(value, list) and not value):
+            continue
+        *parents, leaf = dotted.split(".")
+        level = nested
+        for key in parents:
+            level = level.setdefault(key, {})
+        level[leaf] = list(value) if isinstance(value, tuple) else value
+    return {node: {"ros__parameters": nested}}
+
+
 def flatten(config: BaseModel, prefix: str = "") -> Iterator[tuple[str, Any, Any]]:
     """Yield (dotted name, value, field info) for every leaf setting."""
     for name, info in type(config).model_fields.items():

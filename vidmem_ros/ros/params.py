@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, get_args
 
 from annotated_types import Ge, Gt, Le, Lt
 from pydantic.fields import FieldInfo
@@ -38,8 +38,13 @@ def declare_config(node: Node) -> VidmemConfig:
     for name, default, info in flatten(base):
         if name in values:
             continue
-        param = node.declare_parameter(name, default, _descriptor(name, info, default))
-        values[name] = param.value
+        if isinstance(default, list) and not default:
+            # rclpy types an empty list as a byte array: declare the list's own type, without a value.
+            param = node.declare_parameter(name, _array_type(info), _descriptor(name, info, default))
+            values[name] = [] if param.value is None else list(param.value)
+        else:
+            param = node.declare_parameter(name, default, _descriptor(name, info, default))
+            values[name] = param.value
     return config_from_values(values, origin=f"parameters of {node.get_fully_qualified_name()}")
 
 
@@ -90,6 +95,20 @@ def _descriptor(name: str, info: FieldInfo, default: Any) -> ParameterDescriptor
         hi_f = float(high) if high is not None else math.inf
         descriptor.floating_point_range = [FloatingPointRange(from_value=lo_f, to_value=hi_f, step=0.0)]
     return descriptor
+
+
+_ARRAY_TYPES = {
+    str: Parameter.Type.STRING_ARRAY,
+    float: Parameter.Type.DOUBLE_ARRAY,
+    int: Parameter.Type.INTEGER_ARRAY,
+    bool: Parameter.Type.BOOL_ARRAY,
+}
+
+
+def _array_type(info: FieldInfo) -> Parameter.Type:
+    """The ROS array type of a list setting, from its element type (``list[str]`` -> string array)."""
+    element = next(iter(get_args(info.annotation)), str)
+    return _ARRAY_TYPES.get(element, Parameter.Type.STRING_ARRAY)
 
 
 def _bounds(info: FieldInfo) -> tuple[float | None, float | None]:

@@ -204,6 +204,12 @@ def main(argv: list[str] | None = None) -> int:
     report.add_argument("--json", type=Path, default=None, metavar="PATH", help="also write the scores as JSON")
     report.add_argument("--max-thumbnails", type=int, default=200, help="keyframe images in the report at most")
 
+    from vidmem_ros.config import PROFILES
+
+    params = sub.add_parser("params", help="print the settings as a ROS 2 parameter file (--params-file)")
+    params.add_argument("--profile", choices=PROFILES, default="cpu", help="the profile to print (default cpu)")
+    params.add_argument("--config", type=Path, default=None, help="a settings YAML file instead of a profile")
+    params.add_argument("--node", default="/**", help="the node name the parameters are for (default: every node)")
     doctor = sub.add_parser(
         "doctor",
         help="check a memory store and report bad records; --repair fixes what it can (run it with the node stopped)",
@@ -510,6 +516,30 @@ def _doctor(args: argparse.Namespace) -> int:
     return run_doctor(args.store, args.repair, config, sys.stdout)
 
 
+def _params(args: argparse.Namespace) -> int:
+    """Print a settings file as a ROS 2 parameter file, for ``--params-file`` and launch files."""
+    import yaml
+
+    from vidmem_ros.config import load_config, profile_path, ros_parameters
+    from vidmem_ros.errors import ConfigError
+
+    try:
+        config = load_config(args.config or profile_path(args.profile))
+    except ConfigError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    source = args.config or f"the {args.profile} profile"
+    print(PARAMS_HEADER.format(source=source, profile=args.profile), end="")
+    print(yaml.safe_dump(ros_parameters(config, args.node), sort_keys=False), end="")
+    return 0
+
+
+PARAMS_HEADER = (
+    "# vidmem_ros settings of {source} as a ROS 2 parameter file (written by `vidmem params --profile {profile}`).\n"
+    "# Pass it with --ros-args --params-file, or as the launch file's params_file argument; edit a copy.\n"
+)
+
+
 _COMMANDS = {
     "demo": _demo,
     "make-bag": _make_bag,
@@ -520,6 +550,7 @@ _COMMANDS = {
     "report": _report,
     "eval": _eval,
     "doctor": _doctor,
+    "params": _params,
 }
 
 if __name__ == "__main__":
