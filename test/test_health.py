@@ -37,3 +37,12 @@ def test_quarantined_events_warn_until_repaired() -> None:
     health = assess(snap(), snap(), used_bytes=10, max_disk_bytes=100, quarantined=2)
     assert health.level == WARN and "2 event(s) quarantined" in health.message and "vidmem doctor" in health.message
     assert assess(snap(), snap(), used_bytes=10, max_disk_bytes=100, quarantined=0).level == OK
+
+
+def test_kept_frames_without_any_pose_are_a_problem_named_with_its_source() -> None:
+    from vidmem_ros.memory.health import pose_problem
+
+    said = pose_problem(frames_kept=12, pose_samples=0, source="/robot/odom")
+    assert "/robot/odom" in said and "12 frame(s)" in said
+    assert pose_problem(frames_kept=12, pose_samples=3, source="/robot/odom") == ""
+    assert pose_problem(frames_kept=0, pose_samples=0, source="/robot/odom") == ""  # nothing kept yet

@@ -15,6 +15,7 @@ import rclpy
 from nav_msgs.msg import Odometry
 from rclpy.node import Node
 from rclpy.publisher import Publisher
+from rclpy.qos import qos_profile_sensor_data
 from sensor_msgs.msg import CompressedImage, Image
 from vidmem_ros.msg import AudioChunk
 
@@ -165,6 +166,16 @@ def test_frames_in_every_encoding_become_answerable_memory(robot: Robot, photos)
     assert {"cup", "cat"} <= set(first_event.labels) and "cat" in first_event.caption
     assert first_event.frame_count == 2 and first_event.has_pose
     assert to_seconds(second_event.start) == pytest.approx(T0 + 10) and "motorcycle" in second_event.labels
+
+
+def test_a_best_effort_pose_publisher_is_heard(robot: Robot) -> None:
+    """Drivers and simulators often publish odometry best-effort; a reliable subscription never matches them."""
+    driver = robot.node.create_publisher(Odometry, "/odom", qos_profile_sensor_data)
+    deadline = time.monotonic() + 15.0
+    while driver.get_subscription_count() == 0 and time.monotonic() < deadline:
+        rclpy.spin_once(robot.node, timeout_sec=0.2)
+    assert driver.get_subscription_count() >= 1
+    robot.node.destroy_publisher(driver)
 
 
 def test_malformed_messages_are_counted_and_the_node_stays_up(robot: Robot, nodes, photos) -> None:  # type: ignore[no-untyped-def]

@@ -60,3 +60,14 @@ def assess(
 def _since(before: dict[str, int], now: dict[str, int]) -> dict[str, int]:
     """Counts added between two snapshots of one counter."""
     return {reason: count - before.get(reason, 0) for reason, count in now.items()}
+
+
+def pose_problem(frames_kept: int, pose_samples: int, source: str) -> str:
+    """What to say when frames are being kept but no pose ever arrived from ``source`` (memory then has no
+    "where"); empty while poses arrive or before any frame was kept."""
+    if frames_kept == 0 or pose_samples > 0:
+        return ""
+    return (
+        f"no pose received from {source} while {frames_kept} frame(s) were kept: memory has no positions "
+        "(check the topic's remapping, its message type and that its publisher is running)"
+    )

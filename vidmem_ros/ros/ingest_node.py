@@ -15,7 +15,7 @@ from nav_msgs.msg import Odometry
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 from rclpy.duration import Duration
 from rclpy.node import Node
-from rclpy.qos import qos_profile_sensor_data
+from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
 from sensor_msgs.msg import CompressedImage, Image
 
 from vidmem_ros.audio_pipeline import AudioPipeline
@@ -24,7 +24,7 @@ from vidmem_ros.frames import FrameInput
 from vidmem_ros.ingest import IngestPipeline, IngestWorker
 from vidmem_ros.intake import SensorIntake
 from vidmem_ros.memory.archive import QUARANTINED
-from vidmem_ros.memory.health import assess
+from vidmem_ros.memory.health import WARN, Health, assess, pose_problem
 from vidmem_ros.memory.records import Event
 from vidmem_ros.memory.stats import StatsSnapshot
 from vidmem_ros.memory.store import SqliteStore
@@ -40,6 +40,7 @@ from vidmem_ros.startup_buffer import SMALL_MESSAGE_BYTES, StartupBuffer, messag
 EVENTS_ACK_S = 2.0
 # How long closing waits for models still loading (a stop during start-up), so what was held is ingested.
 LOADER_WAIT_S = 60.0
+POSE_WARNING_PERIOD_S = 30.0  # how often the log repeats that no pose arrives
 
 
 class IngestNode(Node):
@@ -163,7 +164,10 @@ class IngestNode(Node):
         if tf is None:  # one pose source, so every stored pose is in one frame
             pose_type = {"odom": Odometry, "pose": PoseStamped, "pose_with_covariance": PoseWithCovarianceStamped}
             topic = self.resolve_topic_name(cfg.pose_source)  # as this node's remappings name it
-            node.create_subscription(pose_type[cfg.pose_source], topic, lambda m: self._take(lambda i: i.pose(m)), 50)
+            # Best effort matches every publisher: drivers and simulators often publish odometry best-effort, and a
+            # reliable subscription would silently never connect to them.
+            qos = QoSProfile(depth=50, reliability=ReliabilityPolicy.BEST_EFFORT, durability=DurabilityPolicy.VOLATILE)
+            node.create_subscription(pose_type[cfg.pose_source], topic, lambda m: self._take(lambda i: i.pose(m)), qos)
         return node, Spinner(node), tf
 
     def _submit(self, frame: FrameInput) -> None:
@@ -216,6 +220,14 @@ class IngestNode(Node):
             quarantined=self.store.event_count(QUARANTINED),
         )
         self._last_snapshot, self._last_audio_drops = snap, audio_drops
+        cfg = self.config.ingest
+        source = f"tf ({cfg.tf_frame} to {cfg.tf_base_frame})" if self.tf else self.resolve_topic_name(cfg.pose_source)
+        poses = len(self.pipeline.poses) if self.pipeline is not None else 0
+        no_pose = pose_problem(snap.kept, poses, source)
+        if no_pose:
+            self.get_logger().warning(no_pose, throttle_duration_sec=POSE_WARNING_PERIOD_S)
+            message = "; ".join(m for m in (health.message if health.level else "", no_pose) if m)
+            health = Health(max(health.level, WARN), message)
         values = (
             ("frames_received", stats.frames_received),
             ("frames_kept", stats.frames_kept),
