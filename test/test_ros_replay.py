@@ -18,7 +18,7 @@ import rclpy
 from nav_msgs.msg import Odometry
 from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
-from rclpy.qos import QoSProfile, ReliabilityPolicy
+from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from rosbags.rosbag2 import Reader, StoragePlugin, Writer
 from rosbags.typesys import Stores, get_typestore
 from rosbags.typesys.msg import get_types_from_msg
@@ -208,6 +208,47 @@ def test_unknown_message_types_are_skipped_by_name(player: Node, tmp_path: Path)
     result = replay(player, bag, rate=0)
     assert result.published == {"/chatter": 3}
     assert "vidmem_no_such_msgs/msg/Blip" in result.skipped_topics["/blip"]
+
+
+def test_topics_are_replayed_with_the_qos_they_were_recorded_with(player: Node, tmp_path: Path) -> None:
+    """/tf_static was recorded latched and a driver's scan best-effort: a node that starts after /tf_static was
+    played still gets it only if it is replayed latched."""
+    from rosbags.interfaces import Qos, QosDurability, QosHistory, QosLiveliness, QosReliability, QosTime
+
+    def offered(reliability: QosReliability, durability: QosDurability) -> Qos:
+        never = QosTime(sec=0, nsec=0)
+        return Qos(
+            QosHistory.KEEP_LAST, 1, reliability, durability, never, never, QosLiveliness.AUTOMATIC, never, False
+        )
+
+    ts = get_typestore(Stores.ROS2_JAZZY)
+    bag = tmp_path / "qos"
+    latched = offered(QosReliability.RELIABLE, QosDurability.TRANSIENT_LOCAL)
+    sensor = offered(QosReliability.BEST_EFFORT, QosDurability.VOLATILE)
+    with Writer(bag, version=9, storage_plugin=StoragePlugin.MCAP) as writer:
+        static = writer.add_connection(
+            "/static_info", "std_msgs/msg/String", typestore=ts, offered_qos_profiles=[latched]
+        )
+        scan = writer.add_connection("/scan_text", "std_msgs/msg/String", typestore=ts, offered_qos_profiles=[sensor])
+        plain = writer.add_connection("/plain", "std_msgs/msg/String", typestore=ts)
+        for conn in (static, scan, plain):
+            writer.write(
+                conn, 1_000, ts.serialize_cdr(ts.types["std_msgs/msg/String"](data="x"), "std_msgs/msg/String")
+            )
+    seen: dict[str, tuple[int, int]] = {}
+
+    def inspect(topic: str, _: int) -> None:
+        info = player.get_publishers_info_by_topic(topic)
+        seen[topic] = (int(info[0].qos_profile.reliability), int(info[0].qos_profile.durability))
+
+    replay(player, bag, rate=0, on_message=inspect)
+    reliable, best_effort = int(ReliabilityPolicy.RELIABLE), int(ReliabilityPolicy.BEST_EFFORT)
+    latched_d, volatile = int(DurabilityPolicy.TRANSIENT_LOCAL), int(DurabilityPolicy.VOLATILE)
+    assert seen == {
+        "/static_info": (reliable, latched_d),
+        "/scan_text": (best_effort, volatile),
+        "/plain": (reliable, volatile),
+    }
 
 
 def test_cli_documents_the_replay_options() -> None:

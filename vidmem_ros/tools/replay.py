@@ -22,8 +22,8 @@ from pathlib import Path
 from rclpy.duration import Duration
 from rclpy.node import Node
 from rclpy.publisher import Publisher
-from rclpy.qos import QoSProfile, ReliabilityPolicy
-from rosbags.interfaces import Connection
+from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+from rosbags.interfaces import Connection, QosDurability, QosReliability
 from rosbags.rosbag2 import Reader
 
 from vidmem_ros.errors import ConfigError, InputError, VidmemError
@@ -226,7 +226,6 @@ def _advertise(node: Node, reader: Reader, opts: _Options, result: ReplayResult)
     result.missing_topics = sorted(asked - in_bag)
     shared: dict[tuple[str, str], Publisher] = {}
     publishers: dict[int, tuple[str, Publisher]] = {}
-    qos = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE)
     for conn in reader.connections:
         if opts.topics is not None and conn.topic not in opts.topics:
             continue
@@ -237,9 +236,23 @@ def _advertise(node: Node, reader: Reader, opts: _Options, result: ReplayResult)
             continue
         out = opts.remap.get(conn.topic, conn.topic)
         if (out, conn.msgtype) not in shared:
-            shared[out, conn.msgtype] = node.create_publisher(cls, out, qos)
+            shared[out, conn.msgtype] = node.create_publisher(cls, out, recorded_qos(conn))
         publishers[conn.id] = (out, shared[out, conn.msgtype])
     return publishers
+
+
+def recorded_qos(conn: Connection) -> QoSProfile:
+    """The QoS to replay a topic with, from what its publishers offered when it was recorded (as ros2 bag play
+    does): latched (transient local) where every one was, so /tf_static reaches nodes that start later; best
+    effort where every one was; reliable and volatile otherwise, and for bags that recorded no QoS."""
+    offered = list(getattr(conn.ext, "offered_qos_profiles", None) or [])
+    latched = bool(offered) and all(q.durability == QosDurability.TRANSIENT_LOCAL for q in offered)
+    best_effort = bool(offered) and all(q.reliability == QosReliability.BEST_EFFORT for q in offered)
+    return QoSProfile(
+        depth=100,
+        reliability=ReliabilityPolicy.BEST_EFFORT if best_effort else ReliabilityPolicy.RELIABLE,
+        durability=DurabilityPolicy.TRANSIENT_LOCAL if latched else DurabilityPolicy.VOLATILE,
+    )
 
 
 @dataclass(frozen=True)
