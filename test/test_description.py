@@ -23,7 +23,13 @@ def test_the_head_of_a_description_is_the_thing_before_what_places_or_qualifies_
 
 @pytest.mark.parametrize(
     ("phrase", "count"),
-    [("three children flying a kite", 3), ("a pair of swans on the lake", 2), ("4 trucks", 4), ("a truck", 1)],
+    [
+        ("three children flying a kite", 3),
+        ("a pair of swans on the lake", 2),
+        ("4 trucks", 4),
+        ("a dozen eggs", 12),
+        ("a truck", 1),
+    ],
 )
 def test_a_number_before_the_thing_asks_for_that_many_at_once(phrase: str, count: int) -> None:
     assert wanted_count(phrase) == count

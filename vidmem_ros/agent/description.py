@@ -1,7 +1,7 @@
 """What a description of a thing says about it: the words naming it and how many of it there were.
 
 People describe what they saw in a noun phrase that may go on to place it ("books on a shelf"), say what it
-was doing ("two people throwing a ball", "a man holding a cup") or qualify it ("the dog that barked").  The
+was doing ("three children flying a kite", "a man holding a cup") or qualify it ("the dog that barked").  The
 thing itself is the phrase before any of that, and a number in front of it ("two people", "a pair of
 dogs") asks for frames showing at least that many.
 """
@@ -28,12 +28,12 @@ CARDINALS = {
     "a couple of": 2,
     "a dozen": 12,
 }
-# Prepositions that place a thing (not "with": "people playing with a ball" are about the ball too).
+# Prepositions that place a thing (not "with": "children playing with a kite" are about the kite too).
 _PREPOSITION = re.compile(r"\b(?:on|in|at|near|by|under|over|behind|beside|next to|of|from|inside|outside)\b")
 # A relative clause says more about the thing named before it.
 _RELATIVE = re.compile(r"\b(?:that|who|which|whose|where)\b")
-# Words that open a noun phrase or place one: an -ing word before one of them is a verb ("people throwing the
-# ball"), while one before a noun is a modifier ("a sleeping cat", "the ceiling fan").
+# Words that open a noun phrase or place one: an -ing word before one of them is a verb ("children flying a
+# kite"), while one before a noun is a modifier ("a sleeping cat", "the ceiling fan").
 _FUNCTION_WORDS = frozenset(
     [
         "a",
@@ -85,8 +85,8 @@ _OPENERS = frozenset(["a", "an", "the", "this", "that", "these", "those", "some"
 
 def head_words(phrase: str) -> str:
     """The words a description is about: before any phrase that places it ("books" of "books on a shelf"), any
-    relative clause, and any participle saying what the thing did ("two people" of "two people throwing a
-    ball")."""
+    relative clause, and any participle saying what the thing did ("three children" of "three children flying a
+    kite")."""
     rest = without_count(phrase.strip())
     number = phrase.strip()[: len(phrase.strip()) - len(rest)]  # "a pair of" is not a phrase placing the thing
     head = _PREPOSITION.split(rest, maxsplit=1)[0]
@@ -95,7 +95,7 @@ def head_words(phrase: str) -> str:
 
 
 def description_rest(phrase: str) -> str:
-    """What a description says beyond the thing it names ("throwing a ball" of "two people throwing a ball"),
+    """What a description says beyond the thing it names ("flying a kite" of "three children flying a kite"),
     leaving out phrases that place it (a shelf that books were on is not seen with them in every frame)."""
     head = head_words(phrase)
     rest = phrase.strip()[len(head) :].strip() if phrase.strip().startswith(head) else ""
@@ -104,13 +104,13 @@ def description_rest(phrase: str) -> str:
 
 def held_in(phrase: str) -> list[str]:
     """What a participle before the thing says it was in or on, as the noun it was made from: "pot" of "a potted
-    plant", "frame" of "a framed photo", "cage" of "caged birds".  A model that missed the thing may have named
+    fern", "frame" of "a framed photo", "cage" of "caged birds".  A model that missed the thing may have named
     that instead.  Every spelling the -ed may have come from is given (a search for one that is no word finds
     nothing)."""
     words = head_words(phrase).lower().split()
     found: list[str] = []
     for word in words[:-1]:
-        if len(word) > 4 and word.endswith("ed") and word not in _OPENERS:
+        if len(word) > 4 and word.endswith("ed"):
             stem = word[:-2]
             found += [stem, stem + "e"] + ([stem[:-1]] if stem[-1] == stem[-2] else [])
     return found
@@ -118,25 +118,25 @@ def held_in(phrase: str) -> list[str]:
 
 def wanted_count(phrase: str) -> int:
     """How many of the thing a description asks to see at once: 2 for "two people", 1 without a number."""
-    words = head_words(phrase).lower().split()
-    for size in (3, 1):
-        opening = " ".join(words[:size])
-        if opening in CARDINALS:
-            return CARDINALS[opening]
-    if words and words[0].isdigit():
-        return max(1, min(int(words[0]), 100))
-    return 1
+    return _count_prefix(head_words(phrase).split())[0]
 
 
 def without_count(phrase: str) -> str:
     """The description with any leading number dropped ("two people" -> "people")."""
     words = phrase.split()
-    for size in (3, 1):
-        if " ".join(words[:size]).lower() in CARDINALS:
-            return " ".join(words[size:]) or phrase
+    size = _count_prefix(words)[1]
+    return " ".join(words[size:]) or phrase if size else phrase
+
+
+def _count_prefix(words: list[str]) -> tuple[int, int]:
+    """The number a description opens with and how many of its words say it: (2, 3) for "a pair of swans",
+    (4, 1) for "4 trucks", (1, 0) without one."""
+    for size in (3, 2, 1):
+        if len(words) >= size and " ".join(words[:size]).lower() in CARDINALS:
+            return CARDINALS[" ".join(words[:size]).lower()], size
     if words and words[0].isdigit():
-        return " ".join(words[1:]) or phrase
-    return phrase
+        return max(1, min(int(words[0]), 100)), 1
+    return 1, 0
 
 
 def _before_participle(phrase: str) -> str:

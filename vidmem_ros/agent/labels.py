@@ -70,7 +70,7 @@ class LabelLexicon:
 
     def kinds_named(self, text: str, category: list[int]) -> list[str]:
         """The words (and two-word names) of ``text`` that name a kind of ``category``: narrower, not the
-        category itself ("MANDRILL" on a label names an animal; "ANIMAL" does not name a kind of one)."""
+        category itself ("PELICAN" on a label names an animal; "ANIMAL" does not name a kind of one)."""
         if self.wordnet is None or not category:
             return []
         wordnet = self.wordnet
@@ -80,7 +80,7 @@ class LabelLexicon:
         for name in names:
             senses = [s for f in self._forms(name) for s in wordnet.senses(f)]
             if not senses or wordnet.lexfile(senses[0]) not in _KINDS:
-                continue  # a word read is a thing's name only if that is what it most often means ("DANGER" is not)
+                continue  # a word read is a thing's name only if that is what it most often means ("SAFETY" is not)
             for broad in category:  # a word in its most frequent sense of the category's kind ("machine": no car)
                 kinds = _KINDS if wordnet.lexfile(broad) == wn.LEX_TOPS else (wordnet.lexfile(broad),)
                 sense = next((s for s in senses if wordnet.lexfile(s) in kinds), None)

@@ -111,10 +111,10 @@ class OfflinePlanner:
             yield self._not_seen(state, p, weak)
             return
         step = self._compose(state, p, found)
-        alone = re.search(r"; ([^;]+) never in view with it", obs.result.note)
-        if alone:  # the thing was seen, but not what the description says it was with: say so, less sure
+        not_with = next((f.data["not_with"] for f in found if f.data.get("not_with")), None)
+        if not_with:  # the thing was seen, but not what the description says it was with: say so, less sure
             args = step[0]["args"]
-            args["text"] = f"{args['text']} I did not make out {alone.group(1)} with it, though."
+            args["text"] = f"{args['text']} I did not make out {', '.join(not_with)} with it, though."
             args["confidence"] = min(float(args.get("confidence", 0.5)), 0.5)
         yield step
 
@@ -178,7 +178,7 @@ class OfflinePlanner:
         sources = ["moments"] if known else ["moments", "events", "texts"]
         named = yield from self._named(p.target, head_words(p.target), sources, self._window(state, p))
         hits = [f for f in named if not known or f.text.startswith("looked like")]
-        if not hits:  # "a potted plant": a scene that looked like the pot it was in
+        if not hits:  # "a potted fern": a scene that looked like the pot it was in
             hits = yield from self._held_in(state, p)
         if not hits:
             if known:
@@ -201,7 +201,7 @@ class OfflinePlanner:
         yield answer(text, 0.4, _refs(hits), chosen.ref, chosen.ref, value=value)
 
     def _held_in(self, state: AgentState, p: ParsedQuestion) -> Generator[Step, list[Observation], list[Finding]]:
-        """Frames whose scene tags name what the thing was described as being in ("pot" of "potted plant")."""
+        """Frames whose scene tags name what the thing was described as being in ("pot" of "potted fern")."""
         for word in held_in(p.target):
             named = yield from self._named(word, word, ["moments"], self._window(state, p))
             hits = [f for f in named if f.text.startswith("looked like") and re.search(rf"\b{word}\b", f.text.lower())]
@@ -449,12 +449,13 @@ class OfflinePlanner:
     def _search(self, state: AgentState) -> Script:
         """A question outside the known phrasings: search its words; drill down from summaries if nothing matches."""
         words = content_words(state.question)[:12]
+        asks_name = asked_kind(state.question) is Asked.NAME
         kind = _KIND_ASKED.match(interrogative(state.question))
-        if kind and asked_kind(state.question) is Asked.NAME:
+        if kind and asks_name:
             named = yield from self._kinds(state, kind.group("kind"))
             if named:
                 return
-        if words and asked_kind(state.question) is Asked.NAME:
+        if words and asks_name:
             read = yield from self._read_out(state, words)
             if read:
                 return

@@ -58,7 +58,7 @@ EXAMPLES: tuple[tuple[Intent, Modality, str], ...] = (
     (Intent.LAST, _T, "when did you last read something"),
     (Intent.LAST, _S, "when did someone talk about something"),
     (Intent.LAST, _S, "at what time was something announced"),
-    (Intent.LAST, _S, "when was something reported"),
+    (Intent.LAST, _S, "at what time did someone report something"),
     (Intent.WHERE, _O, "where were you when you saw something"),
     (Intent.WHERE, _O, "where did you spot something"),
     (Intent.WHERE, _O, "what was your position when something was in view"),
@@ -68,8 +68,8 @@ EXAMPLES: tuple[tuple[Intent, Modality, str], ...] = (
     (Intent.COUNT, _O, "how often was something in view"),
     (Intent.COUNT, _O, "on how many occasions did something appear"),
     (Intent.COUNT, _S, "how many times did someone mention something"),
-    (Intent.COUNT, _S, "how many messages did you hear"),
-    (Intent.COUNT, _S, "how many announcements have been made so far"),
+    (Intent.COUNT, _S, "how many messages were broadcast"),
+    (Intent.COUNT, _S, "how many things were announced"),
     (Intent.COUNT, _P, "how many times were you in something"),
     (Intent.COUNT, _P, "how many visits did you make to something"),
     (Intent.COUNT, _P, "how often did you go to something"),
@@ -104,10 +104,10 @@ EXAMPLES: tuple[tuple[Intent, Modality, str], ...] = (
     (Intent.ACTIVE, _O, "for how much time have you been on duty"),
     (Intent.ACTIVE, _O, "how long have you been on the go so far"),
     (Intent.SEARCH, _T, "what did something say"),
-    (Intent.SEARCH, _T, "which number was on something"),
-    (Intent.SEARCH, _T, "how much did something cost"),
-    (Intent.SEARCH, _S, "what time will something happen"),
-    (Intent.SEARCH, _S, "which day will something be"),
+    (Intent.SEARCH, _T, "what number was written on something"),
+    (Intent.SEARCH, _T, "what was the price of something"),
+    (Intent.SEARCH, _S, "at what hour is something planned"),
+    (Intent.SEARCH, _S, "on which date is something due"),
     (Intent.SEARCH, _O, "what kind of something was it"),
     (Intent.SEARCH, _O, "which something was something"),
     (Intent.SEARCH, _O, "what colour was something"),
@@ -149,7 +149,7 @@ _FRAME_WORDS = frozenset(
     )
 )
 _WORD = re.compile(r"[\w'’-]+|[,;:]")
-# Words that start a subject when a name follows them ("room 108").
+# Words that start a subject when a name follows them ("gate 12").
 _NAMING = frozenset(("room", "place", "area", "spot", "gate", "door", "floor", "building"))
 # Who may have said something: not what it was about.
 _SPEAKERS = frozenset(("people", "person", "a person", "the people", "anyone", "someone", "staff"))
@@ -262,7 +262,7 @@ def _ordered(subjects: list[str]) -> list[str]:
 def mask_subjects(clause: str) -> tuple[str, list[str]]:
     """The clause with each subject phrase replaced by "something", and those phrases in order.  A phrase runs
     from a subject word to the last one before a word that asks; determiners and prepositions between subject
-    words stay in it ("a cat on the sofa", "two people throwing the ball")."""
+    words stay in it ("a cat on the sofa", "three children flying a kite")."""
     words = [w for w in _WORD.findall(clause.lower()) if w not in ",;:"] + [""]
     masked: list[str] = []
     subjects: list[str] = []

@@ -317,7 +317,7 @@ def find_object(ctx: ToolContext, args: FindObjectArgs) -> ToolResult:
     sightings = [s for s in ctx.store.sightings(labels, ctx.as_of, ctx.weak_score) if lo <= s.stamp <= hi]
     strong = _at_least(wanted_count(args.name), [s for s in sightings if s.score >= ctx.min_score])
     runs = group_runs(strong, lambda s: s.stamp, ctx.occasion_gap_s)
-    runs, company = _in_company(ctx, args.name, labels, runs, (lo, hi))
+    runs, company, not_with = _in_company(ctx, args.name, labels, runs, (lo, hi))
     findings = []
     for run in runs:
         best = max(run, key=lambda s: s.score)
@@ -337,6 +337,7 @@ def find_object(ctx: ToolContext, args: FindObjectArgs) -> ToolResult:
                     "first_ref": f"moment/{run[0].moment_id}",
                     "last_ref": f"moment/{run[-1].moment_id}",
                     "_first_pose": run[0].pose,
+                    **({"not_with": not_with} if not_with else {}),
                 },
             )
         )
@@ -356,8 +357,8 @@ KIND_TAG_MIN_SCORE = 0.1
 
 
 def kinds_of(ctx: ToolContext, args: KindsArgs) -> ToolResult:
-    """The things of a kind that memory holds: detected or tagged (an animal: "dog", "baboon") and named on
-    signs read ("MANDRILL"), each with its frames, most often met first."""
+    """The things of a kind that memory holds: detected or tagged (an animal: "dog", "heron") and named on
+    signs read ("PELICAN"), each with its frames, most often met first."""
     lexicon = _lexicon(ctx)
     kind = without_count(args.kind.strip().lower())
     senses = lexicon.category(kind)
@@ -368,7 +369,8 @@ def kinds_of(ctx: ToolContext, args: KindsArgs) -> ToolResult:
     if args.how in ("seen", "any"):
         met += [s for s in ctx.store.sightings(lexicon.resolve(kind), ctx.as_of, ctx.min_score) if lo <= s.stamp <= hi]
         tags = [s for s in ctx.store.tag_sightings(kind, ctx.as_of, KIND_TAG_MIN_SCORE) if lo <= s.stamp <= hi]
-        met += [s for s in tags if sum(t.label == s.label for t in tags) >= 2]
+        frames = Counter(t.label for t in tags)
+        met += [s for s in tags if frames[s.label] >= 2]
     read: list[Sighting] = []
     if args.how in ("read", "any"):
         named: dict[str, list[str]] = {}
@@ -405,19 +407,20 @@ def _lexicon(ctx: ToolContext) -> LabelLexicon:
 
 def _in_company(
     ctx: ToolContext, name: str, labels: list[str], runs: list[list[Sighting]], window: tuple[float, float]
-) -> tuple[list[list[Sighting]], str]:
-    """Where a description names other things too ("people throwing a ball"), the occasions they were seen in as
-    well; all occasions, with a note saying so, where they never were (a detector misses small things)."""
+) -> tuple[list[list[Sighting]], str, list[str]]:
+    """Where a description names other things too ("children flying a kite"), the occasions they were seen in as
+    well; all occasions, with a note and the labels never seen with it, where they never were (a detector misses
+    small things)."""
     rest = description_rest(name)
     others = [label for label in labels_for(ctx, rest) if label not in labels] if rest else []
     if not others or not runs:
-        return runs, ""
+        return runs, "", []
     lo, hi = window
     stamps = [s.stamp for s in ctx.store.sightings(others, ctx.as_of, ctx.min_score) if lo <= s.stamp <= hi]
     together = [run for run in runs if any(run[0].stamp <= t <= run[-1].stamp for t in stamps)]
     if together:
-        return together, f"; only occasions with {', '.join(others)} in view"
-    return runs, f"; {', '.join(others)} never in view with it"
+        return together, f"; only occasions with {', '.join(others)} in view", []
+    return runs, f"; {', '.join(others)} never in view with it", others
 
 
 def _at_least(count: int, sightings: list[Sighting]) -> list[Sighting]:
@@ -756,7 +759,7 @@ def place_scores(ctx: ToolContext, about: str, listed: list[stays.Place]) -> lis
     shares = [p.share_with(labels) for p in listed]
     if not any(shares):  # the things were never detected: the description's words alone tell
         return named
-    # "the room with the ball players": as much where the things were seen as what the place is called.
+    # "the room with the chess players": as much where the things were seen as what the place is called.
     return [(a + b) / 2 for a, b in zip(named, shares, strict=True)]
 
 

@@ -69,7 +69,8 @@ class Place:
         return sum(v.dwell_s for v in self.visits)
 
     def share_with(self, labels: Iterable[str]) -> float:
-        """The share of its frames in which any of ``labels`` was detected ("the room with the piano")."""
+        """The share of its frames in which one of ``labels`` was detected, the most often detected one in each
+        visit ("the room with the piano")."""
         wanted = set(labels)
         frames = sum(v.frames for v in self.visits)
         return sum(max((v.frames_with[x] for x in wanted), default=0) for v in self.visits) / frames if frames else 0.0

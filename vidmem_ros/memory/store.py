@@ -264,7 +264,7 @@ class SqliteStore:
 
     def tag_sightings(self, word: str, as_of: float | None, min_score: float) -> list[Sighting]:
         """Frames whose scene tags answer to ``word`` (a class or one of its broader terms), oldest first, each
-        named by the tag's class ("Pekinese" for "animal")."""
+        named by the tag's class ("tabby" for "animal")."""
         pose = ", ".join("m." + c for c in schema.POSE_COLUMNS)
         sql = (
             f"SELECT t.moment_id, t.stamp, t.label, t.score, {pose} FROM tags t JOIN moments m ON m.id = t.moment_id "
