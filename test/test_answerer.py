@@ -326,6 +326,53 @@ def test_a_thing_known_by_a_sign_read_over_a_stretch_lasts_until_its_last_read(a
     assert after.value == "book" and after.stamp == T0 + 70, after.text
 
 
+def test_right_after_and_before_a_thing_look_beyond_the_scene_it_was_seen_in(answerer: Reasoner) -> None:
+    """A placard read in the first frames of a still scene: what the same scene's later frames show (a detector's
+    other name for the placard) came with it, so "after" starts where the scene ends, and "before" where it began."""
+    from vidmem_ros.memory.records import Moment, TextLine
+    from vidmem_ros.perception.types import Detection
+
+    box = (0.0, 0.0, 10.0, 10.0)
+    with answerer.store.write() as db:
+        for ident, start, end in ((900, 57.0, 70.0), (901, 71.0, 80.0)):
+            db.execute(
+                "INSERT INTO events (id, start, end, status, frame_count) VALUES (?, ?, ?, 'closed', 5)",
+                (ident, T0 + start, T0 + end),
+            )
+    frames = {
+        58: ([], [Detection("vase", 0.9, box)]),
+        59: ([], [Detection("vase", 0.9, box)]),
+        60: ([TextLine("OTTER POOL", 0.95)], []),
+        61: ([TextLine("OTTER POOL", 0.95)], []),
+        67: ([], [Detection("clock", 0.9, box)]),
+        68: ([], [Detection("clock", 0.9, box)]),
+        74: ([], [Detection("book", 0.9, box)]),
+        75: ([], [Detection("book", 0.9, box)]),
+    }
+    for offset, (texts, seen) in frames.items():
+        answerer.store.add_moment(Moment(T0 + offset, "/cam", 64, 48, None, detections=seen, texts=texts))
+    after = answerer.answer("What did you see right after the otter pool sign?")
+    assert after.value == "book" and after.stamp == T0 + 74, after.text
+    before = answerer.answer("What did you see just before the otter pool sign?")
+    assert before.value not in ("vase", None) and before.stamp is not None and before.stamp <= T0 + 40, before.text
+
+
+def test_a_single_passing_mention_is_not_the_first_sighting_of_a_thing_seen_steadily_later(
+    answerer: Reasoner,
+) -> None:
+    from vidmem_ros.memory.records import Moment
+    from vidmem_ros.perception.types import Detection, Tag
+
+    box = (0.0, 0.0, 10.0, 10.0)
+    jelly = Tag("jellyfish", 0.3, ("jellyfish", "coelenterate", "animal"))
+    for offset in (45, 90, 91, 92):  # one frame that merely resembled it, then a steady view
+        answerer.store.add_moment(Moment(T0 + offset, "/cam", 64, 48, None, tags=[jelly]))
+    for offset in (70, 71):
+        answerer.store.add_moment(Moment(T0 + offset, "/cam", 64, 48, None, detections=[Detection("book", 0.9, box)]))
+    order = answerer.answer("Which came first: the jellyfish or the book?")
+    assert order.value == "after" and "jellyfish at 90 s" in order.text, order.text
+
+
 def test_messages_heard_are_counted_with_sentences_without_a_pause_as_one(answerer: Reasoner) -> None:
     from vidmem_ros.memory.records import Transcript
 

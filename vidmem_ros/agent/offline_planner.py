@@ -270,6 +270,19 @@ class OfflinePlanner:
         )
         return answer(text, NOT_SEEN_CONFIDENCE, [first.ref], first.ref, first.ref)
 
+    @staticmethod
+    def _scene_edge(state: AgentState, anchor: Finding, after: bool) -> Generator[Step, list[Observation], float]:
+        """Where "after" (or "before") the anchor begins: the end (or start) of the scene it was seen in.  A thing
+        is in view for as long as its scene lasts, though a weak model names it in only some of the frames, so what
+        else that scene's frames show came with it, not after it."""
+        at = anchor.end if after else anchor.stamp
+        span = {"start_t": at - state.t0, "end_t": at - state.t0}
+        obs = (yield [call("timeline", what=["scenes"], limit=5, **span)])[0]
+        scenes = [f for f in obs.result.findings if f.stamp <= at <= f.end]
+        if not scenes:
+            return at
+        return max(at, max(f.end for f in scenes)) if after else min(at, min(f.stamp for f in scenes))
+
     def _first_seen(self, name: str) -> Generator[Step, list[Observation], Finding | None]:
         """The first occasion something was seen: detected, or, for a thing the detector has no label for or never
         reported, the earliest stretch of frames, events or signs whose tags, caption or text name it."""
@@ -280,8 +293,10 @@ class OfflinePlanner:
         named = yield from self._named(name, name, ["moments", "events", "texts"], {})
         if not named:
             return None
-        # The first stretch of mentions is one occasion: a sign read over many frames is seen until its last read.
-        run: list[Finding] = group_runs(named, lambda f: f.stamp, OCCASION_GAP_S, end=lambda f: f.end)[0]
+        # A stretch of mentions is one occasion: a sign read over many frames is seen until its last read.  A
+        # single mention where other stretches hold several is a weak model's passing match, not a first sighting.
+        runs = group_runs(named, lambda f: f.stamp, OCCASION_GAP_S, end=lambda f: f.end)
+        run: list[Finding] = next((r for r in runs if len(r) > 1), runs[0])
         return replace(run[0], end=max(f.end for f in run), score=max(f.score for f in run))
 
     @staticmethod
@@ -317,7 +332,8 @@ class OfflinePlanner:
             yield answer(f"I have not seen {p.other}, so I cannot say what came around it.", NOT_SEEN_CONFIDENCE)
             return
         what = "text" if p.modality is Modality.TEXT else "objects"
-        edge = anchor.end - state.t0 if after else anchor.stamp - state.t0
+        edge_at = yield from self._scene_edge(state, anchor, after)
+        edge = edge_at - state.t0
         window = (
             (edge + 0.01, edge + NEIGHBOUR_WINDOW_S) if after else (max(0.0, edge - NEIGHBOUR_WINDOW_S), edge - 0.01)
         )
@@ -328,7 +344,7 @@ class OfflinePlanner:
         apart = [
             f
             for f in obs.result.findings
-            if f.data.get("label", "") != anchor_label and (f.stamp > anchor.end if after else f.end < anchor.stamp)
+            if f.data.get("label", "") != anchor_label and (f.stamp > edge_at if after else f.end < edge_at)
         ]
         steady = [f for f in apart if int(f.data.get("frames", 1)) > 1]
         others = steady or apart

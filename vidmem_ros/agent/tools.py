@@ -224,8 +224,10 @@ class WhenNearArgs(_Range):
 
 
 class TimelineArgs(_Range):
-    what: list[Literal["objects", "text", "speech"]] = Field(
-        default_factory=list, description="what to list; empty means all three"
+    what: list[Literal["objects", "text", "speech", "scenes"]] = Field(
+        default_factory=list,
+        description="what to list: objects, text, speech, or scenes (the events the stream was cut into at each "
+        "change of view); empty means objects, text and speech",
     )
     limit: int = Field(20, ge=1, le=50)
 
@@ -513,11 +515,13 @@ def search_transcripts(ctx: ToolContext, args: TranscriptArgs) -> ToolResult:
 
 
 def timeline(ctx: ToolContext, args: TimelineArgs) -> ToolResult:
-    """What was seen, read and heard in a time range, as occasions in time order."""
+    """What was seen, read and heard in a time range, as occasions in time order (and the scenes, if asked)."""
     lo, hi = ctx.window(args.start_t, args.end_t)
     what = set(args.what or ("objects", "text", "speech"))
-    moments = ctx.store.moments(lo, hi, ctx.as_of, limit=20_000) if what & {"objects", "text"} else []
     findings: list[Finding] = []
+    if "scenes" in what:
+        findings += [event_finding(e) for e in ctx.store.events(lo, hi, ctx.as_of)]
+    moments = ctx.store.moments(lo, hi, ctx.as_of, limit=20_000) if what & {"objects", "text"} else []
     if "objects" in what:
         seen = [(d.label, d.score, m) for m in moments for d in m.detections if d.score >= ctx.min_score]
         findings += _occasions(seen, ctx.occasion_gap_s, "saw")
