@@ -373,6 +373,23 @@ def test_a_single_passing_mention_is_not_the_first_sighting_of_a_thing_seen_stea
     assert order.value == "after" and "jellyfish at 90 s" in order.text, order.text
 
 
+def test_a_sign_that_only_names_the_kind_of_place_a_question_mentions_is_not_read_out_as_its_answer(
+    answerer: Reasoner,
+) -> None:
+    from vidmem_ros.memory.records import Moment, TextLine
+
+    signs = {50: ["STAFF ROOM"], 60: ["PLATFORM 9"], 70: ["17", "BAKERY"]}
+    for offset, lines in signs.items():
+        texts = [TextLine(line, 0.95) for line in lines]
+        answerer.store.add_moment(Moment(T0 + offset, "/cam", 64, 48, None, texts=texts))
+    stacked = answerer.answer("What was stacked on the shelf in the storage room?")
+    assert stacked.value != "STAFF ROOM" and "STAFF ROOM:" not in stacked.text, stacked.text
+    platform = answerer.answer("Which platform number is on the board in the storage room?")
+    assert platform.value == "PLATFORM 9" and platform.stamp == T0 + 60, platform.text
+    shop = answerer.answer("What does the plate on the door marked 17 say?")  # the sign is found by its mark
+    assert shop.value == "BAKERY" and shop.stamp == T0 + 70, shop.text
+
+
 def test_messages_heard_are_counted_with_sentences_without_a_pause_as_one(answerer: Reasoner) -> None:
     from vidmem_ros.memory.records import Transcript
 

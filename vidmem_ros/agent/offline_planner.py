@@ -20,7 +20,7 @@ from vidmem_ros.agent.asked import Asked, asked_kind, interrogative
 from vidmem_ros.agent.description import head_words, held_in
 from vidmem_ros.agent.fitting import fit_to_schema
 from vidmem_ros.agent.harness import AgentState, Observation, PlannerError
-from vidmem_ros.agent.question import Intent, Modality, ParsedQuestion, content_words
+from vidmem_ros.agent.question import Intent, Modality, ParsedQuestion, asked_words, content_words
 from vidmem_ros.agent.tools import (
     ANSWER_TOOL,
     TOOLS,
@@ -525,14 +525,15 @@ class OfflinePlanner:
         state.plan("find what was read or heard that matches the question", "read the answer out of it")
         obs = (yield [call("search", query=" ".join(words), sources=["texts", "transcripts"], limit=6)])[0]
         question = " ".join(words)
+        asked = " ".join(asked_words(state.question))
         best = next(
             (
                 f
                 for f in obs.result.findings
-                if f.kind == "transcript" or (f.kind == "text" and words_covered(f.text, question) > 0)
+                if f.kind == "transcript" or (f.kind == "text" and words_covered(f.text, asked) > 0)
             ),
             None,
-        )  # a line read must share a word with the question, not merely contain one run together
+        )  # a line read must share a word with what is asked, not merely contain one run together or name the place
         if best is None:
             return False
         when = self._when(state, best.stamp)

@@ -316,6 +316,24 @@ def content_words(text: str) -> list[str]:
     return [w for w in re.findall(r"[\w']+", text.lower()) if w not in _STOPWORDS and len(w) > 1]
 
 
+def asked_words(text: str) -> list[str]:
+    """The content words but the generic place nouns of the phrases that say where ("in the staff room"): what a
+    sign or line must share with a question to answer it, rather than name the place it was asked about."""
+    placing = {w for m in _LOCATIVE.finditer(text) for w in content_words(m.group(0))} & GENERIC_PLACES
+    return [w for w in content_words(text) if w not in placing]
+
+
+# Nouns that name a place only by its kind; a description's other words tell which place.
+GENERIC_PLACES = frozenset(("room", "place", "area", "location", "spot", "space", "site", "one", "part"))
+_PLACING = r"in|at|on|inside|outside|behind|beside|near|under|by|next to|across from"
+# A preposition, a determiner, and what follows up to the next preposition, clause word or punctuation.
+_LOCATIVE = re.compile(
+    rf"\b(?:{_PLACING})\s+(?:the|a|an|this|that|your|my|our)\s+.*?"
+    rf"(?=\s+(?:{_PLACING}|and|that|which|where|when|while)\b|[,;.?!]|$)",
+    re.IGNORECASE,
+)
+
+
 def names_what_it_needs(intent: Intent, modality: Modality, target: str, other: str) -> bool:
     """Whether a plan names what its intent is about: a thing (every message heard may be counted without one),
     and the second thing of an order or the anchor of before / after."""

@@ -23,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from vidmem_ros.agent.description import description_rest, head_words, wanted_count, without_count
 from vidmem_ros.agent.labels import LabelLexicon
+from vidmem_ros.agent.question import GENERIC_PLACES
 from vidmem_ros.config import PlacesConfig
 from vidmem_ros.errors import VidmemError
 from vidmem_ros.imaging import jpeg_to_rgb
@@ -751,7 +752,6 @@ def find_places(ctx: ToolContext, args: PlacesArgs) -> ToolResult:
 
 
 # Words that say a description is of a place but not which one ("the room with the piano").
-PLACE_NOUNS = frozenset(("room", "place", "area", "location", "spot", "space", "site", "one", "part"))
 
 
 def place_scores(ctx: ToolContext, about: str, listed: list[stays.Place]) -> list[float]:
@@ -772,7 +772,7 @@ _WITH_THING = re.compile(r"\bwith (?:the |a |an |some |many |lots of )?([a-z][a-
 
 
 def _by_name(ctx: ToolContext, about: str, listed: list[stays.Place]) -> list[float]:
-    about = " ".join(w for w in about.split() if w.lower().strip(",.()") not in PLACE_NOUNS) or about
+    about = " ".join(w for w in about.split() if w.lower().strip(",.()") not in GENERIC_PLACES) or about
     texts = [p.description() for p in listed]
     lexical = [words_covered(about, text) for text in texts]
     if ctx.text_embedder is None or not any(texts):
