@@ -16,7 +16,8 @@ from launch_ros.substitutions import FindPackageShare
 
 def generate_launch_description() -> LaunchDescription:
     args = {
-        "camera": ("/camera/image_raw", "Image topic; its /compressed sibling is subscribed too"),
+        "camera": ("/camera/image_raw", "Image topic (raw); its /compressed sibling carries the compressed transport"),
+        "image_transport": ("raw", "Camera transport: raw, compressed (camera/compressed) or both"),
         "odom": ("/odom", "nav_msgs/Odometry topic (pose_source odom, the default)"),
         "pose": ("/pose", "geometry_msgs/PoseStamped topic (pose_source pose)"),
         "pose_with_covariance": ("/amcl_pose", "PoseWithCovarianceStamped topic (pose_source pose_with_covariance)"),
@@ -48,6 +49,7 @@ def generate_launch_description() -> LaunchDescription:
             "profile": cfg["profile"],
             "config_file": cfg["config_file"],
             "ingest.pose_source": cfg["pose_source"],
+            "ingest.image_transport": cfg["image_transport"],
             "use_sim_time": cfg["use_sim_time"],
         },
     ]

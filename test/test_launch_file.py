@@ -30,7 +30,7 @@ def _used_arguments(source: str) -> set[str]:
 def test_every_declared_argument_reaches_a_node() -> None:
     source = LAUNCH.read_text()
     declared = _declared_arguments(ast.parse(source))
-    assert {"params_file", "use_sim_time", "log_level", "namespace", "profile"} <= declared
+    assert {"params_file", "use_sim_time", "log_level", "namespace", "profile", "image_transport"} <= declared
     assert declared == _used_arguments(source)
 
 

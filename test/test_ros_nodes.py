@@ -51,11 +51,12 @@ class Robot:
             received = before.frames_received
             self.client.wait_for_stats(lambda s: s.frames_received > received, 5.0)
 
-    def wait_connected(self, timeout_s: float = 60.0, pose: Publisher | None = None) -> None:
-        """Wait until the nodes subscribe to the camera and ``pose`` (default: odometry) and serve queries."""
+    def wait_connected(self, timeout_s: float = 60.0, pose: Publisher | None = None, compressed: bool = False) -> None:
+        """Wait until the nodes subscribe to the raw camera (and the compressed one, for ``compressed``) and
+        ``pose`` (default: odometry) and serve queries."""
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:
-            pubs = (self.raw, self.compressed, pose or self.odom)
+            pubs = (self.raw, *([self.compressed] if compressed else []), pose or self.odom)
             if all(p.get_subscription_count() for p in pubs) and self.client.wait_for_service(0.2):
                 return
             rclpy.spin_once(self.node, timeout_sec=0.2)
@@ -107,7 +108,7 @@ def odom_msg(stamp: float, x: float, y: float) -> Odometry:
 def nodes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, list[subprocess.Popen[bytes]]]]:
     workdir = tmp_path_factory.mktemp("nodes")
     store = workdir / "memory.db"
-    options = NodeOptions(store=str(store), camera=CAMERA, namespace=NAMESPACE)
+    options = NodeOptions(store=str(store), camera=CAMERA, transport="both", namespace=NAMESPACE)
     procs = [start_node(w, options, os.environ, str(workdir / f"{w}.log")) for w in ("ingest", "query")]
     try:
         yield store, procs
@@ -120,7 +121,7 @@ def robot(nodes) -> Iterator[Robot]:  # type: ignore[no-untyped-def]
     rclpy.init()
     node = rclpy.create_node("vidmem_test_robot")
     r = Robot(node)
-    r.wait_connected()
+    r.wait_connected(compressed=True)
     yield r
     node.destroy_node()
     rclpy.shutdown()

@@ -110,7 +110,12 @@ def run(tmp_path_factory: pytest.TempPathFactory, photos: dict[str, np.ndarray])
     workdir = tmp_path_factory.mktemp("poses")
     store = workdir / "memory.db"
     options = NodeOptions(
-        store=str(store), camera=CAMERA, odom=ODOM, namespace=NAMESPACE, params={"ingest.sample_fps": float(CAMERA_HZ)}
+        store=str(store),
+        camera=CAMERA,
+        transport="both",
+        odom=ODOM,
+        namespace=NAMESPACE,
+        params={"ingest.sample_fps": float(CAMERA_HZ)},
     )
     log = workdir / "ingest.log"
     procs = [start_node("ingest", options, os.environ, str(log))]

@@ -36,7 +36,7 @@ pytestmark = pytest.mark.ros
 
 def test_sample_patrol_replayed_through_the_nodes(tmp_path: Path, sample_bag: Path) -> None:
     """The demo's path: a bag played over DDS into both nodes, then questions with and without as_of."""
-    options = NodeOptions(store=str(tmp_path / "patrol.db"), camera="/camera/image_raw")
+    options = NodeOptions(store=str(tmp_path / "patrol.db"), camera="/camera/image_raw", transport="compressed")
     procs = [start_node(w, options, os.environ, str(tmp_path / f"{w}.log")) for w in ("ingest", "query")]
     try:
         _replay_and_ask(sample_bag)

@@ -49,6 +49,7 @@ def test_restarted_nodes_answer_about_what_they_saw_before(tmp_path: Path, photo
         statuses: list[DiagnosticStatus] = []
         node.create_subscription(DiagnosticArray, "/diagnostics", lambda m: statuses.extend(m.status), 10)
         robot.wait_connected(pose=poses)
+        assert robot.compressed.get_subscription_count() == 0  # one camera transport: raw, the default
         for i, name in enumerate(["coffee", "chelsea", "astronaut"]):
             poses.publish(pose_msg(T0 + 10 * i, x=5.0 + i))
             time.sleep(0.2)

@@ -70,6 +70,11 @@ class IngestConfig(_Section):
         1280, ge=64, le=8192, description="Kept frames wider than this are downscaled before JPEG encoding"
     )
     jpeg_quality: int = Field(90, ge=10, le=100, description="JPEG quality of kept frames")
+    image_transport: Literal["raw", "compressed", "both"] = Field(
+        "raw",
+        description="Which camera topic to subscribe, as image_transport chooses one: raw (sensor_msgs/Image on "
+        "image), compressed (CompressedImage on image/compressed), or both (a recording that mixes them)",
+    )
     pose_source: Literal["odom", "pose", "pose_with_covariance"] = Field(
         "odom",
         description="Where the robot's pose comes from: nav_msgs/Odometry on odom, geometry_msgs/PoseStamped on "

@@ -7,6 +7,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
+from functools import partial
 
 from builtin_interfaces.msg import Time
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
@@ -64,22 +65,7 @@ class IngestNode(Node):
         self._intake_lock = threading.Lock()  # the hand-over from the buffer to the intake keeps arrival order
         # Callbacks only convert and enqueue; the worker thread does the heavy work.
         sensors = MutuallyExclusiveCallbackGroup()
-        image_topic = self.resolve_topic_name("image")
-        compressed_topic = self.resolve_topic_name("image/compressed")
-        self.create_subscription(
-            Image,
-            "image",
-            lambda m: self._take_frame(m, image_topic, lambda i: i.image(m, image_topic)),
-            qos_profile_sensor_data,
-            callback_group=sensors,
-        )
-        self.create_subscription(
-            CompressedImage,
-            "image/compressed",
-            lambda m: self._take_frame(m, compressed_topic, lambda i: i.compressed(m, compressed_topic)),
-            qos_profile_sensor_data,
-            callback_group=sensors,
-        )
+        cameras = self._subscribe_camera(cfg.ingest.image_transport, sensors)
         self.create_subscription(
             AudioChunk,
             "audio",
@@ -95,7 +81,7 @@ class IngestNode(Node):
         self._last_audio_drops = 0
         self.create_timer(cfg.ingest.stats_period_s, self.publish_stats)
         self.get_logger().info(
-            f"ingesting {image_topic} and {compressed_topic} into {cfg.store_path()} "
+            f"ingesting {' and '.join(cameras)} into {cfg.store_path()} "
             f"(profile {cfg.profile}, {cfg.ingest.sample_fps} fps, detector {cfg.detector.backend}); loading models"
         )
         self._loader = threading.Thread(target=self._load, name="vidmem-load", daemon=True)
@@ -148,6 +134,34 @@ class IngestNode(Node):
         """The intake, for messages delivered from the buffer (it exists by then)."""
         assert self.intake is not None
         return self.intake
+
+    def _subscribe_camera(self, transport: str, group: MutuallyExclusiveCallbackGroup) -> list[str]:
+        """Subscribe to the camera by one transport (raw ``image`` or ``image/compressed``), or both; the resolved
+        topic names subscribed."""
+        topics = []
+        if transport != "compressed":
+            raw = self.resolve_topic_name("image")
+            self.create_subscription(
+                Image, "image", partial(self._on_image, raw), qos_profile_sensor_data, callback_group=group
+            )
+            topics.append(raw)
+        if transport != "raw":
+            packed = self.resolve_topic_name("image/compressed")
+            self.create_subscription(
+                CompressedImage,
+                "image/compressed",
+                partial(self._on_compressed, packed),
+                qos_profile_sensor_data,
+                callback_group=group,
+            )
+            topics.append(packed)
+        return topics
+
+    def _on_image(self, topic: str, msg: Image) -> None:
+        self._take_frame(msg, topic, lambda intake: intake.image(msg, topic))
+
+    def _on_compressed(self, topic: str, msg: CompressedImage) -> None:
+        self._take_frame(msg, topic, lambda intake: intake.compressed(msg, topic))
 
     def _subscribe_poses(self) -> tuple[Node, Spinner, TfPoseLookup | None]:
         """Poses (a topic, or tf) on a node and thread of their own, so they never wait behind frames; the

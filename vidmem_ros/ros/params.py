@@ -16,7 +16,7 @@ from vidmem_ros.errors import ConfigError
 
 # Settings that take effect while running; the rest need a restart.
 RUNTIME_SETTINGS = ("ingest.", "query.")
-FIXED_AT_START = ("ingest.queue_size",)
+FIXED_AT_START = ("ingest.queue_size", "ingest.image_transport", "ingest.pose_source")  # they set subscriptions
 
 
 def declare_config(node: Node) -> VidmemConfig:

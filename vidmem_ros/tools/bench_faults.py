@@ -148,6 +148,7 @@ def run_faults_bench(settings: Settings, json_path: Path | None = None) -> dict[
     options = NodeOptions(
         store=str(workdir / "memory.db"),
         camera=CAMERA,
+        transport="both",  # malformed frames of either kind
         odom=ODOM,
         audio=AUDIO,
         namespace=NAMESPACE,

@@ -38,6 +38,9 @@ def main(argv: list[str] | None = None) -> int:
     up.add_argument("--config", default="", help="YAML settings file")
     up.add_argument("--profile", default="cpu", choices=("cpu", "gpu"))
     up.add_argument("--camera", default="/camera/image_raw")
+    up.add_argument(
+        "--transport", default="", choices=("", "raw", "compressed", "both"), help="camera transport (default raw)"
+    )
     up.add_argument("--odom", default="/odom")
     up.add_argument("--pose", default="", help="PoseStamped topic (with --pose-source pose)")
     up.add_argument(
@@ -338,6 +341,7 @@ def _up(args: argparse.Namespace) -> int:
         config_file=args.config,
         profile=args.profile,
         camera=args.camera,
+        transport=args.transport,
         odom=args.odom,
         pose=args.pose,
         pose_with_covariance=args.pose_with_covariance,

@@ -56,7 +56,8 @@ def run_demo(data_dir: Path, rate: float = 3.0) -> int:
     shutil.rmtree(store.parent, ignore_errors=True)
     store.parent.mkdir(parents=True)
     env = loopback_env()
-    options = NodeOptions(store=str(store), camera=CAMERA_TOPIC.removesuffix("/compressed"), audio=AUDIO_TOPIC)
+    camera = CAMERA_TOPIC.removesuffix("/compressed")  # the sample patrol records JPEG frames
+    options = NodeOptions(store=str(store), camera=camera, transport="compressed", audio=AUDIO_TOPIC)
     logs = store.parent
     nodes = [start_node(w, options, env, str(logs / f"{w}.log")) for w in ("ingest", "query")]
     os.environ.update(env)

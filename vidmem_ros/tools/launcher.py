@@ -24,6 +24,7 @@ class NodeOptions:
     config_file: str = ""
     profile: str = "cpu"
     camera: str = "/camera/image_raw"
+    transport: str = ""  # raw, compressed or both (ingest.image_transport); empty keeps the node's setting
     odom: str = "/odom"
     pose: str = ""  # remaps for the other pose sources and audio; empty keeps the node's own name
     pose_with_covariance: str = ""
@@ -38,6 +39,8 @@ def ros_args(options: NodeOptions) -> list[str]:
         args += ["-p", f"config_file:={options.config_file}"]
     for name, value in options.params.items():
         args += ["-p", f"{name}:={_param_text(value)}"]
+    if options.transport:
+        args += ["-p", f"ingest.image_transport:={options.transport}"]
     args += [
         "-r",
         f"image:={options.camera}",
