@@ -65,7 +65,8 @@ typecheck: setup
 	$(BIN)/mypy vidmem_ros
 
 unit: setup
-	scripts/run_isolated.sh $(BIN)/python -m pytest -q
+	scripts/run_isolated.sh $(BIN)/python -m pytest -q -m "not network"
+	$(BIN)/python -m pytest -q -m network
 
 clean:
 	rm -rf $(VENV) build data *.egg-info

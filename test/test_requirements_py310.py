@@ -149,6 +149,7 @@ def _installed(report: dict) -> dict[str, dict]:
     return {canonicalize_name(item["metadata"]["name"]): item for item in report["install"]}
 
 
+@pytest.mark.network
 @pytest.mark.parametrize(("python", "machine", "glibc_minor"), TARGETS, ids=lambda value: str(value))
 def test_requirements_resolve_to_binary_wheels_for_the_target(
     python: str, machine: str, glibc_minor: int, tmp_path: Path
