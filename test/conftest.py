@@ -39,7 +39,7 @@ def config(tmp_path: Path) -> VidmemConfig:
 
 @pytest.fixture(scope="session")
 def sample_bag(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from vidmem_ros.tools.sample_bag import write_sample_bag
+    from vidmem_ros.tools.sample_patrol import write_sample_bag
 
     return write_sample_bag(tmp_path_factory.mktemp("bags") / "sample_patrol", camera_hz=5.0)
 
@@ -47,6 +47,7 @@ def sample_bag(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="session")
 def patrol_bag(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The ten-minute patrol (signs, speech, revisits) at 2 Hz, with its questions file beside it."""
-    from vidmem_ros.tools.sample_bag import PATROL, write_sample_bag
+    from vidmem_ros.tools.sample_bag import PATROL
+    from vidmem_ros.tools.sample_patrol import write_sample_bag
 
     return write_sample_bag(tmp_path_factory.mktemp("bags") / "patrol", camera_hz=2.0, scenario=PATROL)

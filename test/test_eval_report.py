@@ -20,8 +20,9 @@ from vidmem_ros.evaluation.scoring import score_all
 from vidmem_ros.frames import DecodedImage, FrameInput
 from vidmem_ros.imaging import jpeg_to_rgb
 from vidmem_ros.ingest import IngestPipeline
-from vidmem_ros.memory.records import Pose, TextLine, Transcript
+from vidmem_ros.memory.records import Pose, Transcript
 from vidmem_ros.memory.store import SqliteStore
+from vidmem_ros.perception.types import TextLine
 from vidmem_ros.tools.cli import main as vidmem
 
 T0 = 1_700_000_000.0

@@ -44,8 +44,8 @@ from vidmem_ros.tools.sample_bag import (
     sign_sightings,
     timeline,
     typestore,
-    write_sample_bag,
 )
+from vidmem_ros.tools.sample_patrol import write_sample_bag
 
 SIGN = Sign("WET FLOOR", 170, 400, size=44, colours=1)
 SCENARIO: tuple[Room, ...] = (

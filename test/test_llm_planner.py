@@ -31,9 +31,10 @@ from vidmem_ros.config import QueryConfig, VidmemConfig, load_config
 from vidmem_ros.errors import ModelUnavailableError
 from vidmem_ros.frames import DecodedImage, FrameInput
 from vidmem_ros.ingest import IngestPipeline
-from vidmem_ros.memory.records import Pose, TextLine, Transcript
+from vidmem_ros.memory.records import Pose, Transcript
 from vidmem_ros.memory.store import SqliteStore
 from vidmem_ros.perception.coco import COCO_LABELS
+from vidmem_ros.perception.types import TextLine
 
 T0 = 1_700_000_000.0
 # (seconds after T0, photo, pose x)

@@ -18,10 +18,9 @@ import pytest
 
 from vidmem_ros.config import OcrConfig, load_config
 from vidmem_ros.errors import InputError, ModelUnavailableError
-from vidmem_ros.memory.records import TextLine
 from vidmem_ros.perception import ocr
 from vidmem_ros.perception.registry import build_ocr
-from vidmem_ros.perception.types import OcrEngine
+from vidmem_ros.perception.types import OcrEngine, TextLine
 from vidmem_ros.tools.sample_images import photo as sample_photo
 from vidmem_ros.tools.synth import RenderedSign as Sign
 from vidmem_ros.tools.synth import render_sign

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 
-from vidmem_ros.tools.progress import ProgressBar
+from vidmem_ros.progress import ProgressBar
 
 
 class FakeClock:

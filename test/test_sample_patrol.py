@@ -41,8 +41,8 @@ from vidmem_ros.tools.sample_bag import (
     spoken,
     timeline,
     typestore,
-    write_sample_bag,
 )
+from vidmem_ros.tools.sample_patrol import write_sample_bag
 from vidmem_ros.tools.sample_questions import (
     QUESTION_TYPES,
     READ_SLACK_S,

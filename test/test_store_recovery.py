@@ -26,12 +26,12 @@ from vidmem_ros.memory.captions import ComposedCaptioner
 from vidmem_ros.memory.engine import MemoryEngine
 from vidmem_ros.memory.entities import entities
 from vidmem_ros.memory.hierarchy import summarise_events
-from vidmem_ros.memory.records import Moment, Pose, TextLine
+from vidmem_ros.memory.records import Moment, Pose
 from vidmem_ros.memory.schema import POSE_COLUMNS
 from vidmem_ros.memory.store import SqliteStore, insert_moment
 from vidmem_ros.perception.coco import COCO_LABELS
 from vidmem_ros.perception.embedding import ColorLayoutEmbedder
-from vidmem_ros.perception.types import Detection
+from vidmem_ros.perception.types import Detection, TextLine
 
 T0 = 1_700_000_000.0
 FIELD_POSE = Pose("odom", math.nan, 0.0, 0.0, 0.0, 0.0, 0.0, math.inf)  # what the odometry driver sent

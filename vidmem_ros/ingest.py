@@ -24,12 +24,12 @@ from vidmem_ros.memory.captions import EventCaptioner
 from vidmem_ros.memory.engine import MemoryEngine, Observation
 from vidmem_ros.memory.gates import RATE_TOLERANCE, RETRY_FRACTION, FrameGate
 from vidmem_ros.memory.poses import PoseBuffer, PoseTrack
-from vidmem_ros.memory.records import Moment, Pose, TextLine
+from vidmem_ros.memory.records import Moment, Pose
 from vidmem_ros.memory.stats import IngestStats
 from vidmem_ros.memory.store import SqliteStore
 from vidmem_ros.perception.embedding import ImageEmbedder, TextEmbedder, colour_histogram
 from vidmem_ros.perception.ocr import ocr_wanted
-from vidmem_ros.perception.types import Detection, Detector, OcrEngine, Tagger
+from vidmem_ros.perception.types import Detection, Detector, OcrEngine, Tagger, TextLine
 from vidmem_ros.validation import CLOCK_RESET_S, StreamClock, ThrottledLog, checked_pose
 
 log = logging.getLogger(__name__)

@@ -20,6 +20,7 @@ import json
 import logging
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -137,6 +138,10 @@ class Planner(Protocol):
     def repair(self, state: AgentState, error: str) -> list[dict[str, Any]]: ...
 
     def observe(self, state: AgentState, observations: list[Observation]) -> None: ...
+
+
+# Makes a planner for one question (its text) over one tool context: how a model-backed planner is plugged in.
+PlannerFactory = Callable[[str, ToolContext], Planner]
 
 
 class Harness:

@@ -24,16 +24,13 @@ import re
 import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from vidmem_ros.agent.harness import AgentState, Observation, Planner, PlannerError
+from vidmem_ros.agent.harness import AgentState, Observation, Planner, PlannerError, PlannerFactory
 from vidmem_ros.agent.tools import ANSWER_DESCRIPTION, ANSWER_TOOL, TOOLS, AnswerArgs, ToolContext
 from vidmem_ros.chat_client import ChatBackend, ChatClient, ChatError, ChatReply, LlamaCppChat, Message, read_api_key
 from vidmem_ros.config import QueryConfig
 from vidmem_ros.errors import ModelUnavailableError
-
-if TYPE_CHECKING:  # the reasoner imports this module lazily; no import cycle at run time either way
-    from vidmem_ros.agent.reasoner import PlannerFactory
 
 log = logging.getLogger(__name__)
 

@@ -13,7 +13,7 @@ from dataclasses import replace
 
 from vidmem_ros.agent.answer import Answer
 from vidmem_ros.agent.asked import asked_kind, settle
-from vidmem_ros.agent.harness import Budget, Harness, Planner
+from vidmem_ros.agent.harness import Budget, Harness, PlannerFactory
 from vidmem_ros.agent.labels import LabelLexicon
 from vidmem_ros.agent.offline_planner import OfflinePlanner
 from vidmem_ros.agent.question import ParsedQuestion, validate_question
@@ -26,8 +26,6 @@ from vidmem_ros.memory.store import SqliteStore
 from vidmem_ros.memory.vector_search import VectorSearch
 from vidmem_ros.perception.embedding import TextEmbedder
 from vidmem_ros.perception.vocabulary import LabelMapper
-
-PlannerFactory = Callable[[str, ToolContext], Planner]
 
 
 class Reasoner:

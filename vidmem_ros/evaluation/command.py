@@ -122,7 +122,7 @@ def run_eval(
 ) -> int:
     """``vidmem eval``: answers to ``out``, the score table when questions carry answers, optionally the report."""
     from vidmem_ros.evaluation.evaluator import evaluate
-    from vidmem_ros.tools.progress import ProgressBar
+    from vidmem_ros.progress import ProgressBar
 
     stdout = sys.stdout if stdout is None else stdout  # looked up per call: a redirect made after import counts
     stderr = sys.stderr if stderr is None else stderr

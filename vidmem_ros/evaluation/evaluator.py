@@ -27,7 +27,7 @@ from vidmem_ros.evaluation.questions import Question, QuestionSet, fit_to_bag
 from vidmem_ros.ingest import IngestPipeline
 from vidmem_ros.memory.store import SqliteStore
 from vidmem_ros.perception.registry import build_text_embedder
-from vidmem_ros.tools.progress import ProgressSink
+from vidmem_ros.progress import ProgressSink
 
 log = logging.getLogger(__name__)
 

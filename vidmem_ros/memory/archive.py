@@ -23,7 +23,7 @@ from vidmem_ros.config import VidmemConfig
 from vidmem_ros.errors import StoreError
 from vidmem_ros.memory import graph, hierarchy
 from vidmem_ros.memory.captions import Caption, EventCaptioner, EventFacts, event_labels, event_tags, event_texts
-from vidmem_ros.memory.records import Edge, Event, Moment, TextLine, Transcript
+from vidmem_ros.memory.records import Edge, Event, Moment, Transcript
 from vidmem_ros.memory.schema import POSE_COLUMNS as _POSE_COLS
 from vidmem_ros.memory.store import (
     EVENT_SQL,
@@ -36,6 +36,7 @@ from vidmem_ros.memory.store import (
     vector_blob,
 )
 from vidmem_ros.perception.embedding import TextEmbedder
+from vidmem_ros.perception.types import TextLine
 
 log = logging.getLogger(__name__)
 

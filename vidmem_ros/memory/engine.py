@@ -25,14 +25,14 @@ from vidmem_ros.memory.archive import EventArchive
 from vidmem_ros.memory.captions import Caption, ComposedCaptioner, EventCaptioner
 from vidmem_ros.memory.entities import EntityUnifier
 from vidmem_ros.memory.forget import ForgetReport, forget
-from vidmem_ros.memory.records import Event, Moment, Pose, SearchHit, TextLine, Transcript
+from vidmem_ros.memory.records import Event, Moment, Pose, SearchHit, Transcript
 from vidmem_ros.memory.retention import Retention, RetentionReport
 from vidmem_ros.memory.segmentation import EventSegmenter
 from vidmem_ros.memory.short_term import ShortTermMemory
 from vidmem_ros.memory.store import SqliteStore, insert_moment, insert_texts, insert_transcript
 from vidmem_ros.memory.vector_search import VectorSearch
 from vidmem_ros.perception.embedding import TextEmbedder
-from vidmem_ros.perception.types import Detection, Tag
+from vidmem_ros.perception.types import Detection, Tag, TextLine
 from vidmem_ros.validation import CLOCK_RESET_S
 
 log = logging.getLogger(__name__)

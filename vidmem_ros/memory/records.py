@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from vidmem_ros.perception.types import Detection, Tag
+from vidmem_ros.perception.types import Detection, Tag, TextLine
 
 
 @dataclass(frozen=True)
@@ -21,15 +21,6 @@ class Pose:
     qy: float = 0.0
     qz: float = 0.0
     qw: float = 1.0
-
-
-@dataclass(frozen=True)
-class TextLine:
-    """A line of text read in a frame (OCR)."""
-
-    text: str
-    score: float
-    box: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)
 
 
 @dataclass

@@ -24,7 +24,7 @@ import yaml
 from vidmem_ros.config import OcrConfig
 from vidmem_ros.errors import InputError, ModelUnavailableError
 from vidmem_ros.imaging import ensure_rgb
-from vidmem_ros.memory.records import TextLine
+from vidmem_ros.perception.types import TextLine
 
 RAPIDOCR_PACKAGE = "rapidocr_onnxruntime"
 INSTALL_HINT = (

@@ -3,12 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 import numpy as np
-
-if TYPE_CHECKING:  # records imports this module; TextLine is needed for annotations only
-    from vidmem_ros.memory.records import TextLine
 
 
 @dataclass(frozen=True)
@@ -30,6 +27,15 @@ class Detector(Protocol):
         ...
 
     def detect(self, rgb: np.ndarray) -> list[Detection]: ...
+
+
+@dataclass(frozen=True)
+class TextLine:
+    """A line of text read in a frame (OCR)."""
+
+    text: str
+    score: float
+    box: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)
 
 
 @runtime_checkable

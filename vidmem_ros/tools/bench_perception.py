@@ -300,7 +300,8 @@ def patrol_frames(
     from rosbags.typesys import Stores, get_typestore
 
     from vidmem_ros.imaging import compressed_to_rgb
-    from vidmem_ros.tools.sample_bag import SHORT_PATROL, START_STAMP, timeline, write_sample_bag
+    from vidmem_ros.tools.sample_bag import SHORT_PATROL, START_STAMP, timeline
+    from vidmem_ros.tools.sample_patrol import write_sample_bag
 
     scenario = SHORT_PATROL[:2] if quick else SHORT_PATROL
     bag = write_sample_bag(folder / "patrol", camera_hz=camera_hz, scenario=scenario)

@@ -241,7 +241,8 @@ def _demo(args: argparse.Namespace) -> int:
 
 
 def _make_bag(args: argparse.Namespace) -> int:
-    from vidmem_ros.tools.sample_bag import PATROL, SHORT_PATROL, questions_path, write_sample_bag
+    from vidmem_ros.tools.sample_bag import PATROL, SHORT_PATROL, questions_path
+    from vidmem_ros.tools.sample_patrol import write_sample_bag
 
     scenario = SHORT_PATROL if args.short else PATROL
     bag = write_sample_bag(args.out, camera_hz=args.camera_hz, raw=args.raw, scenario=scenario)

@@ -15,16 +15,16 @@ from vidmem_ros.evaluation.questions import load_questions
 from vidmem_ros.evaluation.report import write_report
 from vidmem_ros.evaluation.scoring import format_summary, score_all, summarise
 from vidmem_ros.messages import to_seconds
+from vidmem_ros.progress import ProgressBar
 from vidmem_ros.tools.launcher import NodeOptions, loopback_env, start_node, stop_processes
-from vidmem_ros.tools.progress import ProgressBar
 from vidmem_ros.tools.sample_bag import (
     AUDIO_TOPIC,
     CAMERA_TOPIC,
     PATROL,
     START_STAMP,
     questions_path,
-    write_sample_bag,
 )
+from vidmem_ros.tools.sample_patrol import write_sample_bag
 
 # Printed in full, one per kind of question; all of the patrol's questions are asked and scored.
 SHOWN = (

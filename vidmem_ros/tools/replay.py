@@ -27,7 +27,7 @@ from rosbags.interfaces import Connection, QosDurability, QosReliability
 from rosbags.rosbag2 import Reader
 
 from vidmem_ros.errors import ConfigError, InputError, VidmemError
-from vidmem_ros.tools.progress import ProgressBar, ProgressSink
+from vidmem_ros.progress import ProgressBar, ProgressSink
 
 CLOCK_TOPIC = "/clock"
 _ACK_TIMEOUT_S = 2.0  # at most this long for subscribers to acknowledge the last messages

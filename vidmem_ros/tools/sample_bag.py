@@ -523,17 +523,16 @@ def _messages(
             yield kind, t, audio[first : first + chunk]
 
 
-def write_sample_bag(
+def write_bag(
     path: str | Path,
     camera_hz: float = 10.0,
     odom_hz: float = 10.0,
     raw: bool = False,
     scenario: tuple[Room, ...] = SHORT_PATROL,
     jpeg_quality: int = 85,
-    questions: bool = True,
 ) -> Path:
-    """Write the scenario as a rosbag2 directory (MCAP), with /audio when someone speaks in it, and its
-    question set beside it (``questions_path``) unless ``questions`` is false; returns the bag's path."""
+    """Write the scenario as a rosbag2 directory (MCAP), with /audio when someone speaks in it; returns the bag's
+    path.  ``sample_patrol.write_sample_bag`` writes its question set beside it too."""
     path = Path(path)
     if path.exists():
         raise FileExistsError(f"{path} exists; remove it first")
@@ -606,8 +605,4 @@ def write_sample_bag(
                     ),
                 )
                 writer.write(odom, nanos, ts.serialize_cdr(msg, msg.__msgtype__))
-    if questions:
-        from vidmem_ros.tools.sample_questions import write_questions
-
-        write_questions(questions_path(path), scenario)
     return path

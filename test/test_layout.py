@@ -1,0 +1,95 @@
+"""The package's layout, read from its imports: no two modules import each other (directly or round a loop), and
+the library never imports the command or the developer tooling above it."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "vidmem_ros"
+# What sits above the library: the `vidmem` command and the tooling that only developers run.
+ABOVE_THE_LIBRARY = ("vidmem_ros.tools",)
+
+
+def _modules() -> dict[str, Path]:
+    found = {}
+    for path in PACKAGE.rglob("*.py"):
+        name = ".".join(path.relative_to(ROOT).with_suffix("").parts)
+        found[name.removesuffix(".__init__")] = path
+    return found
+
+
+def _imports(module: str, path: Path, known: set[str]) -> set[str]:
+    """The package's modules that ``module`` imports anywhere in its code (lazy imports in functions too)."""
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    named: list[str] = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            named += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parent = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*parent, base] if base else parent)
+            named += [base, *(f"{base}.{alias.name}" for alias in node.names)]
+    found = set()
+    for name in named:
+        while name and name not in known:  # a name imported from a module is that module
+            name = name.rpartition(".")[0]
+        if name and name != module:
+            found.add(name)
+    return found
+
+
+def import_graph() -> dict[str, set[str]]:
+    modules = _modules()
+    return {name: _imports(name, path, set(modules)) for name, path in modules.items()}
+
+
+def circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Groups of modules that reach each other through imports (Tarjan's strongly connected components)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for nxt in graph[node]:
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            group = []
+            while True:
+                member = stack.pop()
+                group.append(member)
+                if member == node:
+                    break
+            if len(group) > 1:
+                found.append(sorted(group))
+
+    for node in graph:
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_no_module_imports_one_that_imports_it_back() -> None:
+    assert circles(import_graph()) == []
+
+
+def test_a_circle_is_found_round_a_loop() -> None:
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert circles(graph) == [["a", "b", "c"]]
+
+
+def test_the_library_does_not_import_the_command_or_the_tooling() -> None:
+    graph = import_graph()
+    below = {name for name in graph if not name.startswith(ABOVE_THE_LIBRARY)}
+    upward = {(name, dep) for name in below for dep in graph[name] if dep.startswith(ABOVE_THE_LIBRARY)}
+    assert upward == set()
