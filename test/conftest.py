@@ -32,6 +32,14 @@ def detector():  # type: ignore[no-untyped-def]
     return build_detector(load_config().detector)
 
 
+@pytest.fixture(scope="module")
+def memory(tmp_path_factory: pytest.TempPathFactory, detector, photos):  # type: ignore[no-untyped-def]
+    """The planner tests' small memory (planner_memory.py)."""
+    from planner_memory import small_memory
+
+    yield from small_memory(tmp_path_factory, detector, photos)
+
+
 @pytest.fixture
 def config(tmp_path: Path) -> VidmemConfig:
     return load_config(overrides={"store.path": str(tmp_path / "memory.db")})

@@ -93,3 +93,16 @@ def test_the_library_does_not_import_the_command_or_the_tooling() -> None:
     below = {name for name in graph if not name.startswith(ABOVE_THE_LIBRARY)}
     upward = {(name, dep) for name in below for dep in graph[name] if dep.startswith(ABOVE_THE_LIBRARY)}
     assert upward == set()
+
+
+def test_tests_share_helpers_through_conftest_and_support_modules_not_each_other() -> None:
+    tests = sorted((ROOT / "test").glob("test_*.py"))
+    imported = {
+        (path.name, alias)
+        for path in tests
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.Import | ast.ImportFrom)
+        for alias in ([node.module or ""] if isinstance(node, ast.ImportFrom) else [a.name for a in node.names])
+        if alias.split(".")[0].startswith("test_")
+    }
+    assert tests and imported == set()

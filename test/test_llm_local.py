@@ -2,7 +2,7 @@
 
 Skipped unless ``llama_cpp`` imports and ``VIDMEM_TEST_GGUF`` names a GGUF file
 (e.g. Qwen2.5 0.5B or 1.5B instruct).  Nothing is downloaded.  It asks a few
-simple questions on the small memory of test_llm_planner.py and checks that the
+simple questions on the small memory of planner_memory.py and checks that the
 model, not the harness's forced answer, answered with references it observed.
 """
 
@@ -13,7 +13,7 @@ import os
 from pathlib import Path
 
 import pytest
-from test_llm_planner import T0, Memory, memory  # noqa: F401  (memory is a fixture)
+from planner_memory import T0, Memory
 
 from vidmem_ros.agent.reasoner import Reasoner
 from vidmem_ros.perception.coco import COCO_LABELS
@@ -33,7 +33,7 @@ pytestmark = [
 
 
 @pytest.fixture(scope="module")
-def local(memory: Memory) -> Reasoner:  # noqa: F811
+def local(memory: Memory) -> Reasoner:
     from vidmem_ros.agent.llm_planner import llm_planner_factory
 
     settings = {"planner": "llm", "llm_local_model": GGUF, "llm_fallback": False, "timeout_s": 240.0}

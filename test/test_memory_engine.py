@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from test_pipeline import run_bag
+from bag_feed import run_bag
 
 from vidmem_ros.config import load_config
 from vidmem_ros.ingest import IngestPipeline

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
-from test_ocr import photo, render_sign
 
 from vidmem_ros.config import load_config
 from vidmem_ros.frames import DecodedImage, FrameInput
 from vidmem_ros.ingest import IngestPipeline
 from vidmem_ros.memory.store import SqliteStore
+from vidmem_ros.tools.sample_images import photo as sample_photo
+from vidmem_ros.tools.synth import render_sign
 
 T0 = 2_000_000.0
 
@@ -24,6 +26,10 @@ def patrol(tmp_path: Path, **overrides: object) -> IngestPipeline:
         pipeline.ingest(FrameInput(T0 + 5 * i, "/cam", DecodedImage(shifted.copy())))
     pipeline.finish()
     return pipeline
+
+
+def photo(name: str) -> np.ndarray:
+    return sample_photo(name, (640, 480))  # the OCR tests' frame size
 
 
 def test_the_cpu_profile_tags_reads_and_captions_what_it_saw(tmp_path: Path) -> None:

@@ -5,28 +5,13 @@ from pathlib import Path
 
 import cv2
 import numpy as np
-from rosbags.rosbag2 import Reader
-from rosbags.typesys import Stores, get_typestore
+from bag_feed import run_bag
 
 from vidmem_ros.config import VidmemConfig
 from vidmem_ros.frames import CompressedImage, DecodedImage, FrameInput, RawImage
 from vidmem_ros.ingest import IngestPipeline, IngestWorker
-from vidmem_ros.memory.records import Pose
 from vidmem_ros.memory.store import SqliteStore
 from vidmem_ros.tools.sample_bag import START_STAMP, timeline
-
-
-def run_bag(pipeline: IngestPipeline, bag: Path) -> None:
-    ts = get_typestore(Stores.ROS2_JAZZY)
-    with Reader(bag) as reader:
-        for conn, _, raw in reader.messages():
-            msg = ts.deserialize_cdr(raw, conn.msgtype)
-            stamp = msg.header.stamp.sec + msg.header.stamp.nanosec * 1e-9
-            if conn.msgtype == "nav_msgs/msg/Odometry":
-                p = msg.pose.pose.position
-                pipeline.poses.add(stamp, Pose(msg.header.frame_id, p.x, p.y))
-            else:
-                pipeline.ingest(FrameInput(stamp, conn.topic, CompressedImage(msg.data, msg.format)))
 
 
 def test_sample_patrol_is_remembered_room_by_room(config: VidmemConfig, detector, sample_bag: Path) -> None:  # type: ignore[no-untyped-def]

@@ -13,7 +13,7 @@ import pytest
 import rclpy
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
 from nav_msgs.msg import Odometry
-from test_ros_nodes import CAMERA, NAMESPACE, Robot, image_msg
+from ros_robot import CAMERA, NAMESPACE, Robot, image_msg
 
 from vidmem_ros.memory.store import SqliteStore
 from vidmem_ros.ros.convert import to_time

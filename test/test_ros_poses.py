@@ -24,8 +24,8 @@ import pytest
 import rclpy
 from nav_msgs.msg import Odometry
 from rclpy.node import Node
+from ros_robot import image_msg, odom_msg
 from sensor_msgs.msg import CompressedImage, Image
-from test_ros_nodes import image_msg, odom_msg
 from vidmem_ros.msg import Event as EventMsg
 
 from vidmem_ros.memory.records import Moment

@@ -10,7 +10,7 @@ import pytest
 import rclpy
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
 from geometry_msgs.msg import PoseStamped
-from test_ros_nodes import Robot, image_msg
+from ros_robot import Robot, image_msg
 
 from vidmem_ros.ros.convert import to_time
 from vidmem_ros.tools.launcher import NodeOptions, start_node, stop_processes
