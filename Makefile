@@ -58,11 +58,11 @@ demo: setup
 test: setup lint typecheck unit
 
 lint: setup
-	$(BIN)/ruff check vidmem_ros test launch
-	$(BIN)/ruff format --check vidmem_ros test launch
+	$(BIN)/ruff check vidmem_ros vidmem_dev test launch
+	$(BIN)/ruff format --check vidmem_ros vidmem_dev test launch
 
 typecheck: setup
-	$(BIN)/mypy vidmem_ros
+	$(BIN)/mypy vidmem_ros vidmem_dev
 
 unit: setup
 	scripts/run_isolated.sh $(BIN)/python -m pytest -q -m "not network"

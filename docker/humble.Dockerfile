@@ -25,6 +25,7 @@ COPY CMakeLists.txt /ws/src/vidmem_ros/
 COPY msg /ws/src/vidmem_ros/msg
 COPY srv /ws/src/vidmem_ros/srv
 COPY vidmem_ros /ws/src/vidmem_ros/vidmem_ros
+COPY vidmem_dev /ws/src/vidmem_ros/vidmem_dev
 COPY scripts /ws/src/vidmem_ros/scripts
 COPY launch /ws/src/vidmem_ros/launch
 COPY config /ws/src/vidmem_ros/config

@@ -10,9 +10,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from vidmem_dev.sample_images import photo
+from vidmem_ros.command.launcher import loopback_env
 from vidmem_ros.config import VidmemConfig, load_config
-from vidmem_ros.tools.launcher import loopback_env
-from vidmem_ros.tools.sample_images import photo
 
 # Before anything imports rclpy (the launcher module does not).
 os.environ["ROS_DOMAIN_ID"] = str(random.randint(1, 101))
@@ -47,7 +47,7 @@ def config(tmp_path: Path) -> VidmemConfig:
 
 @pytest.fixture(scope="session")
 def sample_bag(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from vidmem_ros.tools.sample_patrol import write_sample_bag
+    from vidmem_dev.sample_patrol import write_sample_bag
 
     return write_sample_bag(tmp_path_factory.mktemp("bags") / "sample_patrol", camera_hz=5.0)
 
@@ -55,7 +55,7 @@ def sample_bag(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="session")
 def patrol_bag(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The ten-minute patrol (signs, speech, revisits) at 2 Hz, with its questions file beside it."""
-    from vidmem_ros.tools.sample_bag import PATROL
-    from vidmem_ros.tools.sample_patrol import write_sample_bag
+    from vidmem_dev.sample_bag import PATROL
+    from vidmem_dev.sample_patrol import write_sample_bag
 
     return write_sample_bag(tmp_path_factory.mktemp("bags") / "patrol", camera_hz=2.0, scenario=PATROL)

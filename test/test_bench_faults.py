@@ -17,7 +17,7 @@ pytestmark = pytest.mark.ros
 def test_quick_fault_bench_restarts_after_every_kill_and_counts_every_malformed_message(tmp_path: Path) -> None:
     saved = tmp_path / "faults.json"
     run = subprocess.run(
-        [sys.executable, "-m", "vidmem_ros.tools.cli", "bench", "faults", "--quick", "--json", str(saved)],
+        [sys.executable, "-m", "vidmem_dev.command", "bench", "faults", "--quick", "--json", str(saved)],
         env=os.environ,  # DDS on loopback, on this session's domain (conftest)
         capture_output=True,
         text=True,

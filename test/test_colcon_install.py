@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from vidmem_ros.tools.launcher import stop_processes
+from vidmem_ros.command.launcher import stop_processes
 
 ROOT = Path(__file__).resolve().parent.parent
 VENV = Path(sys.prefix)

@@ -42,7 +42,7 @@ def test_unknown_profile_is_refused() -> None:
 
 
 def test_cli_commands_use_the_package_dds_profile_unless_one_is_set() -> None:
-    from vidmem_ros.tools.launcher import FASTDDS_PROFILE, use_package_dds_profile
+    from vidmem_ros.command.launcher import FASTDDS_PROFILE, use_package_dds_profile
 
     assert use_package_dds_profile({})["FASTRTPS_DEFAULT_PROFILES_FILE"] == str(FASTDDS_PROFILE)
     own = {"FASTRTPS_DEFAULT_PROFILES_FILE": "/etc/robot/dds.xml"}

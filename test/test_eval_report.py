@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from vidmem_ros.command.main import main as vidmem
 from vidmem_ros.config import VidmemConfig, load_config
 from vidmem_ros.evaluation.answers import AnswerLine, AnswersMeta, Evidence, by_system, read_answers, write_answers
 from vidmem_ros.evaluation.questions import load_questions
@@ -23,7 +24,6 @@ from vidmem_ros.ingest import IngestPipeline
 from vidmem_ros.memory.records import Pose, Transcript
 from vidmem_ros.memory.store import SqliteStore
 from vidmem_ros.perception.types import TextLine
-from vidmem_ros.tools.cli import main as vidmem
 
 T0 = 1_700_000_000.0
 # (seconds after T0, photo, pose x)

@@ -23,19 +23,7 @@ import numpy as np
 import pytest
 from rosbags.rosbag2 import StoragePlugin, Writer
 
-from vidmem_ros.bag_ingest import BagIngest
-from vidmem_ros.bag_reader import BagStream, BagTopics
-from vidmem_ros.config import VidmemConfig, load_config
-from vidmem_ros.evaluation.answers import AnswerFile, AnswerLine, read_answers
-from vidmem_ros.evaluation.command import run_eval
-from vidmem_ros.evaluation.evaluator import EvalRun, evaluate
-from vidmem_ros.evaluation.questions import GroundTruth, QuestionSet, parse_questions
-from vidmem_ros.evaluation.scoring import contains_phrase, parse_yes_no, score_answer
-from vidmem_ros.ingest import IngestPipeline
-from vidmem_ros.memory.records import Event
-from vidmem_ros.memory.store import SqliteStore
-from vidmem_ros.tools.cli import main
-from vidmem_ros.tools.sample_bag import (
+from vidmem_dev.sample_bag import (
     START_STAMP,
     Camera,
     Room,
@@ -45,7 +33,19 @@ from vidmem_ros.tools.sample_bag import (
     timeline,
     typestore,
 )
-from vidmem_ros.tools.sample_patrol import write_sample_bag
+from vidmem_dev.sample_patrol import write_sample_bag
+from vidmem_ros.bag_ingest import BagIngest
+from vidmem_ros.bag_reader import BagStream, BagTopics
+from vidmem_ros.command.main import main
+from vidmem_ros.config import VidmemConfig, load_config
+from vidmem_ros.evaluation.answers import AnswerFile, AnswerLine, read_answers
+from vidmem_ros.evaluation.command import run_eval
+from vidmem_ros.evaluation.evaluator import EvalRun, evaluate
+from vidmem_ros.evaluation.questions import GroundTruth, QuestionSet, parse_questions
+from vidmem_ros.evaluation.scoring import contains_phrase, parse_yes_no, score_answer
+from vidmem_ros.ingest import IngestPipeline
+from vidmem_ros.memory.records import Event
+from vidmem_ros.memory.store import SqliteStore
 
 SIGN = Sign("WET FLOOR", 170, 400, size=44, colours=1)
 SCENARIO: tuple[Room, ...] = (

@@ -25,6 +25,7 @@ from nav_msgs.msg import Odometry
 from sensor_msgs.msg import CompressedImage, Image
 from vidmem_ros.msg import AudioChunk
 
+from vidmem_dev.sample_images import photo
 from vidmem_ros.audio_pipeline import AudioPipeline
 from vidmem_ros.config import load_config
 from vidmem_ros.imaging import SUPPORTED_ENCODINGS
@@ -34,7 +35,6 @@ from vidmem_ros.memory.engine import MemoryEngine
 from vidmem_ros.memory.store import POSE_SQL, SqliteStore
 from vidmem_ros.perception.registry import build_asr, build_vad
 from vidmem_ros.ros.convert import to_time
-from vidmem_ros.tools.sample_images import photo
 
 T0 = 1_750_000_000.0
 UINT32 = 2**32 - 1

@@ -1,5 +1,5 @@
-"""The package's layout, read from its imports: no two modules import each other (directly or round a loop), and
-the library never imports the command or the developer tooling above it."""
+"""The packages' layout, read from their imports: no two modules import each other (directly or round a loop),
+the library never imports the command above it, and nothing a robot installs imports the developer tooling."""
 
 from __future__ import annotations
 
@@ -7,16 +7,17 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGE = ROOT / "vidmem_ros"
-# What sits above the library: the `vidmem` command and the tooling that only developers run.
-ABOVE_THE_LIBRARY = ("vidmem_ros.tools",)
+PACKAGES = ("vidmem_ros", "vidmem_dev")
+COMMAND = "vidmem_ros.command"  # the command a robot runs: above the library
+TOOLING = "vidmem_dev"  # what only developers run: above the command
 
 
 def _modules() -> dict[str, Path]:
     found = {}
-    for path in PACKAGE.rglob("*.py"):
-        name = ".".join(path.relative_to(ROOT).with_suffix("").parts)
-        found[name.removesuffix(".__init__")] = path
+    for package in PACKAGES:
+        for path in (ROOT / package).rglob("*.py"):
+            name = ".".join(path.relative_to(ROOT).with_suffix("").parts)
+            found[name.removesuffix(".__init__")] = path
     return found
 
 
@@ -88,11 +89,13 @@ def test_a_circle_is_found_round_a_loop() -> None:
     assert circles(graph) == [["a", "b", "c"]]
 
 
-def test_the_library_does_not_import_the_command_or_the_tooling() -> None:
+def test_the_library_does_not_import_the_command_nor_the_command_the_tooling() -> None:
     graph = import_graph()
-    below = {name for name in graph if not name.startswith(ABOVE_THE_LIBRARY)}
-    upward = {(name, dep) for name in below for dep in graph[name] if dep.startswith(ABOVE_THE_LIBRARY)}
+    library = {name for name in graph if not name.startswith((COMMAND, TOOLING))}
+    upward = {(name, dep) for name in library for dep in graph[name] if dep.startswith((COMMAND, TOOLING))}
+    shipped = {name for name in graph if not name.startswith(TOOLING)}
     assert upward == set()
+    assert {(name, dep) for name in shipped for dep in graph[name] if dep.startswith(TOOLING)} == set()
 
 
 def test_tests_share_helpers_through_conftest_and_support_modules_not_each_other() -> None:
@@ -106,3 +109,16 @@ def test_tests_share_helpers_through_conftest_and_support_modules_not_each_other
         if alias.split(".")[0].startswith("test_")
     }
     assert tests and imported == set()
+
+
+def test_only_the_nodes_and_the_command_import_rclpy() -> None:
+    """The core library (memory, perception, agent, ingest, evaluation) runs without ROS."""
+    ros_side = ("vidmem_ros.ros", COMMAND, TOOLING)
+    importing = set()
+    for name, path in _modules().items():
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import | ast.ImportFrom):
+                names = [node.module or ""] if isinstance(node, ast.ImportFrom) else [a.name for a in node.names]
+                if any(n.split(".")[0] in ("rclpy", "tf2_ros") for n in names):
+                    importing.add(name)
+    assert importing and {name for name in importing if not name.startswith(ros_side)} == set()

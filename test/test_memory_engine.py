@@ -11,13 +11,13 @@ import numpy as np
 import pytest
 from bag_feed import run_bag
 
+from vidmem_dev.sample_bag import START_STAMP, timeline
 from vidmem_ros.config import load_config
 from vidmem_ros.ingest import IngestPipeline
 from vidmem_ros.memory.engine import MemoryEngine
 from vidmem_ros.memory.records import Transcript
 from vidmem_ros.memory.store import SqliteStore
 from vidmem_ros.perception.embedding import ColorLayoutEmbedder
-from vidmem_ros.tools.sample_bag import START_STAMP, timeline
 
 ROOMS = timeline()
 

@@ -16,14 +16,14 @@ import cv2
 import numpy as np
 import pytest
 
+from vidmem_dev.sample_images import photo as sample_photo
+from vidmem_dev.synth import RenderedSign as Sign
+from vidmem_dev.synth import render_sign
 from vidmem_ros.config import OcrConfig, load_config
 from vidmem_ros.errors import InputError, ModelUnavailableError
 from vidmem_ros.perception import ocr
 from vidmem_ros.perception.registry import build_ocr
 from vidmem_ros.perception.types import OcrEngine, TextLine
-from vidmem_ros.tools.sample_images import photo as sample_photo
-from vidmem_ros.tools.synth import RenderedSign as Sign
-from vidmem_ros.tools.synth import render_sign
 
 FONTS = (
     "DejaVuSans-Bold.ttf",

@@ -7,12 +7,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from vidmem_dev.sample_images import photo as sample_photo
+from vidmem_dev.synth import render_sign
 from vidmem_ros.config import load_config
 from vidmem_ros.frames import DecodedImage, FrameInput
 from vidmem_ros.ingest import IngestPipeline
 from vidmem_ros.memory.store import SqliteStore
-from vidmem_ros.tools.sample_images import photo as sample_photo
-from vidmem_ros.tools.synth import render_sign
 
 T0 = 2_000_000.0
 

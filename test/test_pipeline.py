@@ -7,11 +7,11 @@ import cv2
 import numpy as np
 from bag_feed import run_bag
 
+from vidmem_dev.sample_bag import START_STAMP, timeline
 from vidmem_ros.config import VidmemConfig
 from vidmem_ros.frames import CompressedImage, DecodedImage, FrameInput, RawImage
 from vidmem_ros.ingest import IngestPipeline, IngestWorker
 from vidmem_ros.memory.store import SqliteStore
-from vidmem_ros.tools.sample_bag import START_STAMP, timeline
 
 
 def test_sample_patrol_is_remembered_room_by_room(config: VidmemConfig, detector, sample_bag: Path) -> None:  # type: ignore[no-untyped-def]

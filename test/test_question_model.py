@@ -168,7 +168,7 @@ def test_the_rules_baseline_is_the_same_system_without_the_model() -> None:
 
 
 def test_the_parser_benchmark_prints_latency_and_memory_figures(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
-    from vidmem_ros.tools.bench_parser import run_parser_bench
+    from vidmem_dev.bench_parser import run_parser_bench
 
     assert run_parser_bench(tmp_path / "figures.json", limit=4) == 0
     figures = json.loads((tmp_path / "figures.json").read_text())

@@ -14,13 +14,13 @@ from pathlib import Path
 
 import pytest
 
+from vidmem_dev.sample_bag import PATROL, duration, questions_path, sign_sightings, spoken, timeline
+from vidmem_dev.sample_questions import QUESTION_TYPES
 from vidmem_ros.agent.question import Intent, Modality, parse_question
 from vidmem_ros.config import load_config
 from vidmem_ros.evaluation.evaluator import EvalRun, evaluate
 from vidmem_ros.evaluation.questions import QuestionSet, load_questions, parse_questions
 from vidmem_ros.evaluation.scoring import Score, score_all
-from vidmem_ros.tools.sample_bag import PATROL, duration, questions_path, sign_sightings, spoken, timeline
-from vidmem_ros.tools.sample_questions import QUESTION_TYPES
 
 
 def _extra_questions() -> list[dict[str, object]]:

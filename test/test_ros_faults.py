@@ -15,9 +15,9 @@ from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
 from nav_msgs.msg import Odometry
 from ros_robot import CAMERA, NAMESPACE, Robot, image_msg
 
+from vidmem_ros.command.launcher import NodeOptions, start_node, stop_processes
 from vidmem_ros.memory.store import SqliteStore
 from vidmem_ros.ros.convert import to_time
-from vidmem_ros.tools.launcher import NodeOptions, start_node, stop_processes
 
 pytestmark = pytest.mark.ros
 T0 = 1_765_000_000.0

@@ -21,9 +21,9 @@ from rclpy.qos import qos_profile_sensor_data
 from sensor_msgs.msg import Image
 from vidmem_ros.msg import MemoryStats
 
+from vidmem_ros.command.launcher import NodeOptions, start_node, stop_processes
 from vidmem_ros.ros.client import MemoryClient
 from vidmem_ros.ros.convert import to_time
-from vidmem_ros.tools.launcher import NodeOptions, start_node, stop_processes
 
 pytestmark = pytest.mark.ros
 NAMESPACE = "/load"

@@ -16,9 +16,9 @@ from ros_robot import CAMERA, NAMESPACE, Robot, image_msg, jpeg_msg, odom_msg
 from sensor_msgs.msg import CompressedImage
 from vidmem_ros.msg import AudioChunk
 
+from vidmem_ros.command.launcher import NodeOptions, start_node, stop_processes
 from vidmem_ros.memory.store import SqliteStore
 from vidmem_ros.ros.convert import to_seconds, to_time
-from vidmem_ros.tools.launcher import NodeOptions, start_node, stop_processes
 
 pytestmark = pytest.mark.ros
 T0 = 1_750_000_000.0
@@ -180,7 +180,7 @@ def test_search_summarize_and_forget_services(robot: Robot) -> None:
 def test_speech_on_the_audio_topic_becomes_searchable_memory(robot: Robot, tmp_path: Path) -> None:
     from vidmem_ros.msg import AudioChunk
 
-    from vidmem_ros.tools.synth import speak
+    from vidmem_dev.synth import speak
 
     speech = speak("The delivery arrived at the loading dock", voice=None, wpm=None)  # espeak-ng's defaults
     rate, samples = speech.rate, speech.pcm.astype("<i2").tobytes()

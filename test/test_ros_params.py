@@ -56,8 +56,8 @@ def test_a_list_given_as_an_override_is_used(context: Context) -> None:
 def test_the_shipped_parameter_files_are_the_profiles_in_ros_format(
     context: Context, profile: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    from vidmem_ros.command.main import main
     from vidmem_ros.config import CONFIG_DIR, load_config, profile_path
-    from vidmem_ros.tools.cli import main
 
     shipped = CONFIG_DIR / "ros" / f"{profile}.params.yaml"
     assert main(["params", "--profile", profile]) == 0

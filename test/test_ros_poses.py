@@ -28,11 +28,11 @@ from ros_robot import image_msg, odom_msg
 from sensor_msgs.msg import CompressedImage, Image
 from vidmem_ros.msg import Event as EventMsg
 
+from vidmem_ros.command.launcher import NodeOptions, start_node, stop_processes
 from vidmem_ros.memory.records import Moment
 from vidmem_ros.memory.store import SqliteStore
 from vidmem_ros.ros.client import MemoryClient
 from vidmem_ros.ros.convert import to_time
-from vidmem_ros.tools.launcher import NodeOptions, start_node, stop_processes
 
 pytestmark = pytest.mark.ros
 NAMESPACE = "/poses_robot"

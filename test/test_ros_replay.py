@@ -24,12 +24,12 @@ from rosbags.typesys import Stores, get_typestore
 from rosbags.typesys.msg import get_types_from_msg
 from rosgraph_msgs.msg import Clock
 
+from vidmem_dev.sample_bag import ODOM_TOPIC, START_STAMP
+from vidmem_ros.command.launcher import NodeOptions, start_node, stop_processes
+from vidmem_ros.command.replay import replay
 from vidmem_ros.errors import InputError
 from vidmem_ros.ros.client import MemoryClient
 from vidmem_ros.ros.convert import to_seconds
-from vidmem_ros.tools.launcher import NodeOptions, start_node, stop_processes
-from vidmem_ros.tools.replay import replay
-from vidmem_ros.tools.sample_bag import ODOM_TOPIC, START_STAMP
 
 pytestmark = pytest.mark.ros
 
@@ -185,7 +185,10 @@ def test_truncated_mcap_names_the_file(player: Node, sample_bag: Path, tmp_path:
         replay(player, bag)
     assert str(mcap) in str(caught.value)
     cli = subprocess.run(
-        [sys.executable, "-m", "vidmem_ros.tools.cli", "replay", str(bag)], capture_output=True, text=True, timeout=60
+        [sys.executable, "-m", "vidmem_ros.command", "replay", str(bag)],
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert cli.returncode == 1 and str(mcap) in cli.stderr and "Traceback" not in cli.stderr
 
@@ -253,7 +256,10 @@ def test_topics_are_replayed_with_the_qos_they_were_recorded_with(player: Node, 
 
 def test_cli_documents_the_replay_options() -> None:
     cli = subprocess.run(
-        [sys.executable, "-m", "vidmem_ros.tools.cli", "replay", "--help"], capture_output=True, text=True, timeout=60
+        [sys.executable, "-m", "vidmem_ros.command", "replay", "--help"],
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     for flag in ("--rate", "--start-offset", "--loop", "--remap", "--topics", "--clock", "--progress", "--quiet"):
         assert flag in cli.stdout

@@ -12,8 +12,8 @@ from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
 from geometry_msgs.msg import PoseStamped
 from ros_robot import Robot, image_msg
 
+from vidmem_ros.command.launcher import NodeOptions, start_node, stop_processes
 from vidmem_ros.ros.convert import to_time
-from vidmem_ros.tools.launcher import NodeOptions, start_node, stop_processes
 
 pytestmark = pytest.mark.ros
 NAMESPACE = "/robot1"

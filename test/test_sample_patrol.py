@@ -23,8 +23,8 @@ import numpy as np
 import pytest
 from rosbags.rosbag2 import Reader
 
-from vidmem_ros.tools import cli
-from vidmem_ros.tools.sample_bag import (
+from vidmem_dev import command as cli
+from vidmem_dev.sample_bag import (
     AUDIO_CHUNK_MSG,
     AUDIO_RATE,
     AUDIO_TOPIC,
@@ -42,8 +42,8 @@ from vidmem_ros.tools.sample_bag import (
     timeline,
     typestore,
 )
-from vidmem_ros.tools.sample_patrol import write_sample_bag
-from vidmem_ros.tools.sample_questions import (
+from vidmem_dev.sample_patrol import write_sample_bag
+from vidmem_dev.sample_questions import (
     QUESTION_TYPES,
     READ_SLACK_S,
     TRAP_OBJECTS,

@@ -222,7 +222,7 @@ def test_an_entity_prototype_the_file_garbled_does_not_stop_ingestion(config: Vi
 
 
 def run_doctor(path: Path, *flags: str) -> subprocess.CompletedProcess[str]:
-    command = [sys.executable, "-m", "vidmem_ros.tools.cli", "doctor", "--store", str(path), *flags]
+    command = [sys.executable, "-m", "vidmem_ros.command", "doctor", "--store", str(path), *flags]
     return subprocess.run(command, capture_output=True, text=True, timeout=300)
 
 

@@ -1,0 +1,7 @@
+"""Answering questions about memory: reading a question into a typed plan (``question``, ``question_model``,
+``question_similarity``, ``asked``, ``description``), the tools a planner calls over memory (``tools``, with label
+resolution in ``labels``), the harness that runs a planner's steps under a budget with strict schemas
+(``harness``, ``fitting``), the offline and language-model planners, and the ``Reasoner`` that the query node,
+``vidmem eval`` and the tests share.  It imports ``memory`` (the store and its search), ``perception`` (model
+protocols and the label vocabulary) and the top-level configuration; it never imports rclpy, the nodes or the
+command."""

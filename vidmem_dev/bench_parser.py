@@ -19,14 +19,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from vidmem_dev.bench_memory import rss_mb
+from vidmem_dev.sample_bag import PATROL
+from vidmem_dev.sample_questions import patrol_questions
 from vidmem_ros.agent.question_model import ModelQuestionParser, RuleParser, build_question_parser
 from vidmem_ros.agent.question_similarity import SimilarityParser
 from vidmem_ros.config import load_config
 from vidmem_ros.memory.store import SqliteStore
 from vidmem_ros.perception.registry import build_text_embedder
-from vidmem_ros.tools.bench_memory import rss_mb
-from vidmem_ros.tools.sample_bag import PATROL
-from vidmem_ros.tools.sample_questions import patrol_questions
 
 
 def run_parser_bench(json_path: Path | None = None, limit: int = 0) -> int:

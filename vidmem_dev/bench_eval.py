@@ -19,10 +19,10 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from vidmem_dev.sample_bag import PATROL, questions_path
+from vidmem_dev.sample_patrol import write_sample_bag
 from vidmem_ros.config import load_config
 from vidmem_ros.evaluation.command import run_eval
-from vidmem_ros.tools.sample_bag import PATROL, questions_path
-from vidmem_ros.tools.sample_patrol import write_sample_bag
 
 
 def run_eval_bench(

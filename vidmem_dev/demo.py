@@ -10,21 +10,21 @@ import time
 from pathlib import Path
 from typing import Any
 
-from vidmem_ros.evaluation.answers import AnswerLine, AnswersMeta, Evidence, write_answers
-from vidmem_ros.evaluation.questions import load_questions
-from vidmem_ros.evaluation.report import write_report
-from vidmem_ros.evaluation.scoring import format_summary, score_all, summarise
-from vidmem_ros.messages import to_seconds
-from vidmem_ros.progress import ProgressBar
-from vidmem_ros.tools.launcher import NodeOptions, loopback_env, start_node, stop_processes
-from vidmem_ros.tools.sample_bag import (
+from vidmem_dev.sample_bag import (
     AUDIO_TOPIC,
     CAMERA_TOPIC,
     PATROL,
     START_STAMP,
     questions_path,
 )
-from vidmem_ros.tools.sample_patrol import write_sample_bag
+from vidmem_dev.sample_patrol import write_sample_bag
+from vidmem_ros.command.launcher import NodeOptions, loopback_env, start_node, stop_processes
+from vidmem_ros.evaluation.answers import AnswerLine, AnswersMeta, Evidence, write_answers
+from vidmem_ros.evaluation.questions import load_questions
+from vidmem_ros.evaluation.report import write_report
+from vidmem_ros.evaluation.scoring import format_summary, score_all, summarise
+from vidmem_ros.messages import to_seconds
+from vidmem_ros.progress import ProgressBar
 
 # Printed in full, one per kind of question; all of the patrol's questions are asked and scored.
 SHOWN = (
@@ -42,8 +42,8 @@ DEMO_CAMERA_HZ = 5.0  # five times the 1 FPS working rate is plenty, and halves 
 def run_demo(data_dir: Path, rate: float = 3.0) -> int:
     import rclpy
 
+    from vidmem_ros.command.replay import replay
     from vidmem_ros.ros.client import MemoryClient
-    from vidmem_ros.tools.replay import replay
 
     bag = data_dir / "sample_patrol"
     if bag.exists() and not questions_path(bag).exists():  # written by an older demo: the 150 s patrol

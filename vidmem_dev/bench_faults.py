@@ -54,8 +54,7 @@ from typing import Any
 
 import numpy as np
 
-from vidmem_ros.memory.gates import RATE_TOLERANCE
-from vidmem_ros.tools.bench_nodes import (
+from vidmem_dev.bench_nodes import (
     PacedStream,
     drops,
     frame_drops,
@@ -64,7 +63,8 @@ from vidmem_ros.tools.bench_nodes import (
     progress,
     wait_until_up,
 )
-from vidmem_ros.tools.launcher import NodeOptions, loopback_env, start_node, stop_processes
+from vidmem_ros.command.launcher import NodeOptions, loopback_env, start_node, stop_processes
+from vidmem_ros.memory.gates import RATE_TOLERANCE
 
 NAMESPACE = "/vidmem_faults"
 CAMERA = "/vidmem_faults_cam/image_raw"
@@ -191,8 +191,8 @@ class FaultBench:
         self, settings: Settings, fps: float, options: NodeOptions, env: dict[str, str], workdir: Path
     ) -> None:
         import rclpy
-
         from vidmem_ros.msg import MemoryStats
+
         from vidmem_ros.ros.client import MemoryClient
 
         self.settings, self.fps, self.options, self.env, self.workdir = settings, fps, options, env, workdir
@@ -231,7 +231,6 @@ class FaultBench:
     def clients(self) -> dict[str, Any]:
         import rclpy
         from rclpy.executors import MultiThreadedExecutor
-
         from vidmem_ros.srv import Query
 
         s = self.settings
@@ -440,7 +439,6 @@ def sensor_publishers(node: Any) -> dict[str, Any]:
     from nav_msgs.msg import Odometry
     from rclpy.qos import qos_profile_sensor_data
     from sensor_msgs.msg import CompressedImage, Image
-
     from vidmem_ros.msg import AudioChunk
 
     return {
@@ -455,7 +453,7 @@ class RobotCamera:
     """The sample patrol's camera panning through its rooms (stops taken out), odometry at each frame's stamp."""
 
     def __init__(self, publishers: dict[str, Any], rate_hz: float) -> None:
-        from vidmem_ros.tools.sample_bag import SHORT_PATROL, Camera, duration
+        from vidmem_dev.sample_bag import SHORT_PATROL, Camera, duration
 
         rooms = tuple(replace(room, stop_s=None) for room in SHORT_PATROL)
         self.view, self.loop_s = Camera(rooms), duration(rooms)
@@ -501,9 +499,9 @@ class Flood:
 def malformed_messages() -> list[Malformed]:
     """One message of each kind of bad input the nodes subscribe to."""
     from sensor_msgs.msg import CompressedImage, Image
-
     from vidmem_ros.msg import AudioChunk
-    from vidmem_ros.tools.sample_images import photo
+
+    from vidmem_dev.sample_images import photo
 
     rng = np.random.default_rng(0)
     small = rng.integers(0, 256, 64 * 48 * 3, dtype=np.uint8).tobytes()

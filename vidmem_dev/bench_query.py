@@ -26,6 +26,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
+from vidmem_dev.bench_memory import EPOCH, simulate
 from vidmem_ros.agent.harness import AgentState, Budget, Harness
 from vidmem_ros.agent.llm_planner import LlmPlanner
 from vidmem_ros.agent.offline_planner import OfflinePlanner
@@ -37,7 +38,6 @@ from vidmem_ros.config import load_config
 from vidmem_ros.memory.records import Transcript
 from vidmem_ros.memory.store import SqliteStore
 from vidmem_ros.perception.coco import COCO_LABELS
-from vidmem_ros.tools.bench_memory import EPOCH, simulate
 
 SPEECH_EVERY_S = 300.0
 LINES = ("The delivery arrived at the loading dock.", "Please water the plants on Friday.")

@@ -22,8 +22,8 @@ import numpy as np
 from rosbags.rosbag2 import StoragePlugin, Writer
 from rosbags.typesys import Stores, get_types_from_msg, get_typestore
 
-from vidmem_ros.tools.sample_images import photo
-from vidmem_ros.tools.synth import PLATES, paste, sign_plate
+from vidmem_dev.sample_images import photo
+from vidmem_dev.synth import PLATES, paste, sign_plate
 
 CAMERA_TOPIC = "/camera/image_raw/compressed"
 RAW_CAMERA_TOPIC = "/camera/image_raw"
@@ -467,7 +467,7 @@ class Camera:
 
 def audio_track(scenario: tuple[Room, ...], rate: int = AUDIO_RATE, seed: int = 11) -> np.ndarray:
     """The whole patrol's sound as int16 mono: quiet room tone, each utterance spoken by espeak-ng at its time."""
-    from vidmem_ros.tools.synth import speak
+    from vidmem_dev.synth import speak
 
     total = round(duration(scenario) * rate)
     rng = np.random.default_rng(seed)

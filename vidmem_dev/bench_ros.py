@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from vidmem_ros.tools.bench_nodes import (
+from vidmem_dev.bench_nodes import (
     PacedStream,
     frame_drops,
     image_msg,
@@ -40,8 +40,8 @@ from vidmem_ros.tools.bench_nodes import (
     progress,
     wait_until_up,
 )
-from vidmem_ros.tools.launcher import NodeOptions, loopback_env, start_node, stop_processes
-from vidmem_ros.tools.sample_images import photo as sample_photo
+from vidmem_dev.sample_images import photo as sample_photo
+from vidmem_ros.command.launcher import NodeOptions, loopback_env, start_node, stop_processes
 
 NAMESPACE = "/vidmem_bench"
 CAMERA = "/vidmem_bench_cam/image_raw"
@@ -93,8 +93,8 @@ def run_ros_bench(
     import rclpy
     from rclpy.qos import qos_profile_sensor_data
     from sensor_msgs.msg import Image
-
     from vidmem_ros.msg import MemoryStats
+
     from vidmem_ros.ros.client import MemoryClient
 
     workdir = Path(tempfile.mkdtemp(prefix="vidmem-bench-ros-"))

@@ -35,9 +35,9 @@ from typing import Any
 import cv2
 import numpy as np
 
+from vidmem_dev.sample_images import photo as sample_photo
+from vidmem_dev.synth import Speech
 from vidmem_ros.config import VidmemConfig, load_config
-from vidmem_ros.tools.sample_images import photo as sample_photo
-from vidmem_ros.tools.synth import Speech
 
 SPEECH_SHARE = 0.2  # share of the time someone speaks, for the combined budget
 DEFAULT_RUNS = 30
@@ -73,8 +73,8 @@ def photo(name: str, size: tuple[int, int] = FRAME) -> np.ndarray:
 
 def sign_plate(index: int) -> np.ndarray:
     """An RGBA sign (plate, text, tilt, blur sigma 1) as test/test_ocr.py's ``render_sign`` draws them."""
-    from vidmem_ros.tools.synth import PLATES
-    from vidmem_ros.tools.synth import sign_plate as draw
+    from vidmem_dev.synth import PLATES
+    from vidmem_dev.synth import sign_plate as draw
 
     text, font, size, angle = SIGNS[index % len(SIGNS)]
     return draw(text, font, size, angle, PLATES[index % len(PLATES)], blur=1.0)
@@ -82,7 +82,7 @@ def sign_plate(index: int) -> np.ndarray:
 
 def paste(frame: np.ndarray, plate: np.ndarray, where: tuple[float, float]) -> np.ndarray:
     """``plate`` (RGBA) alpha-blended onto a copy of ``frame``; ``where`` in 0-1 of the free space."""
-    from vidmem_ros.tools.synth import paste as paste_at
+    from vidmem_dev.synth import paste as paste_at
 
     (ph, pw), (fh, fw) = plate.shape[:2], frame.shape[:2]
     left = int(np.clip(where[0], 0, 1) * max(fw - pw, 0))
@@ -98,7 +98,7 @@ def sign_frames(photos: Sequence[np.ndarray]) -> list[np.ndarray]:
 
 def synthesise(texts: Sequence[str]) -> list[Speech]:
     """Sentences spoken by espeak-ng (en-us, 160 words a minute), as int16 mono at its native rate."""
-    from vidmem_ros.tools import synth
+    from vidmem_dev import synth
 
     try:
         return synth.synthesise(tuple(texts))
@@ -299,9 +299,9 @@ def patrol_frames(
     from rosbags.rosbag2 import Reader
     from rosbags.typesys import Stores, get_typestore
 
+    from vidmem_dev.sample_bag import SHORT_PATROL, START_STAMP, timeline
+    from vidmem_dev.sample_patrol import write_sample_bag
     from vidmem_ros.imaging import compressed_to_rgb
-    from vidmem_ros.tools.sample_bag import SHORT_PATROL, START_STAMP, timeline
-    from vidmem_ros.tools.sample_patrol import write_sample_bag
 
     scenario = SHORT_PATROL[:2] if quick else SHORT_PATROL
     bag = write_sample_bag(folder / "patrol", camera_hz=camera_hz, scenario=scenario)

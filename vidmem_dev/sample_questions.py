@@ -32,7 +32,7 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
-from vidmem_ros.tools.sample_bag import (
+from vidmem_dev.sample_bag import (
     Room,
     SignSighting,
     SpokenLine,

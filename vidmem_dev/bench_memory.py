@@ -32,10 +32,10 @@ from typing import Any
 import cv2
 import numpy as np
 
+from vidmem_dev.bench_index import bench_search, format_rows
 from vidmem_ros.config import VidmemConfig, load_config
 from vidmem_ros.errors import StoreError
 from vidmem_ros.imaging import rgb_to_jpeg
-from vidmem_ros.memory.bench_index import bench_search, format_rows
 from vidmem_ros.memory.engine import MemoryEngine, Observation
 from vidmem_ros.memory.gates import FrameGate, grey_thumbnail, sharpness
 from vidmem_ros.memory.records import Pose

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from vidmem_ros.tools.sample_bag import SHORT_PATROL, Room, questions_path, write_bag
-from vidmem_ros.tools.sample_questions import write_questions
+from vidmem_dev.sample_bag import SHORT_PATROL, Room, questions_path, write_bag
+from vidmem_dev.sample_questions import write_questions
 
 
 def write_sample_bag(
