@@ -24,13 +24,14 @@ import transformers
 
 from vidmem_ros.config import CaptionerConfig, DetectorConfig, EmbedderConfig, load_config, profile_path
 from vidmem_ros.errors import ConfigError, InputError, ModelUnavailableError
+from vidmem_ros.memory.captioner_backends import build_captioner
 from vidmem_ros.memory.captions import ComposedCaptioner, EventFacts
 from vidmem_ros.memory.records import Event, Moment
+from vidmem_ros.memory.vlm_captioner import OpenAiVlmCaptioner, VlmCaptionError, parse_reply
 from vidmem_ros.perception.embedding import ImageEmbedder, TextEmbedder
 from vidmem_ros.perception.grounding_dino import GroundingDinoDetector, label_spans
 from vidmem_ros.perception.hf_clip import ClipEmbedder, resolve_device
 from vidmem_ros.perception.registry import (
-    build_captioner,
     build_clip_text_embedder,
     build_detector,
     build_embedder,
@@ -38,7 +39,6 @@ from vidmem_ros.perception.registry import (
 )
 from vidmem_ros.perception.tensorrt import TensorRtImageEncoder, export_vision_onnx, trtexec_command
 from vidmem_ros.perception.types import Detector
-from vidmem_ros.perception.vlm_captioner import OpenAiVlmCaptioner, VlmCaptionError, parse_reply
 
 torch.set_num_threads(1)
 transformers.logging.set_verbosity_error()  # the Pil-backend notices are expected here (no torchvision)

@@ -122,3 +122,26 @@ def test_only_the_nodes_and_the_command_import_rclpy() -> None:
                 if any(n.split(".")[0] in ("rclpy", "tf2_ros") for n in names):
                     importing.add(name)
     assert importing and {name for name in importing if not name.startswith(ros_side)} == set()
+
+
+# Each package, and the packages it must never import: the arrows run one way, from the nodes and the command
+# down through the agent and memory to the models.
+NEVER_IMPORTS = {
+    "vidmem_ros.perception": ("vidmem_ros.memory", "vidmem_ros.agent", "vidmem_ros.evaluation", "vidmem_ros.ros"),
+    "vidmem_ros.memory": ("vidmem_ros.agent", "vidmem_ros.evaluation", "vidmem_ros.ros"),
+    "vidmem_ros.agent": ("vidmem_ros.evaluation", "vidmem_ros.ros"),
+    "vidmem_ros.evaluation": ("vidmem_ros.ros",),
+}
+
+
+def test_packages_import_each_other_one_way() -> None:
+    graph = import_graph()
+    against = {
+        (name, dep)
+        for package, banned in NEVER_IMPORTS.items()
+        for name in graph
+        if name.startswith(package)
+        for dep in graph[name]
+        if dep.startswith(banned)
+    }
+    assert against == set()

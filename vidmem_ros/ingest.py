@@ -74,6 +74,7 @@ class IngestPipeline:
     @classmethod
     def from_config(cls, config: VidmemConfig, store: SqliteStore) -> IngestPipeline:
         """Every model the configuration names, loaded once; a missing one is a start-up error naming its setting."""
+        from vidmem_ros.memory.captioner_backends import build_captioner
         from vidmem_ros.perception import registry
 
         pipeline = cls(
@@ -83,7 +84,7 @@ class IngestPipeline:
             registry.build_embedder(config.embedder, config.tagger),
             tagger=registry.build_tagger(config.tagger, config.lexicon),
             ocr=registry.build_ocr(config.ocr),
-            captioner=registry.build_captioner(config.captioner),
+            captioner=build_captioner(config.captioner),
             text_embedder=registry.build_text_embedder(config.text_embedder),
         )
         pipeline.warm_up()

@@ -119,6 +119,7 @@ def _plan_trace(parsed: ParsedQuestion | None) -> dict[str, str] | None:
 
 def build_reasoner(config: VidmemConfig, store: SqliteStore) -> Reasoner:
     """The reasoner a node or the evaluator uses: label mapping, lazily loaded inspection models, image index."""
+    from vidmem_ros.memory.captioner_backends import build_captioner
     from vidmem_ros.perception import registry
 
     vocabulary = registry.detector_vocabulary(config.detector)
@@ -128,7 +129,7 @@ def build_reasoner(config: VidmemConfig, store: SqliteStore) -> Reasoner:
         "detector": lambda: registry.build_detector(config.detector),
         "ocr": lambda: registry.build_ocr(config.ocr),
         "tagger": lambda: registry.build_tagger(config.tagger, config.lexicon),
-        "captioner": lambda: registry.build_captioner(config.captioner),
+        "captioner": lambda: build_captioner(config.captioner),
     }
     images = VectorSearch(store, "moment_vectors", config.index) if config.embedder.backend != "none" else None
     llm = None

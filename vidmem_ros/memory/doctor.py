@@ -27,12 +27,13 @@ from typing import Any, TextIO
 from vidmem_ros.config import VidmemConfig
 from vidmem_ros.errors import VidmemError
 from vidmem_ros.memory.archive import QUARANTINE_COUNTER, QUARANTINED, EventArchive, write_pose_track
+from vidmem_ros.memory.captioner_backends import build_captioner
 from vidmem_ros.memory.captions import ComposedCaptioner, EventCaptioner
 from vidmem_ros.memory.forget import forget
 from vidmem_ros.memory.schema import POSE_COLUMNS
 from vidmem_ros.memory.store import POSE_SQL, SqliteStore, cell, json_list, pose_from
 from vidmem_ros.perception.embedding import TextEmbedder
-from vidmem_ros.perception.registry import build_captioner, build_text_embedder
+from vidmem_ros.perception.registry import build_text_embedder
 
 # Each kind of bad record, in the order the report lists them.
 PROBLEMS = {

@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from vidmem_ros.config import (
     AudioConfig,
-    CaptionerConfig,
     DetectorConfig,
     EmbedderConfig,
     LexiconConfig,
@@ -16,9 +13,6 @@ from vidmem_ros.config import (
 )
 from vidmem_ros.perception.embedding import ImageEmbedder, TextEmbedder
 from vidmem_ros.perception.types import Detector, OcrEngine, SpeechRecognizer, Tagger, VoiceActivityDetector
-
-if TYPE_CHECKING:  # the memory package imports perception; keep this module free of the reverse import
-    from vidmem_ros.memory.captions import EventCaptioner
 
 
 def build_detector(config: DetectorConfig) -> Detector | None:
@@ -100,21 +94,6 @@ def build_clip_text_embedder(config: EmbedderConfig, image_embedder: object | No
     embedder = _clip_embedder(config)
     assert isinstance(embedder, ClipEmbedder)
     return embedder
-
-
-def build_captioner(config: CaptionerConfig) -> EventCaptioner:
-    """The event captioner; a VLM server that does not answer at start-up is a ModelUnavailableError."""
-    if config.backend == "composed":
-        from vidmem_ros.memory.captions import ComposedCaptioner
-
-        return ComposedCaptioner()
-    if config.backend == "openai_vlm":
-        from vidmem_ros.perception.vlm_captioner import OpenAiVlmCaptioner
-
-        captioner = OpenAiVlmCaptioner(config)
-        captioner.check()
-        return captioner
-    raise AssertionError(f"unhandled captioner backend {config.backend}")
 
 
 def build_vad(config: AudioConfig) -> VoiceActivityDetector | None:
