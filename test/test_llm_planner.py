@@ -24,7 +24,7 @@ from planner_memory import SIGN, SPEECH, T0, Memory
 
 from vidmem_ros.agent.answer import Answer
 from vidmem_ros.agent.llm_planner import calls_in_text, llm_planner_factory, tool_schemas
-from vidmem_ros.agent.tools import ANSWER_TOOL, TOOLS
+from vidmem_ros.agent.tool_registry import ANSWER_TOOL, TOOLS
 from vidmem_ros.chat_client import ChatClient
 from vidmem_ros.config import QueryConfig
 from vidmem_ros.errors import ModelUnavailableError

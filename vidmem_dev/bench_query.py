@@ -32,7 +32,7 @@ from vidmem_ros.agent.llm_planner import LlmPlanner
 from vidmem_ros.agent.offline_planner import OfflinePlanner
 from vidmem_ros.agent.question import parse_question
 from vidmem_ros.agent.reasoner import Reasoner
-from vidmem_ros.agent.tools import ToolContext
+from vidmem_ros.agent.tool_context import ToolContext
 from vidmem_ros.chat_client import ChatReply, ChatToolCall, Message
 from vidmem_ros.config import load_config
 from vidmem_ros.memory.records import Transcript

@@ -27,7 +27,9 @@ from typing import Any, Protocol
 from pydantic import ValidationError
 
 from vidmem_ros.agent.answer import Answer, EvidenceItem
-from vidmem_ros.agent.tools import ANSWER_TOOL, REF, TOOLS, AnswerArgs, Finding, ToolContext, ToolError, ToolResult
+from vidmem_ros.agent.tool_args import AnswerArgs
+from vidmem_ros.agent.tool_context import REF, Finding, ToolContext, ToolError, ToolResult
+from vidmem_ros.agent.tool_registry import ANSWER_TOOL, TOOLS
 from vidmem_ros.errors import VidmemError
 
 log = logging.getLogger(__name__)

@@ -27,7 +27,9 @@ from datetime import datetime, timezone
 from typing import Any
 
 from vidmem_ros.agent.harness import AgentState, Observation, Planner, PlannerError, PlannerFactory
-from vidmem_ros.agent.tools import ANSWER_DESCRIPTION, ANSWER_TOOL, TOOLS, AnswerArgs, ToolContext
+from vidmem_ros.agent.tool_args import AnswerArgs
+from vidmem_ros.agent.tool_context import ToolContext
+from vidmem_ros.agent.tool_registry import ANSWER_DESCRIPTION, ANSWER_TOOL, TOOLS
 from vidmem_ros.chat_client import ChatBackend, ChatClient, ChatError, ChatReply, LlamaCppChat, Message, read_api_key
 from vidmem_ros.config import QueryConfig
 from vidmem_ros.errors import ModelUnavailableError

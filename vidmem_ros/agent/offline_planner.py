@@ -21,15 +21,11 @@ from vidmem_ros.agent.description import head_words, held_in
 from vidmem_ros.agent.fitting import fit_to_schema
 from vidmem_ros.agent.harness import AgentState, Observation, PlannerError
 from vidmem_ros.agent.question import Intent, Modality, ParsedQuestion, asked_words, content_words
-from vidmem_ros.agent.tools import (
-    ANSWER_TOOL,
-    TOOLS,
-    TRANSCRIPTS_MAX,
-    AnswerArgs,
-    Finding,
-    group_runs,
-    words_covered,
-)
+from vidmem_ros.agent.text_match import words_covered
+from vidmem_ros.agent.tool_args import TRANSCRIPTS_MAX, AnswerArgs
+from vidmem_ros.agent.tool_context import Finding
+from vidmem_ros.agent.tool_registry import ANSWER_TOOL, TOOLS
+from vidmem_ros.agent.tools import group_runs
 
 # Absence of a detection is weak evidence (detectors miss things): the confidence of "not seen".
 NOT_SEEN_CONFIDENCE = 0.3

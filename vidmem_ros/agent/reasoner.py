@@ -18,7 +18,7 @@ from vidmem_ros.agent.labels import LabelLexicon
 from vidmem_ros.agent.offline_planner import OfflinePlanner
 from vidmem_ros.agent.question import ParsedQuestion, validate_question
 from vidmem_ros.agent.question_model import QuestionParser, RuleParser, build_question_parser
-from vidmem_ros.agent.tools import Perception, ToolContext
+from vidmem_ros.agent.tool_context import Perception, ToolContext
 from vidmem_ros.config import LexiconConfig, PlacesConfig, QueryConfig, VidmemConfig
 from vidmem_ros.errors import InputError
 from vidmem_ros.memory.poses import pose_at

@@ -1,12 +1,9 @@
-"""Tools the reasoner calls over memory and perception.
+"""The tools the reasoner calls over memory and perception, one function each.
 
-Each tool has a strict argument schema (extra keys forbidden) and returns
-``Finding``s: compact records that carry a reference the answer can cite
-("moment/42", "event/7", "transcript/3", "text/9").  Times in arguments and
-results are seconds since memory began (``t``), which language models handle
-far better than epoch stamps.  Every tool honours the question's ``as_of``:
-nothing stamped after it is returned, and asking about a later time or a later
-reference is refused with an error the planner can read.
+Each takes the question's ``ToolContext`` and its validated arguments (``tool_args``) and returns ``Finding``s
+(``tool_context``); ``tool_registry`` names and describes them for planners.  Every tool honours the question's
+``as_of``: nothing stamped after it is returned, and asking about a later time or a later reference is refused
+with an error the planner can read.
 """
 
 from __future__ import annotations
@@ -15,251 +12,48 @@ import math
 import re
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from difflib import SequenceMatcher
-from typing import Any, Literal
-
-from pydantic import BaseModel, ConfigDict, Field
+from typing import Any
 
 from vidmem_ros.agent.description import description_rest, head_words, wanted_count, without_count
 from vidmem_ros.agent.labels import LabelLexicon
 from vidmem_ros.agent.question import GENERIC_PLACES
-from vidmem_ros.config import PlacesConfig
-from vidmem_ros.errors import VidmemError
+from vidmem_ros.agent.text_match import squash, text_match, words_covered
+from vidmem_ros.agent.tool_args import (
+    FindObjectArgs,
+    FindTextArgs,
+    InspectArgs,
+    KindsArgs,
+    NavigateArgs,
+    NeighborsArgs,
+    PlacesArgs,
+    PoseAtArgs,
+    RecentArgs,
+    SearchArgs,
+    TimelineArgs,
+    TranscriptArgs,
+    WhenNearArgs,
+)
+from vidmem_ros.agent.tool_context import (
+    SOURCE_KINDS,
+    SOURCES,
+    Finding,
+    ToolContext,
+    ToolError,
+    ToolResult,
+)
 from vidmem_ros.imaging import jpeg_to_rgb
 from vidmem_ros.memory import places as stays
-from vidmem_ros.memory.captions import EventCaptioner, EventFacts, event_labels, event_texts
+from vidmem_ros.memory.captions import EventFacts, event_labels, event_texts
 from vidmem_ros.memory.hierarchy import ROOT_KEY
 from vidmem_ros.memory.records import Event, Moment, Pose, SearchHit, Sighting, TextRead
 from vidmem_ros.memory.search import Place, search_memory, view_end
-from vidmem_ros.memory.store import SqliteStore
-from vidmem_ros.memory.vector_search import VectorSearch
-from vidmem_ros.perception.embedding import TextEmbedder
-from vidmem_ros.perception.types import Detector, OcrEngine, Tagger
-from vidmem_ros.perception.vocabulary import LabelMapper
-
-REF = re.compile(r"^(moment|event|super_event|transcript|text|place)/(\d+)$|^root$")
-SOURCES = ("moments", "events", "summaries", "transcripts", "texts")
-_SOURCE_KINDS = {
-    "moments": ("moment",),
-    "events": ("event",),
-    "summaries": ("super_event",),
-    "transcripts": ("transcript",),
-    "texts": ("text",),
-}
-
-
-class ToolError(VidmemError):
-    """A call the tool refuses (a time after ``as_of``, an unknown reference); the planner sees the message."""
-
-
-@dataclass(frozen=True)
-class Finding:
-    """One thing a tool found, citable by ``ref``."""
-
-    ref: str
-    kind: str  # moment | occasion | event | super_event | root | transcript | text | pose
-    stamp: float
-    end: float
-    text: str
-    score: float = 1.0
-    pose: Pose | None = None
-    data: dict[str, Any] = field(default_factory=dict)
-
-    def to_json(self, t0: float) -> dict[str, Any]:
-        out: dict[str, Any] = {"ref": self.ref, "t": round(self.stamp - t0, 1)}
-        if self.end > self.stamp:
-            out["t_end"] = round(self.end - t0, 1)
-        if self.text:
-            out["text"] = self.text
-        if self.score < 1.0:
-            out["score"] = round(self.score, 2)
-        if self.pose is not None:
-            out["xy"] = [round(self.pose.x, 1), round(self.pose.y, 1)]
-        out.update({k: v for k, v in self.data.items() if not k.startswith("_")})
-        return out
-
-
-@dataclass
-class ToolResult:
-    tool: str
-    findings: list[Finding] = field(default_factory=list)
-    note: str = ""
-    error: str = ""
-
-
-@dataclass
-class Perception:
-    """Models the inspection tools may run on stored frames; any may be missing.
-
-    With a ``loader``, a missing model is built on first use (the query node does
-    not pay for models no question needs), once.
-    """
-
-    detector: Detector | None = None
-    ocr: OcrEngine | None = None
-    tagger: Tagger | None = None
-    captioner: EventCaptioner | None = None
-    loader: Callable[[str], Any] | None = None
-    _tried: set[str] = field(default_factory=set)
-
-    def model(self, kind: str) -> Any:
-        """The detector, ocr, tagger or captioner, loading it if it can."""
-        current = getattr(self, kind)
-        if current is None and self.loader is not None and kind not in self._tried:
-            self._tried.add(kind)
-            current = self.loader(kind)
-            setattr(self, kind, current)
-        return current
-
-
-@dataclass
-class ToolContext:
-    store: SqliteStore
-    as_of: float | None
-    t0: float  # stamp of t = 0
-    vocabulary: tuple[str, ...] = ()
-    mapper: LabelMapper | None = None
-    min_score: float = 0.5  # detection score from which a sighting counts
-    weak_score: float = 0.3
-    occasion_gap_s: float = 12.0  # sightings further apart are separate occasions
-    perception: Perception = field(default_factory=Perception)
-    images: VectorSearch | None = None
-    places: PlacesConfig = field(default_factory=PlacesConfig)
-    text_embedder: TextEmbedder | None = None  # matches place descriptions by meaning as well as by words
-    lexicon: LabelLexicon | None = None  # words -> detector labels; built from ``vocabulary`` on first use if None
-
-    @property
-    def upper(self) -> float:
-        return math.inf if self.as_of is None else self.as_of
-
-    def stamp(self, t: float | None, default: float) -> float:
-        return default if t is None else self.t0 + t
-
-    def window(self, start_t: float | None, end_t: float | None) -> tuple[float, float]:
-        """Absolute [lo, hi] for a range in t, clamped to ``as_of``; a range wholly after it is refused."""
-        lo = self.stamp(start_t, -math.inf)
-        hi = min(self.stamp(end_t, math.inf), self.upper)
-        if lo > self.upper:
-            raise ToolError(f"start_t={start_t} is after the question's moment; nothing after it can be read")
-        return lo, hi
-
-    def require_visible(self, stamp: float, what: str) -> None:
-        if stamp > self.upper:
-            raise ToolError(f"{what} is after the question's moment; nothing after it can be read")
-
-
-class _Args(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class _Range(_Args):
-    start_t: float | None = Field(None, description="only from this time (seconds since memory began)")
-    end_t: float | None = Field(None, description="only up to this time (seconds since memory began)")
-
-
-class Near(_Args):
-    x: float
-    y: float
-    radius: float = Field(3.0, gt=0.0, le=1000.0, description="metres")
-
-
-class SearchArgs(_Range):
-    query: str = Field("", max_length=300, description="words to look for; empty lists events newest first")
-    sources: list[Literal["moments", "events", "summaries", "transcripts", "texts"]] = Field(
-        default_factory=list, description="where to look; empty means everywhere"
-    )
-    near: Near | None = Field(None, description="only what was seen within radius metres of x, y")
-    similar_to: str | None = Field(None, pattern=r"^moment/\d+$", description="frames that look like this one")
-    limit: int = Field(8, ge=1, le=20)
-
-
-class FindObjectArgs(_Range):
-    name: str = Field(min_length=1, max_length=80, description="a thing the detector may have reported")
-
-
-class KindsArgs(_Range):
-    kind: str = Field(min_length=1, max_length=60, description="a kind of thing: animal, fruit, vehicle, country")
-    how: Literal["seen", "read", "any"] = Field("any", description="seen by the models, read on signs, or both")
-
-
-class FindTextArgs(_Range):
-    text: str = Field(min_length=1, max_length=200, description="words read on a sign, label or screen")
-
-
-TRANSCRIPTS_MAX = 30  # the most sentences one search_transcripts call returns
-
-
-class TranscriptArgs(_Range):
-    query: str = Field("", max_length=300, description="words heard; empty lists everything said in the range")
-    limit: int = Field(8, ge=1, le=TRANSCRIPTS_MAX)
-
-
-class NavigateArgs(_Args):
-    ref: str = Field(pattern=r"^(root|super_event/\d+|event/\d+)$", description="root, super_event/N or event/N")
-
-
-class NeighborsArgs(_Args):
-    event: str = Field(pattern=r"^event/\d+$")
-    kinds: list[str] = Field(default_factory=list, description="edge kinds to follow, e.g. before, causes")
-    depth: int = Field(1, ge=1, le=2)
-
-
-class InspectArgs(_Args):
-    refs: list[str] = Field(min_length=1, max_length=4, description="moment/N references of stored frames")
-    look_for: Literal["objects", "text", "scene"] = "objects"
-
-
-class RecentArgs(_Args):
-    limit: int = Field(8, ge=1, le=16)
-
-
-class PoseAtArgs(_Args):
-    t: float = Field(description="seconds since memory began")
-
-
-class WhenNearArgs(_Range):
-    x: float
-    y: float
-    radius: float = Field(3.0, gt=0.0, le=1000.0)
-
-
-class TimelineArgs(_Range):
-    what: list[Literal["objects", "text", "speech", "scenes"]] = Field(
-        default_factory=list,
-        description="what to list: objects, text, speech, or scenes (the events the stream was cut into at each "
-        "change of view); empty means objects, text and speech",
-    )
-    limit: int = Field(20, ge=1, le=50)
-
-
-class PlacesArgs(_Range):
-    about: str = Field(
-        "",
-        max_length=200,
-        description="What the place is like or called: things seen, words read or heard there. Empty: every place",
-    )
-
-
-class AnswerArgs(_Args):
-    text: str = Field(min_length=1, max_length=1500, description="the answer in one or two sentences")
-    confidence: float = Field(ge=0.0, le=1.0)
-    time_ref: str | None = Field(None, description="the reference whose time answers a 'when' question")
-    place_ref: str | None = Field(None, description="the reference whose pose answers a 'where' question")
-    evidence: list[str] = Field(default_factory=list, max_length=10, description="references the answer rests on")
-    value: bool | float | str | None = Field(
-        None, description="the answer as a value when it is yes/no, a count, a duration in seconds or a short name"
-    )
-
-
-# -- search ------------------------------------------------------------------------
 
 
 def search(ctx: ToolContext, args: SearchArgs) -> ToolResult:
     lo, hi = ctx.window(args.start_t, args.end_t)
     if args.similar_to:
         return _similar(ctx, args, lo, hi)
-    kinds = [k for s in (args.sources or SOURCES) for k in _SOURCE_KINDS[s]]
+    kinds = [k for s in (args.sources or SOURCES) for k in SOURCE_KINDS[s]]
     place = Place(args.near.x, args.near.y, args.near.radius) if args.near else None
     hits = search_memory(ctx.store, args.query, _finite(lo), _finite(hi), place, ctx.as_of, args.limit, kinds)
     findings = [_hit_finding(ctx, h) for h in hits]
@@ -825,124 +619,9 @@ def noisy_or(scores: list[float]) -> float:
     return round(min(0.99, 1.0 - miss), 3)
 
 
-def squash(text: str) -> str:
-    return re.sub(r"[^0-9a-z]+", "", text.lower())
-
-
-def text_match(wanted: str, read: str) -> float:
-    """How well words read match the words asked about: 1 when contained (spaces and case ignored)."""
-    a, b = squash(wanted), squash(read)
-    if not a or not b:
-        return 0.0
-    if a in b:
-        return 1.0
-    if len(b) >= 4 and b in a:
-        return len(b) / len(a)
-    best = SequenceMatcher(None, a, b).find_longest_match(0, len(a), 0, len(b)).size
-    return float(best / len(a)) if best >= 4 else 0.0
-
-
-def words_covered(query: str, text: str) -> float:
-    """Share of the query's content words (or their stems) that appear in ``text``."""
-    from vidmem_ros.agent.question import content_words
-
-    wanted = content_words(query)
-    if not wanted:
-        return 1.0
-    have = squash(text)
-    return sum(w[: max(4, len(w) - 2)] in have for w in wanted) / len(wanted)
-
-
 def _finite(value: float) -> float | None:
     return value if math.isfinite(value) else None
 
 
 def _ref_id(ref: str) -> int:
     return int(ref.split("/")[1])
-
-
-@dataclass(frozen=True)
-class ToolSpec:
-    name: str
-    description: str
-    args: type[_Args]
-    run: Callable[[ToolContext, Any], ToolResult]
-
-    def schema(self) -> dict[str, Any]:
-        """OpenAI function-calling description of this tool."""
-        return {
-            "type": "function",
-            "function": {
-                "name": self.name,
-                "description": self.description,
-                "parameters": self.args.model_json_schema(),
-            },
-        }
-
-
-TOOLS: dict[str, ToolSpec] = {
-    spec.name: spec
-    for spec in (
-        ToolSpec(
-            "search",
-            "Search memory by words, time range, place (near x, y) or visual similarity to a frame. Sources: "
-            "moments (detected objects), events (captions), summaries (periods), transcripts (speech), texts (signs).",
-            SearchArgs,
-            search,
-        ),
-        ToolSpec(
-            "find_object",
-            "Every occasion an object was detected, oldest first, with frames, score and where the robot was.",
-            FindObjectArgs,
-            find_object,
-        ),
-        ToolSpec("find_text", "Where and when words were read on signs, labels or screens.", FindTextArgs, find_text),
-        ToolSpec(
-            "kinds_of",
-            "The things of a kind (animal, fruit, vehicle, country) that were seen or named on signs read.",
-            KindsArgs,
-            kinds_of,
-        ),
-        ToolSpec(
-            "search_transcripts",
-            "What was heard: speech transcripts matching words, or all in a range.",
-            TranscriptArgs,
-            search_transcripts,
-        ),
-        ToolSpec(
-            "navigate",
-            "Walk the memory hierarchy: root lists periods (super_event/N); a period lists its events; an event "
-            "shows its caption, what was seen, read and heard, and its keyframes.",
-            NavigateArgs,
-            navigate,
-        ),
-        ToolSpec("neighbors", "Events linked to an event by temporal or causal edges.", NeighborsArgs, neighbors),
-        ToolSpec(
-            "inspect_frames",
-            "Look again at stored frames with a model: objects (detector), text (OCR) or scene (tagger/captioner).",
-            InspectArgs,
-            inspect_frames,
-        ),
-        ToolSpec(
-            "timeline",
-            "What was seen, read and heard in a time range, as occasions in time order.",
-            TimelineArgs,
-            timeline,
-        ),
-        ToolSpec("recent_frames", "The latest frames: what is in view now.", RecentArgs, recent_frames),
-        ToolSpec("pose_at", "Where the robot was at time t.", PoseAtArgs, pose_at),
-        ToolSpec("when_near", "When the robot was within radius metres of x, y.", WhenNearArgs, when_near),
-        ToolSpec(
-            "places",
-            "The places the robot stayed at (rooms, stops), from its path: each with its visits (start and end t), "
-            "time spent and what was seen, read and heard there; the best match to a description first.",
-            PlacesArgs,
-            find_places,
-        ),
-    )
-}
-ANSWER_TOOL = "final_answer"
-ANSWER_DESCRIPTION = (
-    "Give the final answer. Cite references from tool results in evidence; set time_ref / place_ref to the "
-    "reference whose time or place answers a when / where question."
-)
