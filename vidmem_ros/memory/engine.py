@@ -229,20 +229,16 @@ class MemoryEngine:
         moment_ids: Sequence[int] = (),
         event_ids: Sequence[int] = (),
     ) -> ForgetReport:
+        """Forget from this process; the same as the query node's forget service, whose removals the engine
+        follows on its next frame."""
         with self._lock:
             report = forget(self.archive, start, end, moment_ids, event_ids)
-            self._forget_generation = self.store.get_meta("forget_generation")
-            self.images.remove(report.moments)
-            self.entities.invalidate()
-            if self._event_id is not None and self.store.event(self._event_id) is None:
-                self._event_id = None  # the open event was forgotten whole: the next frame starts one
-                self.segmenter.reset()
-            gone = set(report.moments)
-            self.short_term.discard(lambda frame: frame.moment_id in gone)
+            self._follow_forgets()
             return report
 
     def _follow_forgets(self) -> None:
-        """Another process (the query node's forget service) may have removed memory: drop stale caches."""
+        """Memory was forgotten (here or by another process, e.g. the query node's forget service): drop what the
+        caches still hold of it."""
         generation = self.store.get_meta("forget_generation")
         if generation == self._forget_generation:
             return
@@ -250,7 +246,7 @@ class MemoryEngine:
         self.entities.invalidate()
         self.images.sync()
         if self._event_id is not None and self.store.event(self._event_id) is None:
-            self._event_id = None
+            self._event_id = None  # the open event was forgotten whole: the next frame starts one
             self.segmenter.reset()
         gone = {
             f.moment_id for f in self.short_term.items() if self.store.moment(f.moment_id, with_payload=False) is None
