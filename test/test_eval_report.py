@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from planner_memory import T0, ingest_photos
 
 from vidmem_ros.command.main import main as vidmem
 from vidmem_ros.config import VidmemConfig, load_config
@@ -18,31 +19,13 @@ from vidmem_ros.evaluation.answers import AnswerLine, AnswersMeta, Evidence, by_
 from vidmem_ros.evaluation.questions import load_questions
 from vidmem_ros.evaluation.report import write_report
 from vidmem_ros.evaluation.scoring import score_all
-from vidmem_ros.frames import DecodedImage, FrameInput
 from vidmem_ros.imaging import jpeg_to_rgb
-from vidmem_ros.ingest import IngestPipeline
-from vidmem_ros.memory.records import Pose, Transcript
+from vidmem_ros.memory.records import Transcript
 from vidmem_ros.memory.store import SqliteStore
-from vidmem_ros.perception.types import TextLine
 
-T0 = 1_700_000_000.0
-# (seconds after T0, photo, pose x)
-SCHEDULE = [(0, "brick", 0.0), (10, "coffee", 1.0), (20, "chelsea", 2.0), (30, "astronaut", 3.0), (40, "coffee", 4.0)]
 HOSTILE_SIGN = "<script>alert(1)</script>"
 HOSTILE_SPEECH = "<img src=x onerror=alert(2)> meet at the dock"
 CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome")
-
-
-class SignReader:
-    """OCR stand-in: reads the hostile sign on the brick wall (the real reader is tested in test_ocr.py)."""
-
-    name = "sign-stub"
-
-    def __init__(self, brick: np.ndarray) -> None:
-        self.brick = brick
-
-    def read(self, rgb: np.ndarray) -> list[TextLine]:
-        return [TextLine(HOSTILE_SIGN, 0.99)] if np.array_equal(rgb, self.brick) else []
 
 
 @pytest.fixture
@@ -52,14 +35,7 @@ def memory(tmp_path: Path, detector, photos) -> tuple[Path, dict[str, int]]:  # 
         overrides={"store.path": str(tmp_path / "memory.db"), "ocr.run_on": "every_frame"}
     )
     store = SqliteStore(config.store_path())
-    pipeline = IngestPipeline(config, store, detector, ocr=SignReader(photos["brick"]))
-    moments: dict[str, int] = {}
-    for offset, name, x in SCHEDULE:
-        pipeline.poses.add(T0 + offset, Pose("map", x, 0.5))
-        moment = pipeline.ingest(FrameInput(T0 + offset, "/cam", DecodedImage(photos[name])))
-        assert moment is not None and moment.id is not None
-        moments.setdefault(name, moment.id)
-    pipeline.finish()
+    pipeline, moments = ingest_photos(config, store, detector, photos, HOSTILE_SIGN)
     pipeline.engine.add_transcript(Transcript(T0 + 38.0, T0 + 40.0, HOSTILE_SPEECH, "visitor"))
     store.close()
     return config.store_path(), moments
