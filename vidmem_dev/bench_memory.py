@@ -36,7 +36,7 @@ from vidmem_dev.bench_index import bench_search, format_rows
 from vidmem_ros.config import VidmemConfig, load_config
 from vidmem_ros.errors import StoreError
 from vidmem_ros.imaging import rgb_to_jpeg
-from vidmem_ros.memory.engine import MemoryEngine, Observation
+from vidmem_ros.memory.engine import MemoryEngine, PerceivedFrame
 from vidmem_ros.memory.gates import FrameGate, grey_thumbnail, sharpness
 from vidmem_ros.memory.records import Pose
 from vidmem_ros.memory.retention import tier_bytes
@@ -429,7 +429,7 @@ def simulate(
                 drops[verdict.reason] += 1
             else:
                 assert verdict.grey is not None
-                obs = Observation(
+                obs = PerceivedFrame(
                     stamp=stamp,
                     source=SOURCE,
                     width=WIDTH,

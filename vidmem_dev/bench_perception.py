@@ -443,7 +443,7 @@ def bench_profile(
             "per_call": summary(ran),
         }
     rest = sum(sampled) - top_level
-    by_stage["other (pose lookup, Observation, drop bookkeeping)"] = {
+    by_stage["other (pose lookup, PerceivedFrame, drop bookkeeping)"] = {
         "mean_per_sampled_ms": round(rest / max(len(stages), 1) * 1e3, 3),
         "share_pct": round(rest / max(sum(sampled), 1e-12) * 100, 1),
         "frames": len(stages),

@@ -21,7 +21,7 @@ from vidmem_ros.errors import InputError, StoreError
 from vidmem_ros.frames import DecodedImage, FrameInput, RawImage
 from vidmem_ros.imaging import rgb_to_jpeg
 from vidmem_ros.memory.captions import EventCaptioner
-from vidmem_ros.memory.engine import MemoryEngine, Observation
+from vidmem_ros.memory.engine import MemoryEngine, PerceivedFrame
 from vidmem_ros.memory.gates import RATE_TOLERANCE, RETRY_FRACTION, FrameGate
 from vidmem_ros.memory.poses import PoseBuffer, PoseTrack
 from vidmem_ros.memory.records import Moment, Pose
@@ -153,7 +153,7 @@ class IngestPipeline:
         cfg = self.config.ingest
         assert verdict.grey is not None
         detections = self.detector.detect(rgb) if self.detector else []
-        observation = Observation(
+        perceived = PerceivedFrame(
             stamp=frame.stamp,
             source=frame.source,
             width=int(rgb.shape[1]),
@@ -170,7 +170,7 @@ class IngestPipeline:
             pose=self.poses.at(frame.stamp, cfg.pose_max_age_s, cfg.pose_wait_s),
         )
         try:
-            moment = self.engine.observe(observation)
+            moment = self.engine.observe(perceived)
         except StoreError as exc:
             log.error("could not store frame at %.3f: %s", frame.stamp, exc)
             return self._drop("store_error")

@@ -39,7 +39,7 @@ log = logging.getLogger(__name__)
 
 
 @dataclass
-class Observation:
+class PerceivedFrame:
     """A frame that passed the gates, with everything perception made of it."""
 
     stamp: float
@@ -98,7 +98,7 @@ class MemoryEngine:
 
     # -- writing -------------------------------------------------------------------
 
-    def observe(self, obs: Observation) -> Moment:
+    def observe(self, obs: PerceivedFrame) -> Moment:
         """Commit one kept frame; raises StoreError (with nothing half-written) if the store refuses it."""
         with self._lock:
             self._follow_forgets()
