@@ -1,7 +1,7 @@
 import pytest
 
 from vidmem_ros.agent.labels import LabelLexicon
-from vidmem_ros.agent.question import Intent, Modality, parse_question, validate_question
+from vidmem_ros.agent.question import Intent, Modality, asked_words, parse_question, validate_question
 from vidmem_ros.config import LexiconConfig
 from vidmem_ros.errors import InputError
 from vidmem_ros.perception.coco import COCO_LABELS
@@ -127,3 +127,9 @@ def test_a_sign_named_by_what_it_is_about_is_a_text_to_find() -> None:
 
 def test_what_time_something_will_happen_asks_what_was_said_not_when() -> None:
     assert parse_question("What time does the gym open?") is None  # read from what was heard or read instead
+
+
+def test_asked_words_leave_out_a_kind_of_place_only_where_it_says_where() -> None:
+    assert "room" not in asked_words("What was stacked on the shelf in the storage room?")
+    assert asked_words("Which room number is on the plate in the boiler room?")[:2] == ["room", "number"]
+    assert "area" in asked_words("How big was the area at the gate?")

@@ -319,12 +319,12 @@ def content_words(text: str) -> list[str]:
 def asked_words(text: str) -> list[str]:
     """The content words but the generic place nouns of the phrases that say where ("in the staff room"): what a
     sign or line must share with a question to answer it, rather than name the place it was asked about."""
-    placing = {w for m in _LOCATIVE.finditer(text) for w in content_words(m.group(0))} & GENERIC_PLACES
-    return [w for w in content_words(text) if w not in placing]
+    return content_words(_LOCATIVE.sub(lambda m: _GENERIC_PLACE.sub(" ", m.group(0)), text))
 
 
 # Nouns that name a place only by its kind; a description's other words tell which place.
 GENERIC_PLACES = frozenset(("room", "place", "area", "location", "spot", "space", "site", "one", "part"))
+_GENERIC_PLACE = re.compile(rf"\b(?:{'|'.join(GENERIC_PLACES)})\b", re.IGNORECASE)
 _PLACING = r"in|at|on|inside|outside|behind|beside|near|under|by|next to|across from"
 # A preposition, a determiner, and what follows up to the next preposition, clause word or punctuation.
 _LOCATIVE = re.compile(
