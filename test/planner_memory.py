@@ -61,8 +61,12 @@ class Memory:
         self.moments = moments  # the first moment of each photo
 
     def reasoner(self, url: str, **query: Any) -> Reasoner:
-        settings = {"planner": "llm", "llm_url": url, "llm_model": "scripted", "llm_fallback": False, **query}
-        config = self.config.query.model_copy(update=settings)
+        """A reasoner whose language-model planner asks the chat server at ``url``."""
+        return self.llm_reasoner(**{"llm_url": url, "llm_model": "scripted", **query})
+
+    def llm_reasoner(self, **query: Any) -> Reasoner:
+        """A reasoner with the language-model planner and ``query`` settings, no fallback to the offline one."""
+        config = self.config.query.model_copy(update={"planner": "llm", "llm_fallback": False, **query})
         return Reasoner(
             self.store,
             config,

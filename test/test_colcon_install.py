@@ -21,23 +21,23 @@ VENV = Path(sys.prefix)
 LOCAL_ONLY = shutil.ignore_patterns(".venv", ".git", "build", "install", "log", "data", "__pycache__", "*.egg-info")
 
 
+COLCON = VENV / "bin" / "colcon"
+
+
+def colcon(workspace: Path, *args: str, timeout: float = 900) -> subprocess.CompletedProcess[str]:
+    """colcon in ``workspace``, against this venv's ROS 2 (the PyPI wheels)."""
+    env = {**os.environ, "AMENT_PREFIX_PATH": str(VENV), "PATH": f"{VENV / 'bin'}:{os.environ['PATH']}"}
+    return subprocess.run([str(COLCON), *args], cwd=workspace, env=env, capture_output=True, text=True, timeout=timeout)
+
+
 @pytest.fixture(scope="module")
 def install(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    colcon = VENV / "bin" / "colcon"
-    if not colcon.exists():
-        pytest.fail(f"{colcon} is missing: make setup installs colcon-common-extensions (requirements/dev.txt)")
+    if not COLCON.exists():
+        pytest.fail(f"{COLCON} is missing: make setup installs colcon-common-extensions (requirements/dev.txt)")
     workspace = tmp_path_factory.mktemp("ws")
     shutil.copytree(ROOT, workspace / "src" / "vidmem_ros", ignore=LOCAL_ONLY)
-    env = {**os.environ, "AMENT_PREFIX_PATH": str(VENV), "PATH": f"{VENV / 'bin'}:{os.environ['PATH']}"}
     args = [f"-DPython3_EXECUTABLE={sys.executable}", f"-DCMAKE_PREFIX_PATH={VENV}", "-DBUILD_TESTING=ON"]
-    built = subprocess.run(
-        [str(colcon), "build", "--event-handlers", "console_cohesion+", "--cmake-args", *args],
-        cwd=workspace,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
+    built = colcon(workspace, "build", "--event-handlers", "console_cohesion+", "--cmake-args", *args)
     assert built.returncode == 0, built.stdout[-4000:] + built.stderr[-2000:]
     return workspace / "install"
 
@@ -77,20 +77,9 @@ def test_the_installed_package_runs_from_the_install_alone(install: Path) -> Non
 
 def test_colcon_test_runs_the_packages_tests_and_reports_them(install: Path) -> None:
     workspace = install.parent
-    env = {**os.environ, "PATH": f"{VENV / 'bin'}:{os.environ['PATH']}"}
-    colcon = str(VENV / "bin" / "colcon")
-    tested = subprocess.run(
-        [colcon, "test", "--event-handlers", "console_cohesion+"],
-        cwd=workspace,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
+    tested = colcon(workspace, "test", "--event-handlers", "console_cohesion+")
     assert tested.returncode == 0, tested.stdout[-4000:] + tested.stderr[-2000:]
-    report = subprocess.run(
-        [colcon, "test-result", "--all"], cwd=workspace, env=env, capture_output=True, text=True, timeout=120
-    )
+    report = colcon(workspace, "test-result", "--all", timeout=120)
     assert report.returncode == 0, report.stdout[-4000:]  # non-zero on any failure or error
     summary = re.search(r"Summary: (\d+) tests, (\d+) errors, (\d+) failures, (\d+) skipped", report.stdout)
     assert summary, report.stdout[-2000:]

@@ -1,6 +1,6 @@
 """The online evaluator on real bags with the real models: nothing is faked.
 
-A small patrol is written with ``write_sample_bag``: a corridor (brick, nothing to see), then a living room
+A small patrol is written with ``write_bag``: a corridor (brick, nothing to see), then a living room
 with a cat and a "WET FLOOR" sign.  Questions asked before the cat and the sign appear must be answered from
 the past only, though both are in the bag later.  Ground truth comes from the scenario's data (``timeline``,
 ``sign_sightings``), never from the system's answers.  Bad input (a broken questions file, a bag without the
@@ -32,8 +32,8 @@ from vidmem_dev.sample_bag import (
     sign_sightings,
     timeline,
     typestore,
+    write_bag,
 )
-from vidmem_dev.sample_patrol import write_sample_bag
 from vidmem_ros.bag_ingest import BagIngest
 from vidmem_ros.bag_reader import BagStream, BagTopics
 from vidmem_ros.command.main import main
@@ -144,9 +144,7 @@ def bag(tmp_path_factory: pytest.TempPathFactory) -> Path:
     assert VISITS[0].end > EARLY  # asked before the camera even swings towards the living room
     assert VISITS[1].start < MID < VISITS[1].end
     assert read(SIGN.text, END) and not read(SIGN.text, EARLY)
-    return write_sample_bag(
-        tmp_path_factory.mktemp("bags") / "cat_late", camera_hz=CAMERA_HZ, scenario=SCENARIO, questions=False
-    )
+    return write_bag(tmp_path_factory.mktemp("bags") / "cat_late", camera_hz=CAMERA_HZ, scenario=SCENARIO)
 
 
 Message = tuple[str, str, float, Any]  # topic, message type, seconds from the start, message

@@ -16,7 +16,6 @@ import pytest
 from planner_memory import T0, Memory
 
 from vidmem_ros.agent.reasoner import Reasoner
-from vidmem_ros.perception.coco import COCO_LABELS
 
 GGUF = os.environ.get("VIDMEM_TEST_GGUF", "")
 
@@ -34,17 +33,7 @@ pytestmark = [
 
 @pytest.fixture(scope="module")
 def local(memory: Memory) -> Reasoner:
-    from vidmem_ros.agent.llm_planner import llm_planner_factory
-
-    settings = {"planner": "llm", "llm_local_model": GGUF, "llm_fallback": False, "timeout_s": 240.0}
-    config = memory.config.query.model_copy(update=settings)
-    return Reasoner(
-        memory.store,
-        config,
-        tuple(COCO_LABELS.values()),
-        detector_min_score=memory.config.detector.min_score,
-        llm=llm_planner_factory(config),
-    )
+    return memory.llm_reasoner(llm_local_model=GGUF, timeout_s=240.0)
 
 
 @pytest.mark.parametrize(

@@ -273,11 +273,8 @@ class OfflinePlanner:
         else that scene's frames show came with it, not after it."""
         at = anchor.end if after else anchor.stamp
         span = {"start_t": at - state.t0, "end_t": at - state.t0}
-        obs = (yield [call("timeline", what=["scenes"], limit=5, **span)])[0]
-        scenes = [f for f in obs.result.findings if f.stamp <= at <= f.end]
-        if not scenes:
-            return at
-        return max(at, max(f.end for f in scenes)) if after else min(at, min(f.stamp for f in scenes))
+        scenes = (yield [call("timeline", what=["scenes"], limit=5, **span)])[0].result.findings  # those holding it
+        return max([at, *(f.end for f in scenes)]) if after else min([at, *(f.stamp for f in scenes)])
 
     def _first_seen(self, name: str) -> Generator[Step, list[Observation], Finding | None]:
         """The first occasion something was seen: detected, or, for a thing the detector has no label for or never
