@@ -12,8 +12,8 @@ import pytest
 from vidmem_ros.agent.llm_planner import llm_planner_factory
 from vidmem_ros.agent.reasoner import Reasoner
 from vidmem_ros.config import VidmemConfig, load_config
-from vidmem_ros.frames import DecodedImage, FrameInput
-from vidmem_ros.ingest import IngestPipeline
+from vidmem_ros.ingest.frames import DecodedImage, FrameInput
+from vidmem_ros.ingest.worker import IngestPipeline
 from vidmem_ros.memory.records import Pose, Transcript
 from vidmem_ros.memory.store import SqliteStore
 from vidmem_ros.perception.coco import COCO_LABELS

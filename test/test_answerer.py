@@ -7,8 +7,8 @@ import pytest
 from vidmem_ros.agent.offline_planner import NOT_SEEN_CONFIDENCE
 from vidmem_ros.agent.reasoner import Reasoner
 from vidmem_ros.config import VidmemConfig
-from vidmem_ros.frames import DecodedImage, FrameInput
-from vidmem_ros.ingest import IngestPipeline
+from vidmem_ros.ingest.frames import DecodedImage, FrameInput
+from vidmem_ros.ingest.worker import IngestPipeline
 from vidmem_ros.memory.records import Pose
 from vidmem_ros.memory.store import SqliteStore
 from vidmem_ros.perception.coco import COCO_LABELS

@@ -17,9 +17,9 @@ import pytest
 from scipy.signal import resample_poly
 
 from vidmem_dev.synth import espeak_available, speak
-from vidmem_ros.audio_pipeline import AudioPipeline
 from vidmem_ros.config import AudioConfig
 from vidmem_ros.errors import InputError, ModelUnavailableError
+from vidmem_ros.ingest.audio import AudioPipeline
 from vidmem_ros.memory.records import Transcript
 from vidmem_ros.perception.audio import AudioChunkData, to_mono_16k
 from vidmem_ros.perception.speech import SileroVad, WhisperRecognizer, join_packaged_whisper, whisper_model_dir

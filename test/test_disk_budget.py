@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from vidmem_ros.bag_ingest import BagIngest
-from vidmem_ros.bag_reader import BagStream
 from vidmem_ros.config import VidmemConfig, load_config
-from vidmem_ros.ingest import IngestPipeline
+from vidmem_ros.ingest.bag import BagIngest
+from vidmem_ros.ingest.bag_reader import BagStream
+from vidmem_ros.ingest.worker import IngestPipeline
 from vidmem_ros.memory.store import SqliteStore
 
 CAMERA_HZ = 5.0  # the sample_bag fixture's rate

@@ -34,8 +34,6 @@ from vidmem_dev.sample_bag import (
     typestore,
     write_bag,
 )
-from vidmem_ros.bag_ingest import BagIngest
-from vidmem_ros.bag_reader import BagStream, BagTopics
 from vidmem_ros.command.main import main
 from vidmem_ros.config import VidmemConfig, load_config
 from vidmem_ros.evaluation.answers import AnswerFile, AnswerLine, read_answers
@@ -43,7 +41,9 @@ from vidmem_ros.evaluation.command import run_eval
 from vidmem_ros.evaluation.evaluator import EvalRun, evaluate
 from vidmem_ros.evaluation.questions import GroundTruth, QuestionSet, parse_questions
 from vidmem_ros.evaluation.scoring import contains_phrase, parse_yes_no, score_answer
-from vidmem_ros.ingest import IngestPipeline
+from vidmem_ros.ingest.bag import BagIngest
+from vidmem_ros.ingest.bag_reader import BagStream, BagTopics
+from vidmem_ros.ingest.worker import IngestPipeline
 from vidmem_ros.memory.records import Event
 from vidmem_ros.memory.store import SqliteStore
 

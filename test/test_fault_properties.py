@@ -26,11 +26,11 @@ from sensor_msgs.msg import CompressedImage, Image
 from vidmem_ros.msg import AudioChunk
 
 from vidmem_dev.sample_images import photo
-from vidmem_ros.audio_pipeline import AudioPipeline
 from vidmem_ros.config import load_config
 from vidmem_ros.imaging import SUPPORTED_ENCODINGS
-from vidmem_ros.ingest import IngestPipeline
-from vidmem_ros.intake import SensorIntake
+from vidmem_ros.ingest.audio import AudioPipeline
+from vidmem_ros.ingest.intake import SensorIntake
+from vidmem_ros.ingest.worker import IngestPipeline
 from vidmem_ros.memory.engine import MemoryEngine
 from vidmem_ros.memory.store import POSE_SQL, SqliteStore
 from vidmem_ros.perception.registry import build_asr, build_vad

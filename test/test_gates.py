@@ -2,7 +2,7 @@ import cv2
 import numpy as np
 
 from vidmem_ros.config import IngestConfig
-from vidmem_ros.memory.gates import FrameGate
+from vidmem_ros.ingest.gates import FrameGate
 
 
 def gate(**settings: float) -> FrameGate:
@@ -63,7 +63,7 @@ def test_a_near_duplicate_is_dropped_by_ssim_but_a_moved_view_is_kept(photos: di
 
 
 def test_quality_prefers_sharp_colourful_frames(photos: dict[str, np.ndarray]) -> None:
-    from vidmem_ros.memory.gates import hue_entropy, keyframe_quality, sharpness
+    from vidmem_ros.ingest.gates import hue_entropy, keyframe_quality, sharpness
 
     colourful, grey = (
         photos["coffee"],

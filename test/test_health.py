@@ -1,5 +1,5 @@
-from vidmem_ros.memory.health import ERROR, OK, WARN, assess
-from vidmem_ros.memory.stats import StatsSnapshot
+from vidmem_ros.ingest.health import ERROR, OK, WARN, assess
+from vidmem_ros.ingest.stats import StatsSnapshot
 
 
 def snap(**dropped: int) -> StatsSnapshot:
@@ -40,7 +40,7 @@ def test_quarantined_events_warn_until_repaired() -> None:
 
 
 def test_kept_frames_without_any_pose_are_a_problem_named_with_its_source() -> None:
-    from vidmem_ros.memory.health import pose_problem
+    from vidmem_ros.ingest.health import pose_problem
 
     said = pose_problem(frames_kept=12, pose_samples=0, source="/robot/odom")
     assert "/robot/odom" in said and "12 frame(s)" in said

@@ -12,12 +12,12 @@ import pytest
 
 from vidmem_ros.config import VidmemConfig, load_config
 from vidmem_ros.errors import InputError
-from vidmem_ros.frames import CompressedImage, DecodedImage, FrameInput, RawImage
-from vidmem_ros.ingest import IngestPipeline, IngestWorker
-from vidmem_ros.memory.gates import FrameGate
+from vidmem_ros.ingest.frames import CompressedImage, DecodedImage, FrameInput, RawImage
+from vidmem_ros.ingest.gates import FrameGate
+from vidmem_ros.ingest.messages import to_seconds
+from vidmem_ros.ingest.worker import IngestPipeline, IngestWorker
 from vidmem_ros.memory.records import Pose
 from vidmem_ros.memory.store import SqliteStore
-from vidmem_ros.messages import to_seconds
 from vidmem_ros.validation import StreamClock, checked_pose
 
 T0 = 1_750_000_000.0
@@ -309,7 +309,7 @@ def test_frames_held_while_models_loaded_are_all_worked_through_in_order(config:
     ],
 )
 def test_a_message_that_cannot_be_an_image_never_takes_the_rate_gates_slot(config: VidmemConfig, bad) -> None:  # type: ignore[no-untyped-def]
-    from vidmem_ros.intake import SensorIntake
+    from vidmem_ros.ingest.intake import SensorIntake
 
     config = config.model_copy(update={"ingest": config.ingest.model_copy(update={"sample_fps": 1.0})})
     pipeline = IngestPipeline(config, SqliteStore(config.store_path()), None)

@@ -127,9 +127,16 @@ def test_only_the_nodes_and_the_command_import_rclpy() -> None:
 # Each package, and the packages it must never import: the arrows run one way, from the nodes and the command
 # down through the agent and memory to the models.
 NEVER_IMPORTS = {
-    "vidmem_ros.perception": ("vidmem_ros.memory", "vidmem_ros.agent", "vidmem_ros.evaluation", "vidmem_ros.ros"),
-    "vidmem_ros.memory": ("vidmem_ros.agent", "vidmem_ros.evaluation", "vidmem_ros.ros"),
-    "vidmem_ros.agent": ("vidmem_ros.evaluation", "vidmem_ros.ros"),
+    "vidmem_ros.perception": (
+        "vidmem_ros.memory",
+        "vidmem_ros.ingest",
+        "vidmem_ros.agent",
+        "vidmem_ros.evaluation",
+        "vidmem_ros.ros",
+    ),
+    "vidmem_ros.memory": ("vidmem_ros.ingest", "vidmem_ros.agent", "vidmem_ros.evaluation", "vidmem_ros.ros"),
+    "vidmem_ros.ingest": ("vidmem_ros.agent", "vidmem_ros.evaluation", "vidmem_ros.ros"),
+    "vidmem_ros.agent": ("vidmem_ros.ingest", "vidmem_ros.evaluation", "vidmem_ros.ros"),
     "vidmem_ros.evaluation": ("vidmem_ros.ros",),
 }
 

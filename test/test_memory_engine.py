@@ -13,7 +13,7 @@ from bag_feed import run_bag
 
 from vidmem_dev.sample_bag import START_STAMP, timeline
 from vidmem_ros.config import load_config
-from vidmem_ros.ingest import IngestPipeline
+from vidmem_ros.ingest.worker import IngestPipeline
 from vidmem_ros.memory.engine import MemoryEngine
 from vidmem_ros.memory.records import Transcript
 from vidmem_ros.memory.store import SqliteStore
@@ -154,7 +154,7 @@ def test_forgetting_a_visit_leaves_nothing_findable(patrol: IngestPipeline, phot
 
 
 def test_a_killed_run_leaves_open_events_that_the_next_start_closes(tmp_path: Path, photos) -> None:  # type: ignore[no-untyped-def]
-    from vidmem_ros.frames import DecodedImage, FrameInput
+    from vidmem_ros.ingest.frames import DecodedImage, FrameInput
 
     path = tmp_path / "m.db"
     config = load_config(overrides={"store.path": str(path)})
@@ -211,7 +211,7 @@ def test_the_open_event_cannot_be_patched(patrol: IngestPipeline) -> None:
 
 
 def test_a_forget_by_another_process_is_followed_by_the_ingesting_engine(tmp_path: Path, photos) -> None:  # type: ignore[no-untyped-def]
-    from vidmem_ros.frames import DecodedImage, FrameInput
+    from vidmem_ros.ingest.frames import DecodedImage, FrameInput
     from vidmem_ros.memory.archive import EventArchive
     from vidmem_ros.memory.captions import ComposedCaptioner
     from vidmem_ros.memory.forget import forget

@@ -10,8 +10,8 @@ import pytest
 from vidmem_dev.sample_images import photo as sample_photo
 from vidmem_dev.synth import render_sign
 from vidmem_ros.config import load_config
-from vidmem_ros.frames import DecodedImage, FrameInput
-from vidmem_ros.ingest import IngestPipeline
+from vidmem_ros.ingest.frames import DecodedImage, FrameInput
+from vidmem_ros.ingest.worker import IngestPipeline
 from vidmem_ros.memory.store import SqliteStore
 
 T0 = 2_000_000.0

@@ -9,8 +9,8 @@ from bag_feed import run_bag
 
 from vidmem_dev.sample_bag import START_STAMP, timeline
 from vidmem_ros.config import VidmemConfig
-from vidmem_ros.frames import CompressedImage, DecodedImage, FrameInput, RawImage
-from vidmem_ros.ingest import IngestPipeline, IngestWorker
+from vidmem_ros.ingest.frames import CompressedImage, DecodedImage, FrameInput, RawImage
+from vidmem_ros.ingest.worker import IngestPipeline, IngestWorker
 from vidmem_ros.memory.store import SqliteStore
 
 

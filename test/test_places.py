@@ -6,8 +6,8 @@ import pytest
 
 from vidmem_ros.agent.reasoner import Reasoner
 from vidmem_ros.config import PlacesConfig, VidmemConfig
-from vidmem_ros.frames import DecodedImage, FrameInput
-from vidmem_ros.ingest import IngestPipeline
+from vidmem_ros.ingest.frames import DecodedImage, FrameInput
+from vidmem_ros.ingest.worker import IngestPipeline
 from vidmem_ros.memory.places import places, stays, visits
 from vidmem_ros.memory.records import Pose
 from vidmem_ros.memory.store import SqliteStore

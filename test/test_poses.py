@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from vidmem_ros.config import VidmemConfig
-from vidmem_ros.ingest import IngestPipeline
-from vidmem_ros.memory.poses import TRACK_BATCH_S, PoseBuffer
+from vidmem_ros.ingest.poses import TRACK_BATCH_S, PoseBuffer
+from vidmem_ros.ingest.worker import IngestPipeline
 from vidmem_ros.memory.records import Pose
 from vidmem_ros.memory.store import SqliteStore
 

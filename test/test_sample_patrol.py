@@ -350,8 +350,8 @@ def test_ocr_reads_every_sign_in_the_bag(messages: dict[str, list[tuple[int, Any
 
 
 def test_the_recogniser_hears_what_was_said(messages: dict[str, list[tuple[int, Any]]]) -> None:
-    from vidmem_ros.audio_pipeline import AudioPipeline
     from vidmem_ros.config import AudioConfig
+    from vidmem_ros.ingest.audio import AudioPipeline
     from vidmem_ros.memory.records import Transcript
     from vidmem_ros.perception.audio import AudioChunkData
 

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from vidmem_ros.config import SegmentConfig
-from vidmem_ros.memory.gates import grey_thumbnail
+from vidmem_ros.ingest.gates import grey_thumbnail
 from vidmem_ros.memory.segmentation import (
     EventSegmenter,
     grey_histogram,

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from vidmem_ros.memory.stats import IngestStats
-from vidmem_ros.startup_buffer import StartupBuffer
+from vidmem_ros.ingest.startup_buffer import StartupBuffer
+from vidmem_ros.ingest.stats import IngestStats
 
 
 def test_frames_are_held_at_the_working_rate_and_delivered_in_arrival_order_with_poses() -> None:

@@ -14,8 +14,8 @@ import pytest
 
 from vidmem_ros.config import VidmemConfig, load_config
 from vidmem_ros.errors import StoreError
-from vidmem_ros.frames import DecodedImage, FrameInput
-from vidmem_ros.ingest import IngestPipeline
+from vidmem_ros.ingest.frames import DecodedImage, FrameInput
+from vidmem_ros.ingest.worker import IngestPipeline
 from vidmem_ros.memory.engine import MemoryEngine
 from vidmem_ros.memory.records import Moment
 from vidmem_ros.memory.store import SqliteStore
@@ -27,8 +27,8 @@ CHILD = textwrap.dedent(
     import numpy as np
     import skimage.data
     from vidmem_ros.config import load_config
-    from vidmem_ros.frames import DecodedImage, FrameInput
-    from vidmem_ros.ingest import IngestPipeline
+    from vidmem_ros.ingest.frames import DecodedImage, FrameInput
+    from vidmem_ros.ingest.worker import IngestPipeline
     from vidmem_ros.memory.store import SqliteStore
     from vidmem_ros.perception.embedding import ColorLayoutEmbedder
 

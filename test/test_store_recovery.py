@@ -19,8 +19,8 @@ import pytest
 
 from vidmem_ros.agent.reasoner import Reasoner
 from vidmem_ros.config import VidmemConfig
-from vidmem_ros.frames import DecodedImage, FrameInput
-from vidmem_ros.ingest import IngestPipeline
+from vidmem_ros.ingest.frames import DecodedImage, FrameInput
+from vidmem_ros.ingest.worker import IngestPipeline
 from vidmem_ros.memory.archive import EventArchive
 from vidmem_ros.memory.captions import ComposedCaptioner
 from vidmem_ros.memory.engine import MemoryEngine

@@ -64,7 +64,7 @@ from vidmem_dev.bench_nodes import (
     wait_until_up,
 )
 from vidmem_ros.command.launcher import NodeOptions, loopback_env, start_node, stop_processes
-from vidmem_ros.memory.gates import RATE_TOLERANCE
+from vidmem_ros.ingest.gates import RATE_TOLERANCE
 
 NAMESPACE = "/vidmem_faults"
 CAMERA = "/vidmem_faults_cam/image_raw"

@@ -36,8 +36,8 @@ from vidmem_dev.bench_index import bench_search, format_rows
 from vidmem_ros.config import VidmemConfig, load_config
 from vidmem_ros.errors import StoreError
 from vidmem_ros.imaging import rgb_to_jpeg
+from vidmem_ros.ingest.gates import FrameGate, grey_thumbnail, sharpness
 from vidmem_ros.memory.engine import MemoryEngine, PerceivedFrame
-from vidmem_ros.memory.gates import FrameGate, grey_thumbnail, sharpness
 from vidmem_ros.memory.records import Pose
 from vidmem_ros.memory.retention import tier_bytes
 from vidmem_ros.memory.store import SqliteStore, store_files

@@ -190,7 +190,7 @@ def bench_models(
 ) -> tuple[dict[str, dict[str, float]], dict[str, Any]]:
     """Latency of each model on its own; returns the rows and the audio backends (reused later)."""
     from vidmem_ros.imaging import compressed_to_rgb, rgb_to_jpeg
-    from vidmem_ros.memory.gates import FrameGate
+    from vidmem_ros.ingest.gates import FrameGate
     from vidmem_ros.perception import registry
     from vidmem_ros.perception.audio import SAMPLE_RATE, resample_to_16k
     from vidmem_ros.perception.embedding import ColorLayoutEmbedder
@@ -345,9 +345,9 @@ def bench_profile(
     pipeline: Any, frames: list[PatrolFrame], odom: list[tuple[float, float]], progress: Callable[[str], None]
 ) -> dict[str, Any]:
     """Time ``pipeline.process`` per frame with every stage wrapped."""
-    import vidmem_ros.frames as frames_module
-    import vidmem_ros.ingest as ingest_module
-    from vidmem_ros.frames import CompressedImage, FrameInput
+    import vidmem_ros.ingest.frames as frames_module
+    import vidmem_ros.ingest.worker as ingest_module
+    from vidmem_ros.ingest.frames import CompressedImage, FrameInput
     from vidmem_ros.memory.records import Pose
 
     clock = StageClock()
@@ -484,7 +484,7 @@ def bench_profile(
 
 def bench_audio(config: VidmemConfig, speech: list[Speech], vad: Any, asr: Any) -> dict[str, Any]:
     """The audio pipeline over the sentences, 1 s of faint noise between them, in 100 ms S16LE chunks."""
-    from vidmem_ros.audio_pipeline import AudioPipeline
+    from vidmem_ros.ingest.audio import AudioPipeline
     from vidmem_ros.memory.records import Transcript
     from vidmem_ros.perception.audio import AudioChunkData
 
@@ -537,7 +537,7 @@ def run_perception_bench(
     out: Callable[[str], None] = print,
 ) -> dict[str, Any]:
     """Measure, print and return the figures."""
-    from vidmem_ros.ingest import IngestPipeline
+    from vidmem_ros.ingest.worker import IngestPipeline
     from vidmem_ros.memory.store import SqliteStore
 
     if quick:

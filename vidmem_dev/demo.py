@@ -23,7 +23,7 @@ from vidmem_ros.evaluation.answers import AnswerLine, AnswersMeta, Evidence, wri
 from vidmem_ros.evaluation.questions import load_questions
 from vidmem_ros.evaluation.report import write_report
 from vidmem_ros.evaluation.scoring import format_summary, score_all, summarise
-from vidmem_ros.messages import to_seconds
+from vidmem_ros.ingest.messages import to_seconds
 from vidmem_ros.progress import ProgressBar
 
 # Printed in full, one per kind of question; all of the patrol's questions are asked and scored.

@@ -272,10 +272,10 @@ def _ask(args: argparse.Namespace) -> int:
 
 
 def _eval(args: argparse.Namespace) -> int:
-    from vidmem_ros.bag_reader import BagTopics
     from vidmem_ros.config import load_config
     from vidmem_ros.errors import ConfigError
     from vidmem_ros.evaluation.command import run_eval
+    from vidmem_ros.ingest.bag_reader import BagTopics
 
     try:
         config = load_config(args.config or None)

@@ -7,13 +7,13 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from vidmem_ros.bag_reader import BagTopics
 from vidmem_ros.config import VidmemConfig
 from vidmem_ros.errors import InputError, StoreError
 from vidmem_ros.evaluation.answers import AnswerFile, AnswerLine, by_system, read_answers
 from vidmem_ros.evaluation.questions import load_questions
 from vidmem_ros.evaluation.report import write_report
 from vidmem_ros.evaluation.scoring import format_summary, score_all, summarise, write_summary_json
+from vidmem_ros.ingest.bag_reader import BagTopics
 from vidmem_ros.memory.store import SqliteStore
 
 if TYPE_CHECKING:

@@ -18,13 +18,13 @@ from typing import Protocol
 
 from vidmem_ros.agent.answer import Answer
 from vidmem_ros.agent.reasoner import build_reasoner
-from vidmem_ros.bag_ingest import BagIngest, IngestFigures
-from vidmem_ros.bag_reader import BagStream, BagTopics
 from vidmem_ros.config import VidmemConfig
 from vidmem_ros.evaluation.answers import AnswerLine, AnswersMeta, Evidence, answer_writer
 from vidmem_ros.evaluation.baselines import SingleShotRetriever, baseline_config
 from vidmem_ros.evaluation.questions import Question, QuestionSet, fit_to_bag
-from vidmem_ros.ingest import IngestPipeline
+from vidmem_ros.ingest.bag import BagIngest, IngestFigures
+from vidmem_ros.ingest.bag_reader import BagStream, BagTopics
+from vidmem_ros.ingest.worker import IngestPipeline
 from vidmem_ros.memory.store import SqliteStore
 from vidmem_ros.perception.registry import build_text_embedder
 from vidmem_ros.progress import ProgressSink

@@ -1,6 +1,6 @@
 """Conversions between ROS messages and the library's plain records.  No algorithm lives here.
 
-Sensor messages are converted by ``vidmem_ros.messages`` (shared with the bag evaluator) and re-exported here.
+Sensor messages are converted by ``vidmem_ros.ingest.messages`` (shared with the bag evaluator) and re-exported here.
 """
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from builtin_interfaces.msg import Time
 from geometry_msgs.msg import PoseStamped
 
 from vidmem_ros.agent.answer import Answer, EvidenceItem
+from vidmem_ros.ingest.messages import audio_chunk, compressed_frame, image_frame, stamped_pose, to_seconds
 from vidmem_ros.memory.records import Event, Pose, SearchHit
-from vidmem_ros.messages import audio_chunk, compressed_frame, image_frame, stamped_pose, to_seconds
 from vidmem_ros.msg import Event as EventMsg
 from vidmem_ros.msg import Evidence
 from vidmem_ros.srv import Query

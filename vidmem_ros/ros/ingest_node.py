@@ -19,15 +19,16 @@ from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
 from sensor_msgs.msg import CompressedImage, Image
 
-from vidmem_ros.audio_pipeline import AudioPipeline
 from vidmem_ros.errors import VidmemError
-from vidmem_ros.frames import FrameInput
-from vidmem_ros.ingest import IngestPipeline, IngestWorker
-from vidmem_ros.intake import SensorIntake
+from vidmem_ros.ingest.audio import AudioPipeline
+from vidmem_ros.ingest.frames import FrameInput
+from vidmem_ros.ingest.health import WARN, Health, assess, pose_problem
+from vidmem_ros.ingest.intake import SensorIntake
+from vidmem_ros.ingest.startup_buffer import SMALL_MESSAGE_BYTES, StartupBuffer, message_stamp
+from vidmem_ros.ingest.stats import StatsSnapshot
+from vidmem_ros.ingest.worker import IngestPipeline, IngestWorker
 from vidmem_ros.memory.archive import QUARANTINED
-from vidmem_ros.memory.health import WARN, Health, assess, pose_problem
 from vidmem_ros.memory.records import Event
-from vidmem_ros.memory.stats import StatsSnapshot
 from vidmem_ros.memory.store import SqliteStore
 from vidmem_ros.msg import AudioChunk, MemoryStats
 from vidmem_ros.msg import Event as EventMsg
@@ -35,7 +36,6 @@ from vidmem_ros.ros.convert import event_msg
 from vidmem_ros.ros.params import declare_config, watch_runtime_changes
 from vidmem_ros.ros.runtime import Spinner, bridge_logging, run_nodes
 from vidmem_ros.ros.tf_pose import TfPoseLookup
-from vidmem_ros.startup_buffer import SMALL_MESSAGE_BYTES, StartupBuffer, message_stamp
 
 # How long closing waits for subscribers to acknowledge the last events.
 EVENTS_ACK_S = 2.0

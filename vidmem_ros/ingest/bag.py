@@ -11,10 +11,10 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from vidmem_ros.audio_pipeline import AudioPipeline
-from vidmem_ros.bag_reader import BagRecord, BagStream
 from vidmem_ros.config import VidmemConfig
-from vidmem_ros.ingest import IngestPipeline
+from vidmem_ros.ingest.audio import AudioPipeline
+from vidmem_ros.ingest.bag_reader import BagRecord, BagStream
+from vidmem_ros.ingest.worker import IngestPipeline
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from vidmem_ros.memory.stats import StatsSnapshot
+from vidmem_ros.ingest.stats import StatsSnapshot
 
 OK, WARN, ERROR = 0, 1, 2
 # Drop reasons that mean the robot is losing input it wanted, not input that was redundant by design.

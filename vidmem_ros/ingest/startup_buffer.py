@@ -16,8 +16,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from vidmem_ros.memory.gates import RATE_TOLERANCE
-from vidmem_ros.memory.stats import IngestStats
+from vidmem_ros.ingest.gates import RATE_TOLERANCE
+from vidmem_ros.ingest.stats import IngestStats
 
 # What a held message without a payload (a pose) counts for against the byte budget.
 SMALL_MESSAGE_BYTES = 1024

@@ -12,11 +12,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from vidmem_ros.audio_pipeline import AudioPipeline
 from vidmem_ros.errors import InputError
-from vidmem_ros.frames import FrameInput
-from vidmem_ros.ingest import IngestPipeline
-from vidmem_ros.messages import audio_chunk, compressed_frame, image_frame, stamped_pose
+from vidmem_ros.ingest.audio import AudioPipeline
+from vidmem_ros.ingest.frames import FrameInput
+from vidmem_ros.ingest.messages import audio_chunk, compressed_frame, image_frame, stamped_pose
+from vidmem_ros.ingest.worker import IngestPipeline
 
 
 class SensorIntake:

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from vidmem_ros.frames import CompressedImage, FrameInput, RawImage
 from vidmem_ros.imaging import check_compressed, check_raw_layout
+from vidmem_ros.ingest.frames import CompressedImage, FrameInput, RawImage
 from vidmem_ros.memory.records import Pose
 from vidmem_ros.perception.audio import AudioChunkData
 

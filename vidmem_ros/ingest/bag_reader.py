@@ -21,9 +21,9 @@ from rosbags.highlevel import AnyReader
 from rosbags.typesys import Stores, get_types_from_msg, get_typestore
 
 from vidmem_ros.errors import InputError
-from vidmem_ros.frames import FrameInput
+from vidmem_ros.ingest.frames import FrameInput
+from vidmem_ros.ingest.messages import audio_chunk, compressed_frame, image_frame, stamped_pose
 from vidmem_ros.memory.records import Pose
-from vidmem_ros.messages import audio_chunk, compressed_frame, image_frame, stamped_pose
 from vidmem_ros.perception.audio import AudioChunkData
 
 log = logging.getLogger(__name__)

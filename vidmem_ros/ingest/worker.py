@@ -18,14 +18,14 @@ import numpy as np
 
 from vidmem_ros.config import VidmemConfig
 from vidmem_ros.errors import InputError, StoreError
-from vidmem_ros.frames import DecodedImage, FrameInput, RawImage
 from vidmem_ros.imaging import rgb_to_jpeg
+from vidmem_ros.ingest.frames import DecodedImage, FrameInput, RawImage
+from vidmem_ros.ingest.gates import RATE_TOLERANCE, RETRY_FRACTION, FrameGate
+from vidmem_ros.ingest.poses import PoseBuffer, PoseTrack
+from vidmem_ros.ingest.stats import IngestStats
 from vidmem_ros.memory.captions import EventCaptioner
 from vidmem_ros.memory.engine import MemoryEngine, PerceivedFrame
-from vidmem_ros.memory.gates import RATE_TOLERANCE, RETRY_FRACTION, FrameGate
-from vidmem_ros.memory.poses import PoseBuffer, PoseTrack
 from vidmem_ros.memory.records import Moment, Pose
-from vidmem_ros.memory.stats import IngestStats
 from vidmem_ros.memory.store import SqliteStore
 from vidmem_ros.perception.embedding import ImageEmbedder, TextEmbedder, colour_histogram
 from vidmem_ros.perception.ocr import ocr_wanted
