@@ -83,7 +83,7 @@ def test_words_outside_the_detector_vocabulary_are_mapped_by_meaning(answerer: R
 
     embedder = build_text_embedder(load_config().text_embedder)
     assert embedder is not None
-    answerer.mapper = LabelMapper(embedder, answerer.vocabulary)
+    answerer.lexicon.mapper = LabelMapper(embedder, answerer.vocabulary)
     feline = answerer.answer("Did you see a feline?")  # no synonym table entry: mapped onto "cat" by similarity
     assert feline.text.startswith("Yes") and "labels searched: cat" in json.dumps(feline.trace)
     extinguisher = answerer.answer("Did you see a fire extinguisher?")  # nothing in COCO is close: said so

@@ -15,8 +15,11 @@ from vidmem_dev.sample_bag import START_STAMP, timeline
 from vidmem_ros.config import load_config
 from vidmem_ros.ingest.worker import IngestPipeline
 from vidmem_ros.memory.engine import MemoryEngine
+from vidmem_ros.memory.forget import forget
+from vidmem_ros.memory.reader import MemoryReader
 from vidmem_ros.memory.records import Transcript
 from vidmem_ros.memory.store import SqliteStore
+from vidmem_ros.memory.vector_search import VectorSearch
 from vidmem_ros.perception.embedding import ColorLayoutEmbedder
 
 ROOMS = timeline()
@@ -30,6 +33,11 @@ def patrol(tmp_path_factory: pytest.TempPathFactory, detector, sample_bag: Path)
     run_bag(pipeline, sample_bag)
     yield pipeline
     pipeline.store.close()
+
+
+def images(pipeline: IngestPipeline) -> MemoryReader:
+    """The read side with a visual index of its own, as the query process has."""
+    return MemoryReader(pipeline.store, VectorSearch(pipeline.store, "moment_vectors", pipeline.config.index))
 
 
 def visit_of(name: str, nth: int = 0) -> tuple[float, float]:
@@ -89,12 +97,18 @@ def test_entities_unify_revisits_and_separate_different_people(patrol: IngestPip
     assert in_lab and in_office, "the astronaut and the photographer are different people"
 
 
-def test_short_term_holds_at_most_k_frames_of_the_latest_events(patrol: IngestPipeline) -> None:
-    view = patrol.engine.in_view()
+def test_what_is_in_view_now_is_the_short_term_buffer_read_from_the_store(patrol: IngestPipeline) -> None:
+    view = MemoryReader(patrol.store).in_view()
     assert 0 < len(view) <= patrol.config.short_term.capacity
-    assert view == sorted(view, key=lambda f: f.stamp)
-    assert view[-1].event_id == patrol.engine.open_event_id
+    assert [m.id for m in view] == patrol.store.in_view_ids() == patrol.engine.short_term.items()
+    assert view == sorted(view, key=lambda m: m.stamp)
     assert view[-1].stamp == patrol.store.time_span()[1]  # type: ignore[index]
+    latest = patrol.store.events()[-1]
+    assert view[-1].event_id == latest.id and latest.status == "open"
+    # Asked about an earlier moment, the buffer (which holds only the newest frames) does not answer.
+    _, end = visit_of("living room")
+    earlier = MemoryReader(patrol.store).in_view(as_of=end)
+    assert earlier and all(m.stamp <= end for m in earlier) and earlier[-1].stamp >= end - 2
 
 
 def test_search_by_text_time_place_and_image_respects_as_of(patrol: IngestPipeline, photos) -> None:  # type: ignore[no-untyped-def]
@@ -110,9 +124,9 @@ def test_search_by_text_time_place_and_image_respects_as_of(patrol: IngestPipeli
     assert near and near[0].ref == middle.id
     assert all(h.stamp <= start for h in store.search_place(middle.pose.x, middle.pose.y, 0.5, as_of=start))
     query = ColorLayoutEmbedder().embed(photos["chelsea"])
-    best = patrol.engine.search_image(query, k=3)
+    best = images(patrol).similar(query, k=3)
     assert best and all(start - 2 <= h.stamp <= end + 2 for h in best)
-    assert all(h.stamp <= start for h in patrol.engine.search_image(query, k=3, as_of=start))
+    assert all(h.stamp <= start for h in images(patrol).similar(query, k=3, as_of=start))
 
 
 def test_late_speech_joins_the_event_it_was_heard_in(patrol: IngestPipeline) -> None:
@@ -129,14 +143,14 @@ def test_forgetting_a_visit_leaves_nothing_findable(patrol: IngestPipeline, phot
     store, engine = patrol.store, patrol.engine
     start, end = visit_of("living room")
     before = store.moment_count()
-    report = engine.forget(start - 1, end + 1)
+    report = forget(engine.archive, start - 1, end + 1)
     assert report.moments and report.events
     assert store.moment_count() == before - len(report.moments)
     assert store.sightings(["cat"], None, 0.0) == []
     assert store.search_text("cat") == []
     assert store.moments(start - 1, end + 1) == []
     query = ColorLayoutEmbedder().embed(photos["chelsea"])
-    assert all(not start - 1 <= h.stamp <= end + 1 for h in engine.search_image(query, k=10))
+    assert all(not start - 1 <= h.stamp <= end + 1 for h in images(patrol).similar(query, k=10))
     with store.read() as db:
         assert db.execute("SELECT COUNT(*) FROM entities WHERE label = 'cat'").fetchone()[0] == 0
         assert "cat" not in db.execute("SELECT text FROM summaries WHERE key = 'root'").fetchone()[0]
@@ -172,7 +186,7 @@ def test_a_killed_run_leaves_open_events_that_the_next_start_closes(tmp_path: Pa
 
 def test_image_search_rejects_a_vector_of_the_wrong_size(patrol: IngestPipeline) -> None:
     with pytest.raises(ValueError, match="values"):
-        patrol.engine.search_image(np.ones(7, dtype=np.float32))
+        images(patrol).similar(np.ones(7, dtype=np.float32), k=3)
 
 
 def test_speech_outlasting_an_event_is_not_visible_before_it_ends(patrol: IngestPipeline) -> None:
@@ -180,34 +194,6 @@ def test_speech_outlasting_an_event_is_not_visible_before_it_ends(patrol: Ingest
     patrol.engine.add_transcript(Transcript(end - 2, end + 30, "the password is swordfish"))
     assert patrol.store.search_text("swordfish", as_of=end) == []
     assert all(h.end_stamp >= end + 30 for h in patrol.store.search_text("swordfish"))
-
-
-def test_a_patch_merging_two_events_keeps_what_both_knew(patrol: IngestPipeline) -> None:
-    from vidmem_ros.memory.graph import GraphPatch
-
-    garage, office = visit_of("garage"), visit_of("office")
-    target = patrol.engine.connect(GraphPatch("create", start=garage[0] - 2, end=office[1] + 2, caption="errands"))
-    assert target is not None
-    merged = patrol.store.event(target)
-    assert merged is not None and merged.caption == "errands"
-    assert {"motorcycle", "person"} <= set(merged.labels)
-    assert target in {h.ref for h in patrol.store.search_text("motorcycle") if h.kind == "event"}
-    with patrol.store.read() as db:
-        stale = db.execute(
-            "SELECT COUNT(*) FROM entity_sightings WHERE event_id IS NOT NULL AND event_id NOT IN (SELECT id FROM events)"
-        ).fetchone()[0]
-    assert stale == 0
-
-
-def test_the_open_event_cannot_be_patched(patrol: IngestPipeline) -> None:
-    from vidmem_ros.errors import InputError
-    from vidmem_ros.memory.graph import GraphPatch
-
-    open_id = patrol.engine.open_event_id
-    assert open_id is not None
-    with pytest.raises(InputError, match="still being recorded"):
-        patrol.engine.connect(GraphPatch("extend", event_id=open_id, start=0.0, end=START_STAMP + 1e6))
-    assert patrol.store.event(open_id) is not None
 
 
 def test_a_forget_by_another_process_is_followed_by_the_ingesting_engine(tmp_path: Path, photos) -> None:  # type: ignore[no-untyped-def]
@@ -225,6 +211,6 @@ def test_a_forget_by_another_process_is_followed_by_the_ingesting_engine(tmp_pat
     forget(EventArchive(other, config, ComposedCaptioner()), 95.0, 132.0)
     later = pipeline.ingest(FrameInput(138.0, "/cam", DecodedImage(photos["astronaut"])))
     assert later is not None and pipeline.store.moment_count() == 1
-    assert [f.moment_id for f in pipeline.engine.in_view()] == [later.id]
+    assert pipeline.engine.short_term.items() == pipeline.store.in_view_ids() == [later.id]
     query = ColorLayoutEmbedder().embed(photos["chelsea"])
-    assert [h.ref for h in pipeline.engine.search_image(query, k=5)] == [later.id]
+    assert [h.id for h in pipeline.engine.images.search(query, 5)] == [later.id]

@@ -13,6 +13,8 @@ import pytest
 from vidmem_ros.config import VidmemConfig
 from vidmem_ros.ingest.poses import TRACK_BATCH_S, PoseBuffer
 from vidmem_ros.ingest.worker import IngestPipeline
+from vidmem_ros.memory.forget import forget
+from vidmem_ros.memory.reader import MemoryReader
 from vidmem_ros.memory.records import Pose
 from vidmem_ros.memory.store import SqliteStore
 
@@ -148,7 +150,7 @@ def test_the_track_honours_as_of_and_forget_removes_it_in_the_range(config: Vidm
     drive(pipeline, T0, 20.0, hz=10.0, speed=1.0)
     pipeline.finish()
     assert [t - T0 for t, _ in store.pose_track(T0, T0 + 20, as_of=T0 + 2.0)] == [0.0, 0.5, 1.0, 1.5, 2.0]
-    pipeline.engine.forget(start=T0 + 5.0, end=T0 + 10.0)
+    forget(pipeline.engine.archive, T0 + 5.0, T0 + 10.0)
     left = [t - T0 for t, _ in store.pose_track(T0, T0 + 20)]
     assert 4.5 in left and 10.5 in left and not [t for t in left if 5.0 <= t <= 10.0]
 
@@ -167,13 +169,12 @@ def test_a_store_from_before_the_track_gets_it_on_open_and_bad_rows_read_as_noth
 
 
 def test_the_pose_at_a_moment_is_read_along_the_stored_path(config: VidmemConfig) -> None:
-    from vidmem_ros.memory.poses import pose_at
-
     store = SqliteStore(config.store_path())
+    pose_at = MemoryReader(store).pose_at
     store.add_pose_track([(T0, yawed(0.0, 0.0)), (T0 + 4.0, yawed(4.0, 40.0)), (T0 + 30.0, yawed(9.0, 0.0))])
-    between = pose_at(store, T0 + 1.0)
+    between = pose_at(T0 + 1.0)
     assert between is not None and between.x == pytest.approx(1.0) and yaw_deg(between) == pytest.approx(10.0)
-    assert pose_at(store, T0 + 8.0).x == pytest.approx(4.0)  # type: ignore[union-attr]  # the last sample near
-    assert pose_at(store, T0 + 1.0, as_of=T0 + 2.0).x == 0.0  # type: ignore[union-attr]  # nothing after as_of
-    assert pose_at(store, T0 + 100.0) is None  # no sample and no kept frame near
+    assert pose_at(T0 + 8.0).x == pytest.approx(4.0)  # type: ignore[union-attr]  # the last sample near
+    assert pose_at(T0 + 1.0, as_of=T0 + 2.0).x == 0.0  # type: ignore[union-attr]  # nothing after as_of
+    assert pose_at(T0 + 100.0) is None  # no sample and no kept frame near
     store.close()

@@ -17,7 +17,7 @@ from vidmem_ros.perception.imagenet import class_names, class_terms, read_labels
 from vidmem_ros.perception.registry import build_text_embedder
 from vidmem_ros.perception.ssd_mobilenet import packaged_model_dir
 from vidmem_ros.perception.tagger import LABELS_FILE
-from vidmem_ros.perception.vocabulary import DEFAULT_THRESHOLD, LabelMapper, normalise
+from vidmem_ros.perception.vocabulary import DEFAULT_THRESHOLD, LabelMapper, label_key
 
 WORDNET_DIR = LexiconConfig().wordnet_dir
 
@@ -115,7 +115,7 @@ def test_without_wordnet_classes_keep_their_own_synonyms_only() -> None:
     assert wordnet.load("/no/such/dir") is None
 
 
-def test_normalise_drops_case_spacing_and_leading_determiners() -> None:
-    assert normalise("  My  red Mug ") == "red mug"
-    assert normalise("the") == "the" and normalise("") == ""
-    assert normalise("a cup of tea") == "cup of tea"
+def test_label_key_drops_case_spacing_and_leading_determiners() -> None:
+    assert label_key("  My  red Mug ") == "red mug"
+    assert label_key("the") == "the" and label_key("") == ""
+    assert label_key("a cup of tea") == "cup of tea"

@@ -557,18 +557,18 @@ def simulate(
 
 
 def _engine_search(engine: MemoryEngine, views: list[View], rng: np.random.Generator, as_of: float) -> dict[str, Any]:
-    """``engine.search_image`` latency on the real store: views of random places, slightly perturbed."""
+    """``engine.images.search`` latency on the real store: views of random places, slightly perturbed."""
     picks = rng.integers(len(views), size=ENGINE_QUERIES)
     queries = [views[int(p)].embedding + rng.normal(0.0, 0.01, views[0].embedding.shape) for p in picks]
     queries = [(q / np.linalg.norm(q)).astype(np.float32) for q in queries]
     result: dict[str, Any] = {"vectors": len(engine.images)}
     for label, bound in (("none", None), ("as_of half", as_of)):
         for q in queries[:5]:
-            engine.search_image(q, 10, bound)
+            engine.images.search(q, 10, bound)
         latencies = []
         for q in queries:
             a = time.perf_counter()
-            engine.search_image(q, 10, bound)
+            engine.images.search(q, 10, bound)
             latencies.append((time.perf_counter() - a) * 1e3)
         result[label] = _percentiles(latencies)
     return result
@@ -659,7 +659,7 @@ def format_memory(f: dict[str, Any]) -> str:
     for label in ("none", "as_of half"):
         p = es[label]
         row(
-            f"engine.search_image ({label})",
+            f"engine.images.search ({label})",
             f"{es['vectors']:,} vectors, p50 {p['p50_ms']:.3f} ms  p95 {p['p95_ms']:.3f} ms  (n={p['n']})",
         )
     return "\n".join(lines)

@@ -1,9 +1,11 @@
-"""Mapping what a person asks about onto the labels a detector can report, through WordNet.
+"""Mapping what a person asks about onto the labels a detector can report: the one label resolver.
 
 A label names a WordNet synset (COCO's "couch" is "sofa, couch, lounge").  A
 word asked about names the label when one of its senses is that synset (a
 synonym), a broader one ("furniture", "vehicle", "animal"), or a narrower one
-at most ``narrower_levels`` steps below ("woman" -> "person").
+at most ``narrower_levels`` steps below ("woman" -> "person").  A word WordNet
+does not tie to any label falls back to the text embedder's sense of meaning
+(``perception.vocabulary.LabelMapper``), where the robot has one.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from collections.abc import Iterable
 from vidmem_ros.config import LexiconConfig
 from vidmem_ros.perception import wordnet as wn
 from vidmem_ros.perception.coco import coco_supercategory
+from vidmem_ros.perception.vocabulary import LabelMapper
 
 # Lexicographer files of things a camera can see (signs and lights are "communication"); a label is read as
 # one of these, never as an act or a feeling.  COCO's super-categories narrow that down ("mouse" is
@@ -41,8 +44,11 @@ _BY_SUPERCATEGORY: dict[str, tuple[tuple[int, ...], ...]] = {
 class LabelLexicon:
     """The detector labels a word or phrase names; without WordNet, the labels themselves only."""
 
-    def __init__(self, vocabulary: Iterable[str], config: LexiconConfig | None = None) -> None:
+    def __init__(
+        self, vocabulary: Iterable[str], config: LexiconConfig | None = None, mapper: LabelMapper | None = None
+    ) -> None:
         self.config = config or LexiconConfig()
+        self.mapper = mapper
         self.vocabulary = tuple(dict.fromkeys(vocabulary))
         self.wordnet = wn.load(self.config.wordnet_dir)
         self._synsets = {label: self._synset(label) for label in self.vocabulary} if self.wordnet else {}
@@ -58,6 +64,14 @@ class LabelLexicon:
             if labels:
                 return labels
         return []
+
+    def named(self, phrase: str) -> list[str]:
+        """The labels ``phrase`` names: through WordNet, else by the embedder's sense of its meaning ("kitty",
+        "laptop computer"); empty when neither ties it to a label."""
+        labels = self.resolve(phrase)
+        if not labels and self.mapper is not None:
+            labels = self.mapper.map([phrase]).mapped.get(phrase, [])
+        return labels
 
     def category(self, word: str) -> list[int]:
         """The concrete senses of a word asked about as a kind of thing ("animal", "fruit", "vehicle"); none for a

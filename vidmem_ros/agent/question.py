@@ -220,11 +220,6 @@ def validate_question(text: str, max_chars: int) -> str:
     return stripped
 
 
-def normalise(text: str) -> str:
-    """Lower case, single spaces, no closing punctuation: the form the patterns match."""
-    return re.sub(r"\s+", " ", text.lower()).strip().rstrip("?.! ")
-
-
 # "At what time did ..." asks what "when did ..." asks.
 _WHAT_TIME = re.compile(r"^(?:at )?what (?:time|moment) (?=(?:did|was|were|had|have|has) )")
 

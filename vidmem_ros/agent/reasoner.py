@@ -21,7 +21,7 @@ from vidmem_ros.agent.question_model import QuestionParser, RuleParser, build_qu
 from vidmem_ros.agent.tool_context import Perception, ToolContext
 from vidmem_ros.config import LexiconConfig, PlacesConfig, QueryConfig, VidmemConfig
 from vidmem_ros.errors import InputError
-from vidmem_ros.memory.poses import pose_at
+from vidmem_ros.memory.reader import MemoryReader
 from vidmem_ros.memory.store import SqliteStore
 from vidmem_ros.memory.vector_search import VectorSearch
 from vidmem_ros.perception.embedding import TextEmbedder
@@ -49,14 +49,14 @@ class Reasoner:
         self.config = config
         self.vocabulary = tuple(vocabulary)
         self.weak_score = min(detector_min_score, config.min_score)
-        self.mapper = mapper
         self.perception = perception or Perception()
         self.images = images
         self.llm = llm  # builds the language-model planner for a question; None answers offline
         self.places = places or PlacesConfig()
         self.text_embedder = text_embedder
-        self.lexicon = LabelLexicon(self.vocabulary, lexicon)
+        self.lexicon = LabelLexicon(self.vocabulary, lexicon, mapper)  # the one label resolver
         self.parser = parser or RuleParser()
+        self.reader = MemoryReader(store, images)  # what the tools read, and the query node's services too
 
     def answer(self, question: str, as_of: float | None = None, max_turns: int = 0, timeout_s: float = 0.0) -> Answer:
         try:
@@ -88,7 +88,6 @@ class Reasoner:
             as_of=as_of,
             t0=t0,
             vocabulary=self.vocabulary,
-            mapper=self.mapper,
             min_score=self.config.min_score,
             weak_score=self.weak_score,
             occasion_gap_s=self.config.occasion_gap_s,
@@ -101,7 +100,7 @@ class Reasoner:
 
     def _trimmed(self, answer: Answer, question: str, as_of: float | None) -> Answer:
         """The answer as returned: the typed value the question asks for (or a plain "none"), evidence capped."""
-        settle(answer, asked_kind(question), lambda stamp: pose_at(self.store, stamp, as_of))
+        settle(answer, asked_kind(question), lambda stamp: self.reader.pose_at(stamp, as_of))
         answer.evidence = answer.evidence[: self.config.max_evidence]
         if answer.value is not None:
             answer.trace["value"] = answer.value

@@ -15,12 +15,12 @@ from vidmem_ros.agent.labels import LabelLexicon
 from vidmem_ros.config import PlacesConfig
 from vidmem_ros.errors import VidmemError
 from vidmem_ros.memory.captions import EventCaptioner
+from vidmem_ros.memory.reader import MemoryReader
 from vidmem_ros.memory.records import Pose
 from vidmem_ros.memory.store import SqliteStore
 from vidmem_ros.memory.vector_search import VectorSearch
 from vidmem_ros.perception.embedding import TextEmbedder
 from vidmem_ros.perception.types import Detector, OcrEngine, Tagger
-from vidmem_ros.perception.vocabulary import LabelMapper
 
 REF = re.compile(r"^(moment|event|super_event|transcript|text|place)/(\d+)$|^root$")
 SOURCES = ("moments", "events", "summaries", "transcripts", "texts")
@@ -103,7 +103,6 @@ class ToolContext:
     as_of: float | None
     t0: float  # stamp of t = 0
     vocabulary: tuple[str, ...] = ()
-    mapper: LabelMapper | None = None
     min_score: float = 0.5  # detection score from which a sighting counts
     weak_score: float = 0.3
     occasion_gap_s: float = 12.0  # sightings further apart are separate occasions
@@ -112,6 +111,10 @@ class ToolContext:
     places: PlacesConfig = field(default_factory=PlacesConfig)
     text_embedder: TextEmbedder | None = None  # matches place descriptions by meaning as well as by words
     lexicon: LabelLexicon | None = None  # words -> detector labels; built from ``vocabulary`` on first use if None
+
+    @property
+    def reader(self) -> MemoryReader:
+        return MemoryReader(self.store, self.images)
 
     @property
     def upper(self) -> float:

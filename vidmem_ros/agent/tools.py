@@ -45,8 +45,8 @@ from vidmem_ros.imaging import jpeg_to_rgb
 from vidmem_ros.memory import places as stays
 from vidmem_ros.memory.captions import EventFacts, event_labels, event_texts
 from vidmem_ros.memory.hierarchy import ROOT_KEY
+from vidmem_ros.memory.reader import Place
 from vidmem_ros.memory.records import Event, Moment, Pose, SearchHit, Sighting, TextRead
-from vidmem_ros.memory.search import Place, search_memory, view_end
 
 
 def search(ctx: ToolContext, args: SearchArgs) -> ToolResult:
@@ -55,7 +55,7 @@ def search(ctx: ToolContext, args: SearchArgs) -> ToolResult:
         return _similar(ctx, args, lo, hi)
     kinds = [k for s in (args.sources or SOURCES) for k in SOURCE_KINDS[s]]
     place = Place(args.near.x, args.near.y, args.near.radius) if args.near else None
-    hits = search_memory(ctx.store, args.query, _finite(lo), _finite(hi), place, ctx.as_of, args.limit, kinds)
+    hits = ctx.reader.search(args.query, _finite(lo), _finite(hi), place, ctx.as_of, args.limit, kinds)
     findings = [_hit_finding(ctx, h) for h in hits]
     if not args.query.strip() and "summaries" in (args.sources or SOURCES) and place is None:
         findings = _summaries(ctx, lo, hi)[: args.limit // 2] + findings
@@ -69,8 +69,7 @@ def _similar(ctx: ToolContext, args: SearchArgs, lo: float, hi: float) -> ToolRe
     vector = ctx.store.moment_vector(mid)
     if vector is None:
         return ToolResult("search", error=f"{args.similar_to} has no visual vector")
-    ctx.images.sync()
-    hits = ctx.images.search(vector, args.limit + 1, ctx.as_of)
+    hits = ctx.reader.similar(vector, args.limit + 1, ctx.as_of)
     found = [
         Finding(f"moment/{h.id}", "moment", h.stamp, h.stamp, "looks similar", h.score)
         for h in hits
@@ -95,7 +94,7 @@ def _hit_finding(ctx: ToolContext, hit: SearchHit) -> Finding:
         return Finding(
             f"{hit.kind}/{hit.ref}", hit.kind, hit.stamp, hit.end_stamp, hit.text, min(1.0, hit.score), hit.pose
         )
-    last = view_end(ctx.store, moment, ctx.as_of)
+    last = ctx.reader.view_end(moment, ctx.as_of)
     data = {"last_ref": f"moment/{last.id}", "_last_pose": last.pose} if last.id != moment.id else {}
     pose = hit.pose or moment.pose
     return Finding(f"moment/{hit.ref}", "moment", hit.stamp, last.stamp, hit.text, min(1.0, hit.score), pose, data)
@@ -231,11 +230,7 @@ def _at_least(count: int, sightings: list[Sighting]) -> list[Sighting]:
 def labels_for(ctx: ToolContext, name: str) -> list[str]:
     """The detector labels a description names: by its head words ("books" of "books on a shelf", never
     "shelf"), directly or by meaning."""
-    name = without_count(head_words(name))
-    labels = _lexicon(ctx).resolve(name)
-    if not labels and ctx.mapper is not None:
-        labels = ctx.mapper.map([name]).mapped.get(name, [])
-    return labels
+    return _lexicon(ctx).named(without_count(head_words(name)))
 
 
 def find_text(ctx: ToolContext, args: FindTextArgs) -> ToolResult:
@@ -494,10 +489,9 @@ def _inspect(ctx: ToolContext, moment: Moment, look_for: str, notes: list[str]) 
 
 
 def recent_frames(ctx: ToolContext, args: RecentArgs) -> ToolResult:
-    span = ctx.store.time_span(ctx.as_of)
-    if span is None:
+    moments = ctx.reader.in_view(ctx.as_of)
+    if not moments:
         return ToolResult("recent_frames", note="memory is empty")
-    moments = ctx.store.moments(span[1] - 120.0, span[1], ctx.as_of, limit=10_000)
     step = max(1, len(moments) // args.limit)
     chosen = moments[::-1][::step][: args.limit][::-1]
     return ToolResult("recent_frames", [moment_finding(m, ctx.min_score) for m in chosen])

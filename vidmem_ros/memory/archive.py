@@ -146,7 +146,7 @@ class EventArchive:
             )
 
     def resummarise(self, db: sqlite3.Connection, event_id: int, keep_caption: bool = False) -> Event | None:
-        """Rewrite a closed event after its moments changed (forget, graph patch), keeping counters and tiers right."""
+        """Rewrite a closed event after its moments changed (forget, repair), keeping counters and tiers right."""
         row = db.execute("SELECT labels, status, super_id, caption FROM events WHERE id = ?", (event_id,)).fetchone()
         if row is None or row[1] != "closed":
             return None

@@ -1,9 +1,10 @@
 """The memory engine: kept frames in, events, short-term view, long-term archive, retention out.
 
 Per kept frame: segment (no look-ahead), then in one transaction close the
-previous event if a boundary fired, open the next, write the moment and grow
-the event, and link its detections to entities; then update the short-term
-view and the vector index, and run retention when it is due.  Everything here
+previous event if a boundary fired, open the next, write the moment, grow
+the event, link its detections to entities and keep the short-term view (the
+frames in view now, which the query side reads from the store); then update
+the vector index, and run retention when it is due.  Everything here
 is plain Python over SQLite: the node, the evaluator and the tests share it.
 """
 
@@ -12,7 +13,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -20,16 +21,14 @@ import numpy as np
 from vidmem_ros.config import VidmemConfig
 from vidmem_ros.errors import StoreError, VidmemError
 from vidmem_ros.imaging import jpeg_to_rgb
-from vidmem_ros.memory import graph
 from vidmem_ros.memory.archive import EventArchive
 from vidmem_ros.memory.captions import Caption, ComposedCaptioner, EventCaptioner
 from vidmem_ros.memory.entities import EntityUnifier
-from vidmem_ros.memory.forget import ForgetReport, forget
-from vidmem_ros.memory.records import Event, Moment, Pose, SearchHit, Transcript
+from vidmem_ros.memory.records import Event, Moment, Pose, Transcript
 from vidmem_ros.memory.retention import Retention, RetentionReport
 from vidmem_ros.memory.segmentation import EventSegmenter
 from vidmem_ros.memory.short_term import ShortTermMemory
-from vidmem_ros.memory.store import SqliteStore, insert_moment, insert_texts, insert_transcript
+from vidmem_ros.memory.store import SqliteStore, insert_moment, insert_texts, insert_transcript, write_in_view
 from vidmem_ros.memory.vector_search import VectorSearch
 from vidmem_ros.perception.embedding import TextEmbedder
 from vidmem_ros.perception.types import Detection, Tag, TextLine
@@ -58,16 +57,6 @@ class PerceivedFrame:
     pose: Pose | None = None
 
 
-@dataclass(frozen=True)
-class InView:
-    """A frame held in short-term memory: what the robot is looking at now."""
-
-    moment_id: int
-    stamp: float
-    event_id: int
-    labels: tuple[str, ...]
-
-
 class MemoryEngine:
     def __init__(
         self,
@@ -82,7 +71,7 @@ class MemoryEngine:
         self.keyframe_reader = keyframe_reader  # OCR run on each event's keyframes as it closes
         self.archive = EventArchive(store, config, captioner or ComposedCaptioner(), text_embedder)
         self.segmenter = EventSegmenter(config.segment)
-        self.short_term: ShortTermMemory[InView] = ShortTermMemory.from_config(config.short_term)
+        self.short_term: ShortTermMemory[int] = ShortTermMemory.from_config(config.short_term)  # moment ids in view
         self.entities = EntityUnifier(config.archive)
         self.retention = Retention(store, config.retention)
         self.images = VectorSearch(store, "moment_vectors", config.index)
@@ -136,6 +125,9 @@ class MemoryEngine:
                     insert_moment(db, moment)
                     self.archive.extend(db, self._event_id, moment)
                     self.entities.observe(db, moment, obs.crop_embeddings)
+                    assert moment.id is not None
+                    evicted = self.short_term.add(moment.stamp, moment.id, new_event=bool(reason))
+                    write_in_view(db, self.short_term.items())
             except BaseException:
                 # The transaction rolled back: the old event is still open.  The segmenter already
                 # moved on, so start over: the next frame opens a new event rather than silently
@@ -143,16 +135,13 @@ class MemoryEngine:
                 self._event_id = before
                 self.entities.invalidate()
                 self.segmenter.reset()
+                self.short_term.discard(lambda held: held == moment.id)
                 raise
             assert moment.id is not None and moment.event_id is not None
             if closed is not None:
                 self._announce(closed)
             if moment.embedding is not None:
                 self.images.add(moment.id, moment.embedding, moment.stamp)
-            labels = tuple(sorted({d.label for d in moment.detections}))
-            evicted = self.short_term.add(
-                moment.stamp, InView(moment.id, moment.stamp, moment.event_id, labels), new_event=bool(reason)
-            )
             self.counts["short_term_evicted_events"] += len(evicted)
             self.latest_stamp = follow_clock(self.latest_stamp, moment.stamp)
             self._maybe_run_retention()
@@ -214,31 +203,9 @@ class MemoryEngine:
             self.archive.attach_transcript(db, transcript)
             return ref
 
-    def connect(self, patch: graph.GraphPatch) -> int | None:
-        """Apply an event-graph patch from a captioner or planner."""
-        with self._lock, self.store.write() as db:
-            target = graph.apply_patch(db, patch)
-            if target is not None:
-                self.archive.resummarise(db, target, keep_caption=bool(patch.caption))
-            return target
-
-    def forget(
-        self,
-        start: float | None = None,
-        end: float | None = None,
-        moment_ids: Sequence[int] = (),
-        event_ids: Sequence[int] = (),
-    ) -> ForgetReport:
-        """Forget from this process; the same as the query node's forget service, whose removals the engine
-        follows on its next frame."""
-        with self._lock:
-            report = forget(self.archive, start, end, moment_ids, event_ids)
-            self._follow_forgets()
-            return report
-
     def _follow_forgets(self) -> None:
-        """Memory was forgotten (here or by another process, e.g. the query node's forget service): drop what the
-        caches still hold of it."""
+        """Memory was forgotten (``memory.forget``, from this process or another, e.g. the query node's forget
+        service): drop what the caches still hold of it."""
         generation = self.store.get_meta("forget_generation")
         if generation == self._forget_generation:
             return
@@ -248,10 +215,8 @@ class MemoryEngine:
         if self._event_id is not None and self.store.event(self._event_id) is None:
             self._event_id = None  # the open event was forgotten whole: the next frame starts one
             self.segmenter.reset()
-        gone = {
-            f.moment_id for f in self.short_term.items() if self.store.moment(f.moment_id, with_payload=False) is None
-        }
-        self.short_term.discard(lambda frame: frame.moment_id in gone)
+        gone = {i for i in self.short_term.items() if self.store.moment(i, with_payload=False) is None}
+        self.short_term.discard(lambda held: held in gone)
 
     def run_retention(self, now: float | None = None) -> RetentionReport:
         with self._lock:
@@ -271,20 +236,6 @@ class MemoryEngine:
                 self.images.remove(self.retention.hold_disk_budget().removed_ids)
         except StoreError as exc:  # retention can wait for the next frame; this one is already safe
             log.error("retention pass failed: %s", exc)
-
-    # -- reading -------------------------------------------------------------------
-
-    def in_view(self) -> list[InView]:
-        """Short-term memory: up to K frames of the latest events, oldest first."""
-        return self.short_term.items()
-
-    @property
-    def open_event_id(self) -> int | None:
-        return self._event_id
-
-    def search_image(self, vector: np.ndarray, k: int = 10, as_of: float | None = None) -> list[SearchHit]:
-        hits = self.images.search(vector, k, as_of)
-        return [SearchHit("moment", h.id, h.stamp, h.stamp, h.score) for h in hits]
 
 
 def follow_clock(latest: float, stamp: float) -> float:

@@ -1,16 +1,12 @@
-"""Poses between samples, and where the robot was at a moment of memory.
-
-``interpolate`` and ``slerp`` give the pose between two samples; ``pose_at`` reads the stored path (or the
-nearest kept frame) for a stamp.  The samples arrive through ``ingest.poses``.
-"""
+"""Pose arithmetic: the pose between two samples (linear position, spherical orientation) and the angle
+turned between two orientations.  The pose buffer and track (``ingest.poses``) and the read side's
+``pose_at`` (``memory.reader``) both interpolate with it."""
 
 from __future__ import annotations
 
-import bisect
 import math
 
 from vidmem_ros.memory.records import Pose
-from vidmem_ros.memory.store import SqliteStore
 
 
 def interpolate(p0: Pose, p1: Pose, w: float) -> Pose:
@@ -41,23 +37,3 @@ def turned_deg(p0: Pose, p1: Pose) -> float:
     """The angle of the rotation from one orientation to the other, in degrees."""
     dot = abs(p0.qx * p1.qx + p0.qy * p1.qy + p0.qz * p1.qz + p0.qw * p1.qw)
     return math.degrees(2.0 * math.acos(min(1.0, dot)))
-
-
-# Reading the robot's pose at a moment of memory: the stored path is read this far either side (it keeps a
-# sample at least every pose_track_still_s while the robot stands still), else a kept frame this close.
-TRACK_REACH_S = 10.5
-FRAME_REACH_S = 2.0
-
-
-def pose_at(store: SqliteStore, stamp: float, as_of: float | None = None) -> Pose | None:
-    """Where the robot was at ``stamp``: interpolated along the stored path, else the nearest kept frame's pose."""
-    track = store.pose_track(stamp - TRACK_REACH_S, stamp + TRACK_REACH_S, as_of)
-    if track:
-        i = bisect.bisect_right([t for t, _ in track], stamp)
-        before, after = (track[i - 1] if i else None), (track[i] if i < len(track) else None)
-        if before and after and before[1].frame_id == after[1].frame_id and after[0] > before[0]:
-            return interpolate(before[1], after[1], (stamp - before[0]) / (after[0] - before[0]))
-        return min((s for s in (before, after) if s), key=lambda s: abs(s[0] - stamp))[1]
-    frames = [m for m in store.moments(stamp - FRAME_REACH_S, stamp + FRAME_REACH_S, as_of) if m.pose is not None]
-    nearest = min(frames, key=lambda m: abs(m.stamp - stamp), default=None)
-    return nearest.pose if nearest else None

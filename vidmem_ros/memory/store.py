@@ -39,6 +39,7 @@ from vidmem_ros.perception.types import Detection, Tag
 from vidmem_ros.validation import QUATERNION_NORM_TOLERANCE
 
 POSE_SQL = ", ".join(schema.POSE_COLUMNS)
+IN_VIEW_KEY = "in_view"  # meta: the frames in the ingesting engine's short-term buffer
 _MOMENT_SQL = f"id, stamp, source, width, height, sharpness, quality, event_id, tier, {POSE_SQL}"
 
 
@@ -188,9 +189,11 @@ class SqliteStore:
 
     def set_meta(self, key: str, value: str) -> None:
         with self.write() as db:
-            db.execute(
-                "INSERT INTO meta VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value", (key, value)
-            )
+            set_meta(db, key, value)
+
+    def in_view_ids(self) -> list[int]:
+        """The ids of the frames in the ingesting engine's short-term buffer (see ``write_in_view``)."""
+        return json_list(self.get_meta(IN_VIEW_KEY) or "[]", int)
 
     def bump_counter(self, name: str, by: int = 1) -> None:
         """Add to a durable counter shared by every process using this store."""
@@ -645,6 +648,16 @@ def insert_texts(db: sqlite3.Connection, moment_id: int, lines: Sequence[TextLin
             (moment_id, stamp, line.text, line.score, *line.box),
         )
         add_document(db, "text", int(cur.lastrowid or 0), stamp, stamp, line.text)
+
+
+def set_meta(db: sqlite3.Connection, key: str, value: str) -> None:
+    db.execute("INSERT INTO meta VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value", (key, value))
+
+
+def write_in_view(db: sqlite3.Connection, moment_ids: Sequence[int]) -> None:
+    """Keep the short-term buffer's frames in the store, inside the frame's own transaction, so the query
+    process, which does not share the engine's memory, can say what is in view now."""
+    set_meta(db, IN_VIEW_KEY, json.dumps([int(i) for i in moment_ids]))
 
 
 def insert_transcript(db: sqlite3.Connection, transcript: Transcript) -> int:

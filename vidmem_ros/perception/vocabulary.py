@@ -57,7 +57,7 @@ class LabelMapper:
         self._threshold = threshold
         self._margin = margin
         self._template = template
-        self._names = _names(self._labels, aliases or {})  # normalised name -> indices of its labels
+        self._names = _names(self._labels, aliases or {})  # name as a key -> indices of its labels
         self._members = list(self._names.values())
         self._vectors = self._embed(list(self._names))
 
@@ -70,7 +70,7 @@ class LabelMapper:
         similarity: dict[str, float] = {}
         pending = []
         for request in dict.fromkeys(requested):
-            key = normalise(request)
+            key = label_key(request)
             if key in self._names:
                 mapped[request], similarity[request] = [self._labels[i] for i in self._names[key]], 1.0
             elif key and self._labels:
@@ -101,21 +101,21 @@ class LabelMapper:
     def _embed(self, texts: list[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self._embedder.dim), np.float32)
-        return self._embedder.embed_texts([self._template.format(normalise(text)) for text in texts])
+        return self._embedder.embed_texts([self._template.format(label_key(text)) for text in texts])
 
 
 def _names(labels: list[str], aliases: Mapping[str, Iterable[str]]) -> dict[str, list[int]]:
     names: dict[str, list[int]] = {}
     for index, label in enumerate(labels):
         for name in (label, *aliases.get(label, ())):
-            members = names.setdefault(normalise(name), [])
+            members = names.setdefault(label_key(name), [])
             if index not in members:
                 members.append(index)
     names.pop("", None)
     return names
 
 
-def normalise(text: str) -> str:
+def label_key(text: str) -> str:
     """Lower case, single spaces, no leading article or possessive ("My red Mug " -> "red mug")."""
     words = text.lower().split()
     while len(words) > 1 and words[0] in _DETERMINERS:

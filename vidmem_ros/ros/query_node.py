@@ -8,7 +8,6 @@ read-only store connection, so none of them holds up ingestion either.
 from __future__ import annotations
 
 import json
-import math
 import sys
 from typing import TypeVar
 
@@ -20,8 +19,7 @@ from vidmem_ros.errors import InputError, VidmemError
 from vidmem_ros.memory.archive import EventArchive
 from vidmem_ros.memory.captions import ComposedCaptioner
 from vidmem_ros.memory.forget import forget
-from vidmem_ros.memory.hierarchy import summarise_events
-from vidmem_ros.memory.search import Place, search_memory
+from vidmem_ros.memory.reader import Place
 from vidmem_ros.memory.store import SqliteStore
 from vidmem_ros.ros.convert import event_msg, fill_response, hit_evidence, time_range, to_seconds
 from vidmem_ros.ros.params import declare_config, watch_runtime_changes
@@ -42,6 +40,7 @@ class QueryNode(Node):
         # Read-write: refused questions are counted and forget removes memory from here.
         self.store = SqliteStore(cfg.store_path())
         self.reasoner: Reasoner = build_reasoner(cfg, self.store)
+        self.reader = self.reasoner.reader  # the services read memory as the reasoner's tools do
         watch_runtime_changes(self, cfg)
         self.archive = EventArchive(self.store, cfg, ComposedCaptioner())
         group = ReentrantCallbackGroup()
@@ -65,8 +64,7 @@ class QueryNode(Node):
         try:
             if place is not None and not place.radius > 0:
                 raise InputError("bad_place", f"radius must be positive, got {request.radius}")
-            hits = search_memory(
-                self.store,
+            hits = self.reader.search(
                 request.text,
                 start,
                 end,
@@ -83,11 +81,11 @@ class QueryNode(Node):
     def _on_summarize(self, request: Summarize.Request, response: Summarize.Response) -> Summarize.Response:
         start, end = time_range(request.start, request.end)
         try:
-            events = self.store.events(start or -math.inf, end or math.inf, as_of=to_seconds(request.as_of) or None)
+            summary = self.reader.summary(start, end, to_seconds(request.as_of) or None)
         except VidmemError as exc:
             return refused(response, exc)
-        response.summary = summarise_events(events)
-        response.events = [event_msg(e) for e in events]
+        response.summary = summary.text
+        response.events = [event_msg(e) for e in summary.events]
         response.success = True
         return response
 

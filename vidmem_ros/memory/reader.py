@@ -1,0 +1,152 @@
+"""The read side of memory: what the query node's services and the agent's tools ask of the store.
+
+Search by text, time and place; frames that look like one another; a summary of a span of events; what is in
+view now (the short-term buffer the ingesting engine keeps in the store); where the robot was at a stamp; and
+how long a view lasted.  Every read honours ``as_of``: nothing stamped after it is visible.  Forgetting goes
+through ``memory.forget`` from both processes alike; the engine follows it on its next frame.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from vidmem_ros.memory.hierarchy import summarise_events
+from vidmem_ros.memory.poses import interpolate
+from vidmem_ros.memory.records import Event, Moment, Pose, SearchHit
+from vidmem_ros.memory.store import SqliteStore
+from vidmem_ros.memory.vector_index import VectorHit
+from vidmem_ros.memory.vector_search import VectorSearch
+
+# Without a buffer that reaches the question's moment (a question about the past), "now" is this much
+# sensor time before it.
+RECENT_WINDOW_S = 120.0
+# Reading the robot's pose at a moment of memory: the stored path is read this far either side (it keeps a
+# sample at least every pose_track_still_s while the robot stands still), else a kept frame this close.
+TRACK_REACH_S = 10.5
+FRAME_REACH_S = 2.0
+
+
+@dataclass(frozen=True)
+class Place:
+    x: float
+    y: float
+    radius: float
+
+
+@dataclass(frozen=True)
+class Summary:
+    text: str
+    events: list[Event]
+
+
+class MemoryReader:
+    """One store's read side; ``images`` is the visual index, or None where memory keeps no visual vectors."""
+
+    def __init__(self, store: SqliteStore, images: VectorSearch | None = None) -> None:
+        self.store = store
+        self.images = images
+
+    def search(
+        self,
+        text: str = "",
+        start: float | None = None,
+        end: float | None = None,
+        place: Place | None = None,
+        as_of: float | None = None,
+        limit: int = 10,
+        kinds: Sequence[str] = (),
+    ) -> list[SearchHit]:
+        """Best hits first.  Text ranks; time range and place filter; without text, the newest matches come first.
+
+        ``kinds`` limits text search to some document kinds (moment, event, super_event, text, transcript).
+        """
+        lo = -math.inf if start is None else start
+        hi = math.inf if end is None else end
+        store = self.store
+        if text.strip():
+            hits = store.search_text(text, limit=limit * 5, as_of=as_of, kinds=kinds)
+            hits = [h for h in hits if h.end_stamp >= lo and h.stamp <= hi]
+            if place is not None:
+                hits = [h for h in hits if self._near(h, place)]
+            return hits[:limit]
+        if place is not None:
+            hits = store.search_place(place.x, place.y, place.radius, as_of=as_of, limit=limit * 5)
+            return [h for h in hits if lo <= h.stamp <= hi][:limit]
+        events = store.events(lo, hi, as_of=as_of)
+        return [SearchHit("event", e.id, e.start, e.end, 1.0, e.caption, e.start_pose) for e in reversed(events)][
+            :limit
+        ]
+
+    def _near(self, hit: SearchHit, place: Place) -> bool:
+        """Whether a text hit was seen within the place: its moment's pose, or any moment of its event."""
+        store = self.store
+        if hit.kind == "event":
+            moments = store.event_moments(hit.ref)
+        elif hit.kind == "moment":
+            moment = store.moment(hit.ref, with_payload=False)
+            moments = [moment] if moment else []
+        else:
+            moments = store.moments(hit.stamp - 1.0, hit.end_stamp + 1.0)
+        return any(m.pose and math.hypot(m.pose.x - place.x, m.pose.y - place.y) <= place.radius for m in moments)
+
+    def similar(self, vector: np.ndarray, k: int, as_of: float | None = None) -> list[VectorHit]:
+        """The frames that look most like ``vector``, best first; [] where memory has no visual index."""
+        if self.images is None:
+            return []
+        self.images.sync()  # the ingesting process adds and forgets frames meanwhile
+        return self.images.search(vector, k, as_of)
+
+    def summary(self, start: float | None = None, end: float | None = None, as_of: float | None = None) -> Summary:
+        events = self.store.events(-math.inf if start is None else start, math.inf if end is None else end, as_of=as_of)
+        return Summary(summarise_events(events), events)
+
+    def in_view(self, as_of: float | None = None) -> list[Moment]:
+        """What the robot is looking at now, oldest first: the short-term buffer's frames (whole latest
+        events, a uniform sample of a long one) where the buffer reaches ``as_of``; else the frames of the
+        last ``RECENT_WINDOW_S`` before it."""
+        found = (self.store.moment(i, with_payload=False) for i in self.store.in_view_ids())
+        buffered = [m for m in found if m is not None]  # a frame forgotten since is gone
+        span = self.store.time_span(as_of)
+        if span is None:
+            return []
+        if buffered and max(m.stamp for m in buffered) == span[1]:
+            return sorted(buffered, key=lambda m: m.stamp)
+        return self.store.moments(span[1] - RECENT_WINDOW_S, span[1], as_of, limit=10_000)
+
+    def pose_at(self, stamp: float, as_of: float | None = None) -> Pose | None:
+        """Where the robot was at ``stamp``: interpolated along the stored path, else the nearest kept frame's
+        pose."""
+        track = self.store.pose_track(stamp - TRACK_REACH_S, stamp + TRACK_REACH_S, as_of)
+        if track:
+            i = bisect.bisect_right([t for t, _ in track], stamp)
+            before, after = (track[i - 1] if i else None), (track[i] if i < len(track) else None)
+            if before and after and before[1].frame_id == after[1].frame_id and after[0] > before[0]:
+                return interpolate(before[1], after[1], (stamp - before[0]) / (after[0] - before[0]))
+            return min((s for s in (before, after) if s), key=lambda s: abs(s[0] - stamp))[1]
+        frames = [
+            m for m in self.store.moments(stamp - FRAME_REACH_S, stamp + FRAME_REACH_S, as_of) if m.pose is not None
+        ]
+        nearest = min(frames, key=lambda m: abs(m.stamp - stamp), default=None)
+        return nearest.pose if nearest else None
+
+    def view_end(self, moment: Moment, as_of: float | None = None) -> Moment:
+        """The last moment of a moment's view: the last of the moments after it in its event, each sharing a
+        scene tag with the one before (the moment itself where none does).  A thing named in one frame's tags
+        stayed in view while the view did: the gate keeps few frames of a still scene, and a weak model names a
+        thing in only some."""
+        if moment.event_id is None:
+            return moment
+        last, labels = moment, {t.label for t in moment.tags}
+        for later in self.store.event_moments(moment.event_id):
+            if later.stamp <= moment.stamp or (as_of is not None and later.stamp > as_of):
+                continue
+            tagged = {t.label for t in later.tags}
+            if not labels & tagged:
+                break
+            last, labels = later, tagged
+        return last
