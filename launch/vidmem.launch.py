@@ -33,6 +33,11 @@ def generate_launch_description() -> LaunchDescription:
         ),
         "use_sim_time": ("false", "Take time from /clock (bag replay with --clock)"),
         "log_level": ("info", "Log level of both nodes: debug, info, warn, error or fatal"),
+        "autostart": (
+            "true",
+            "Configure and activate both lifecycle nodes at start; false leaves them unconfigured for a lifecycle "
+            "manager",
+        ),
     }
     declared = [
         DeclareLaunchArgument(name, default_value=default, description=text) for name, (default, text) in args.items()
@@ -51,6 +56,7 @@ def generate_launch_description() -> LaunchDescription:
             "ingest.pose_source": cfg["pose_source"],
             "ingest.image_transport": cfg["image_transport"],
             "use_sim_time": cfg["use_sim_time"],
+            "autostart": cfg["autostart"],
         },
     ]
     remaps = [

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import time
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -12,6 +14,7 @@ from rclpy.node import Node
 from rclpy.publisher import Publisher
 from sensor_msgs.msg import CompressedImage, Image
 
+from vidmem_ros.command.launcher import NodeOptions, start_node, stop_processes
 from vidmem_ros.ros.client import MemoryClient
 from vidmem_ros.ros.convert import to_time
 
@@ -55,6 +58,16 @@ class Robot:
         stats = self.client.wait_for_stats(lambda s: s.frames_kept >= n and s.queue_depth == 0, timeout_s)
         assert stats is not None, f"fewer than {n} frames kept; last stats: {self.client.stats()}"
         return stats
+
+
+def refused_start(which: str, options: NodeOptions, log: Path) -> str:
+    """Start one node that must refuse to start: it exits with status 2; returns what it logged."""
+    proc = start_node(which, options, os.environ, str(log))
+    try:
+        assert proc.wait(60) == 2
+    finally:
+        stop_processes([proc])
+    return log.read_text()
 
 
 def image_msg(rgb: np.ndarray, stamp: float, encoding: str = "rgb8", pad: int = 0, bigendian: bool = False) -> Image:

@@ -11,10 +11,11 @@ import tempfile
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-FASTDDS_PROFILE = Path(__file__).resolve().parents[2] / "config" / "fastdds.xml"
+from vidmem_ros.config import CONFIG_DIR
+
+FASTDDS_PROFILE = CONFIG_DIR / "fastdds.xml"  # in the checkout, or share/vidmem_ros/config of an install
 NODE_MODULES = {"ingest": "vidmem_ros.ros.ingest_node", "query": "vidmem_ros.ros.query_node"}
 
 

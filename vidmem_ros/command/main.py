@@ -24,8 +24,29 @@ def main(argv: list[str] | None = None, extensions: Sequence[Extension] = ()) ->
     parser = argparse.ArgumentParser(prog="vidmem", description="Long-term visual memory for ROS 2 robots.")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    _add_replay_parser(sub)
+    for add in (
+        _add_replay_parser,
+        _add_up_parser,
+        _add_ask_parser,
+        _add_eval_parser,
+        _add_report_parser,
+        _add_params_parser,
+        _add_doctor_parser,
+    ):
+        add(sub)
 
+    handlers: dict[str, Handler] = dict(_COMMANDS)
+    for extend in extensions:
+        handlers.update(extend(sub))
+    args = parser.parse_args(argv)
+    from vidmem_ros.command.launcher import use_package_dds_profile
+
+    use_package_dds_profile(os.environ)  # type: ignore[arg-type]  # before any command starts DDS
+    return int(handlers[args.command](args))
+
+
+def _add_up_parser(sub: SubParsers) -> None:
+    """``vidmem up``: the nodes, in one process or each in its own."""
     up = sub.add_parser("up", help="start the ingest and query nodes")
     up.add_argument("--store", required=True)
     up.add_argument("--config", default="", help="YAML settings file")
@@ -44,11 +65,17 @@ def main(argv: list[str] | None = None, extensions: Sequence[Extension] = ()) ->
     up.add_argument("--namespace", default="")
     up.add_argument("--separate", action="store_true", help="run each node as its own process (default: one process)")
 
+
+def _add_ask_parser(sub: SubParsers) -> None:
+    """``vidmem ask``: one question to a running memory."""
     ask = sub.add_parser("ask", help="ask a running vidmem a question")
     ask.add_argument("question")
     ask.add_argument("--namespace", default="")
     ask.add_argument("--timeout", type=float, default=30.0)
 
+
+def _add_eval_parser(sub: SubParsers) -> None:
+    """``vidmem eval``: a bag's questions answered online and scored."""
     ev = sub.add_parser(
         "eval", help="answer a bag's questions online (each as of its ask_at), score them, compare baselines"
     )
@@ -74,6 +101,9 @@ def main(argv: list[str] | None = None, extensions: Sequence[Extension] = ()) ->
     ev.add_argument("--json", type=Path, default=None, metavar="PATH", help="scores JSON (default: OUT.scores.json)")
     ev.add_argument("--quiet", action="store_true", help="no progress bar")
 
+
+def _add_report_parser(sub: SubParsers) -> None:
+    """``vidmem report``: scores and the HTML report from answers files."""
     report = sub.add_parser("report", help="score answers to a bag's questions and write a self-contained HTML report")
     report.add_argument("--store", type=Path, required=True, help="the memory store the answers came from")
     report.add_argument("--questions", type=Path, required=True, help="questions JSONL (with ground truth)")
@@ -90,12 +120,19 @@ def main(argv: list[str] | None = None, extensions: Sequence[Extension] = ()) ->
     report.add_argument("--json", type=Path, default=None, metavar="PATH", help="also write the scores as JSON")
     report.add_argument("--max-thumbnails", type=int, default=200, help="keyframe images in the report at most")
 
+
+def _add_params_parser(sub: SubParsers) -> None:
+    """``vidmem params``: the settings as a ROS 2 parameter file."""
     from vidmem_ros.config import PROFILES
 
     params = sub.add_parser("params", help="print the settings as a ROS 2 parameter file (--params-file)")
     params.add_argument("--profile", choices=PROFILES, default="cpu", help="the profile to print (default cpu)")
     params.add_argument("--config", type=Path, default=None, help="a settings YAML file instead of a profile")
     params.add_argument("--node", default="/**", help="the node name the parameters are for (default: every node)")
+
+
+def _add_doctor_parser(sub: SubParsers) -> None:
+    """``vidmem doctor``: check (and repair) a store."""
     doctor = sub.add_parser(
         "doctor",
         help="check a memory store and report bad records; --repair fixes what it can (run it with the node stopped)",
@@ -110,17 +147,8 @@ def main(argv: list[str] | None = None, extensions: Sequence[Extension] = ()) ->
         "--config", default="", help="YAML settings file whose captioner closes events (default: the cpu profile)"
     )
 
-    handlers: dict[str, Handler] = dict(_COMMANDS)
-    for extend in extensions:
-        handlers.update(extend(sub))
-    args = parser.parse_args(argv)
-    from vidmem_ros.command.launcher import use_package_dds_profile
 
-    use_package_dds_profile(os.environ)  # type: ignore[arg-type]  # before any command starts DDS
-    return int(handlers[args.command](args))
-
-
-def _add_replay_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def _add_replay_parser(sub: SubParsers) -> None:
     play = sub.add_parser(
         "replay",
         help="play a rosbag2 into live topics, like ros2 bag play",

@@ -1,4 +1,8 @@
-"""Ingest node: camera and pose topics in, moments written to the store, memory_stats out."""
+"""Ingest node: camera and pose topics in, moments written to the store, memory_stats out.
+
+A lifecycle node: configure opens the store and creates the publishers; activate subscribes and loads the
+models; deactivate stops taking input, closes the last event and frees the models; cleanup closes the store.
+With ``autostart`` (the default) it goes straight to active."""
 
 from __future__ import annotations
 
@@ -17,6 +21,8 @@ from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 from rclpy.duration import Duration
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
+from rclpy.subscription import Subscription
+from rclpy.timer import Timer
 from sensor_msgs.msg import CompressedImage, Image
 
 from vidmem_ros.errors import VidmemError
@@ -29,12 +35,11 @@ from vidmem_ros.ingest.stats import StatsSnapshot
 from vidmem_ros.ingest.worker import IngestPipeline, IngestWorker
 from vidmem_ros.memory.archive import QUARANTINED
 from vidmem_ros.memory.records import Event
-from vidmem_ros.memory.store import SqliteStore
 from vidmem_ros.msg import AudioChunk, MemoryStats
 from vidmem_ros.msg import Event as EventMsg
 from vidmem_ros.ros.convert import event_msg
-from vidmem_ros.ros.params import declare_config, watch_runtime_changes
-from vidmem_ros.ros.runtime import Spinner, bridge_logging, run_nodes
+from vidmem_ros.ros.memory_node import MemoryNode
+from vidmem_ros.ros.runtime import Spinner, run_nodes
 from vidmem_ros.ros.tf_pose import TfPoseLookup
 
 # How long closing waits for subscribers to acknowledge the last events.
@@ -44,48 +49,89 @@ LOADER_WAIT_S = 60.0
 POSE_WARNING_PERIOD_S = 30.0  # how often the log repeats that no pose arrives
 
 
-class IngestNode(Node):
+class IngestNode(MemoryNode):
     """Subscribes first, then loads the models on a thread of its own: what arrives meanwhile is held in a
     bounded buffer and ingested once they are ready, so a restart loses only the seconds before the
     subscriptions exist.  A model that fails to load ends the process with the error (``startup_failure``)."""
 
     def __init__(self, **kwargs: object) -> None:
-        super().__init__("vidmem_ingest", **kwargs)  # type: ignore[arg-type]
-        bridge_logging(self)
-        self.config = declare_config(self)
-        cfg = self.config
-        self.store = SqliteStore(cfg.store_path())
-        watch_runtime_changes(self, cfg)
-        self.startup = StartupBuffer(cfg.ingest.sample_fps, int(cfg.ingest.startup_buffer_mb * 1_000_000))
-        self.startup_failure: VidmemError | None = None
+        super().__init__("vidmem_ingest", **kwargs)
         self.pipeline: IngestPipeline | None = None
         self.worker: IngestWorker | None = None
         self.audio: AudioPipeline | None = None
         self.intake: SensorIntake | None = None
         self._intake_lock = threading.Lock()  # the hand-over from the buffer to the intake keeps arrival order
+        self._inputs: list[Subscription] = []
+        self._timer: Timer | None = None
+        self._loader: threading.Thread | None = None
+        self.pose_node: Node | None = None
+        self.pose_spinner: Spinner | None = None
+        self.tf: TfPoseLookup | None = None
+
+    # -- lifecycle -----------------------------------------------------------------
+
+    def _configure(self) -> None:
+        self.stats_publisher = self.create_lifecycle_publisher(MemoryStats, "memory_stats", 10)
+        self.events_publisher = self.create_lifecycle_publisher(EventMsg, "events", 50)
+        self.diagnostics_publisher = self.create_lifecycle_publisher(DiagnosticArray, "/diagnostics", 10)
+
+    def _activate(self) -> None:
+        cfg = self.config
+        self.startup = StartupBuffer(cfg.ingest.sample_fps, int(cfg.ingest.startup_buffer_mb * 1_000_000))
         # Callbacks only convert and enqueue; the worker thread does the heavy work.
         sensors = MutuallyExclusiveCallbackGroup()
         cameras = self._subscribe_camera(cfg.ingest.image_transport, sensors)
-        self.create_subscription(
-            AudioChunk,
-            "audio",
-            self._on_audio,
-            qos_profile_sensor_data,
-            callback_group=sensors,
+        self._inputs.append(
+            self.create_subscription(
+                AudioChunk, "audio", self._on_audio, qos_profile_sensor_data, callback_group=sensors
+            )
         )
         self.pose_node, self.pose_spinner, self.tf = self._subscribe_poses()
-        self.stats_publisher = self.create_publisher(MemoryStats, "memory_stats", 10)
-        self.events_publisher = self.create_publisher(EventMsg, "events", 50)
-        self.diagnostics_publisher = self.create_publisher(DiagnosticArray, "/diagnostics", 10)
         self._last_snapshot: StatsSnapshot | None = None
         self._last_audio_drops = 0
-        self.create_timer(cfg.ingest.stats_period_s, self.publish_stats)
+        self._timer = self.create_timer(cfg.ingest.stats_period_s, self.publish_stats)
         self.get_logger().info(
             f"ingesting {' and '.join(cameras)} into {cfg.store_path()} "
             f"(profile {cfg.profile}, {cfg.ingest.sample_fps} fps, detector {cfg.detector.backend}); loading models"
         )
         self._loader = threading.Thread(target=self._load, name="vidmem-load", daemon=True)
         self._loader.start()
+
+    def _stop(self) -> None:
+        """Stop taking input, then ingest what is queued, close the last event (published while ROS is still up)
+        and drop the models, so their memory goes back."""
+        for subscription in self._inputs:
+            self.destroy_subscription(subscription)
+        self._inputs = []
+        if self._timer is not None:
+            self.destroy_timer(self._timer)
+            self._timer = None
+        if self.pose_spinner is not None:
+            self.pose_spinner.stop()
+        if self._loader is not None:
+            self._loader.join(LOADER_WAIT_S)  # stopped while loading: what was held is ingested first
+            self._loader = None
+        if self.audio is not None:
+            self.audio.close()
+        if self.worker is not None:
+            self.worker.stop()
+        if self.pipeline is not None:
+            self.pipeline.finish()
+            # The last event was published just now: give subscribers a moment to take it before the node goes.
+            self.events_publisher.wait_for_all_acked(Duration(seconds=EVENTS_ACK_S))
+        if self.pose_node is not None:
+            self.pose_node.destroy_node()
+        with self._intake_lock:
+            self.pipeline = self.worker = self.audio = self.intake = None
+        self.pose_node = self.pose_spinner = self.tf = None
+
+    def _release(self) -> None:
+        if self._store is not None:
+            for publisher in (self.stats_publisher, self.events_publisher, self.diagnostics_publisher):
+                self.destroy_lifecycle_publisher(publisher)
+        super()._release()
+
+    # -- ingesting -----------------------------------------------------------------
 
     def _load(self) -> None:
         """Load the models, then hand what the buffer holds to the intake and let callbacks reach it directly."""
@@ -141,19 +187,22 @@ class IngestNode(Node):
         topics = []
         if transport != "compressed":
             raw = self.resolve_topic_name("image")
-            self.create_subscription(
-                Image, "image", partial(self._on_image, raw), qos_profile_sensor_data, callback_group=group
+            self._inputs.append(
+                self.create_subscription(
+                    Image, "image", partial(self._on_image, raw), qos_profile_sensor_data, callback_group=group
+                )
             )
             topics.append(raw)
         if transport != "raw":
             packed = self.resolve_topic_name("image/compressed")
-            self.create_subscription(
+            subscribe = self.create_subscription(
                 CompressedImage,
                 "image/compressed",
                 partial(self._on_compressed, packed),
                 qos_profile_sensor_data,
                 callback_group=group,
             )
+            self._inputs.append(subscribe)
             topics.append(packed)
         return topics
 
@@ -174,7 +223,11 @@ class IngestNode(Node):
             cli_args=["--ros-args", "-r", f"__node:={self.get_name()}_poses"],  # whatever renames this node
             start_parameter_services=False,
         )
-        tf = TfPoseLookup(node, cfg.tf_frame, cfg.tf_base_frame) if cfg.tf_frame else None
+        try:
+            tf = TfPoseLookup(node, cfg.tf_frame, cfg.tf_base_frame) if cfg.tf_frame else None
+        except VidmemError:
+            node.destroy_node()
+            raise
         if tf is None:  # one pose source, so every stored pose is in one frame
             pose_type = {"odom": Odometry, "pose": PoseStamped, "pose_with_covariance": PoseWithCovarianceStamped}
             topic = self.resolve_topic_name(cfg.pose_source)  # as this node's remappings name it
@@ -264,21 +317,6 @@ class IngestNode(Node):
         array = DiagnosticArray(status=[status])
         array.header.stamp = stamp
         self.diagnostics_publisher.publish(array)
-
-    def close(self) -> None:
-        """Stop taking input, then close the last event (published while ROS is still up) and the store."""
-        self.pose_spinner.stop()
-        self._loader.join(LOADER_WAIT_S)  # stopped while loading: what was held is ingested first
-        if self.audio is not None:
-            self.audio.close()
-        if self.worker is not None:
-            self.worker.stop()
-        if self.pipeline is not None:
-            self.pipeline.finish()
-            # The last event was published just now: give subscribers a moment to take it before the node goes.
-            self.events_publisher.wait_for_all_acked(Duration(seconds=EVENTS_ACK_S))
-        self.pose_node.destroy_node()
-        self.store.close()
 
 
 def _rss_bytes() -> int:

@@ -3,6 +3,10 @@
 Every service runs in a reentrant group on a multi-threaded executor, so a long
 question never holds up a search or a forget; each reading thread gets its own
 read-only store connection, so none of them holds up ingestion either.
+
+A lifecycle node: configure opens the store and builds the reasoner; activate offers the services and
+deactivate withdraws them; cleanup closes the store and drops the reasoner with any model it loaded.  With
+``autostart`` (the default) it goes straight to active.
 """
 
 from __future__ import annotations
@@ -12,43 +16,69 @@ import sys
 from typing import TypeVar
 
 from rclpy.callback_groups import ReentrantCallbackGroup
-from rclpy.node import Node
+from rclpy.service import Service
 
 from vidmem_ros.agent.reasoner import Reasoner, build_reasoner
 from vidmem_ros.errors import InputError, VidmemError
 from vidmem_ros.memory.archive import EventArchive
 from vidmem_ros.memory.captions import ComposedCaptioner
 from vidmem_ros.memory.forget import forget
-from vidmem_ros.memory.reader import Place
-from vidmem_ros.memory.store import SqliteStore
+from vidmem_ros.memory.reader import MemoryReader, Place
 from vidmem_ros.ros.convert import event_msg, fill_response, hit_evidence, time_range, to_seconds
-from vidmem_ros.ros.params import declare_config, watch_runtime_changes
-from vidmem_ros.ros.runtime import bridge_logging, run_nodes
+from vidmem_ros.ros.memory_node import MemoryNode
+from vidmem_ros.ros.runtime import run_nodes
 from vidmem_ros.srv import Forget, Query, SearchMemory, Summarize
 
 ResponseT = TypeVar("ResponseT", SearchMemory.Response, Summarize.Response, Forget.Response)
 
 
-class QueryNode(Node):
+class QueryNode(MemoryNode):
     concurrent_callbacks = True  # questions are answered in parallel
 
     def __init__(self, **kwargs: object) -> None:
-        super().__init__("vidmem_query", **kwargs)  # type: ignore[arg-type]
-        bridge_logging(self)
-        self.config = declare_config(self)
-        cfg = self.config
-        # Read-write: refused questions are counted and forget removes memory from here.
-        self.store = SqliteStore(cfg.store_path())
-        self.reasoner: Reasoner = build_reasoner(cfg, self.store)
-        self.reader = self.reasoner.reader  # the services read memory as the reasoner's tools do
-        watch_runtime_changes(self, cfg)
-        self.archive = EventArchive(self.store, cfg, ComposedCaptioner())
+        super().__init__("vidmem_query", **kwargs)
+        self._offered: list[Service] = []  # not _services: rclpy keeps its own list by that name
+        self._reasoner: Reasoner | None = None
+        self._archive: EventArchive | None = None
+
+    @property
+    def reasoner(self) -> Reasoner:
+        assert self._reasoner is not None, "the reasoner exists from configure to cleanup"
+        return self._reasoner
+
+    @property
+    def reader(self) -> MemoryReader:
+        return self.reasoner.reader  # the services read memory as the reasoner's tools do
+
+    # -- lifecycle -----------------------------------------------------------------
+
+    def _configure(self) -> None:
+        # The store is read-write: refused questions are counted and forget removes memory from here.
+        self._reasoner = build_reasoner(self.config, self.store)
+        self._archive = EventArchive(self.store, self.config, ComposedCaptioner())
+
+    def _activate(self) -> None:
         group = ReentrantCallbackGroup()
-        self.create_service(Query, "query", self._on_query, callback_group=group)
-        self.create_service(SearchMemory, "search_memory", self._on_search, callback_group=group)
-        self.create_service(Summarize, "summarize", self._on_summarize, callback_group=group)
-        self.create_service(Forget, "forget", self._on_forget, callback_group=group)
-        self.get_logger().info(f"answering questions on {self.resolve_service_name('query')} from {cfg.store_path()}")
+        self._offered = [
+            self.create_service(Query, "query", self._on_query, callback_group=group),
+            self.create_service(SearchMemory, "search_memory", self._on_search, callback_group=group),
+            self.create_service(Summarize, "summarize", self._on_summarize, callback_group=group),
+            self.create_service(Forget, "forget", self._on_forget, callback_group=group),
+        ]
+        self.get_logger().info(
+            f"answering questions on {self.resolve_service_name('query')} from {self.config.store_path()}"
+        )
+
+    def _stop(self) -> None:
+        for service in self._offered:
+            self.destroy_service(service)
+        self._offered = []
+
+    def _release(self) -> None:
+        self._reasoner = self._archive = None  # with any model the reasoner loaded
+        super()._release()
+
+    # -- services ------------------------------------------------------------------
 
     def _on_query(self, request: Query.Request, response: Query.Response) -> Query.Response:
         as_of = to_seconds(request.as_of) or None
@@ -92,7 +122,8 @@ class QueryNode(Node):
     def _on_forget(self, request: Forget.Request, response: Forget.Response) -> Forget.Response:
         start, end = time_range(request.start, request.end)
         try:
-            report = forget(self.archive, start, end, list(request.moment_ids), list(request.event_ids))
+            assert self._archive is not None
+            report = forget(self._archive, start, end, list(request.moment_ids), list(request.event_ids))
         except VidmemError as exc:
             return refused(response, exc)
         self.get_logger().info(
@@ -104,9 +135,6 @@ class QueryNode(Node):
         response.compacted = report.compacted
         response.success = True
         return response
-
-    def close(self) -> None:
-        self.store.close()
 
 
 def refused(response: ResponseT, exc: VidmemError) -> ResponseT:

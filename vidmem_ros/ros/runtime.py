@@ -10,7 +10,9 @@ import time
 from collections.abc import Callable, Sequence
 
 import rclpy
+from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.executors import Executor, ExternalShutdownException, MultiThreadedExecutor, SingleThreadedExecutor
+from rclpy.lifecycle import LifecycleNode, TransitionCallbackReturn
 from rclpy.node import Node
 from rclpy.signals import SignalHandlerOptions
 from rclpy.task import Future
@@ -58,8 +60,33 @@ def executor_for(node: Node) -> Executor:
     return SingleThreadedExecutor()
 
 
+def declare_autostart(node: Node) -> None:
+    node.declare_parameter(
+        "autostart",
+        True,
+        ParameterDescriptor(
+            description="Configure and activate at start; false leaves the node unconfigured for a lifecycle manager",
+            read_only=True,
+        ),
+    )
+
+
+def autostart(node: LifecycleNode) -> VidmemError | None:
+    """Take a lifecycle node through configure and activate, as its ``autostart`` parameter asks; the error
+    that stopped it, if a transition failed."""
+    if not node.get_parameter("autostart").value:
+        node.get_logger().info("unconfigured; waiting for a lifecycle manager (autostart is false)")
+        return None
+    for transition in (node.trigger_configure, node.trigger_activate):
+        if transition() != TransitionCallbackReturn.SUCCESS:
+            failure = getattr(node, "startup_failure", None)
+            return failure or VidmemError(f"{node.get_name()} did not come up ({transition.__name__})")
+    return None
+
+
 def run_nodes(factories: Sequence[Callable[[], Node]], args: Sequence[str] | None = None) -> int:
-    """Create the nodes and spin each on its own thread until Ctrl-C or SIGTERM; return an exit code.
+    """Create the nodes, bring lifecycle nodes up (``autostart``), and spin each on its own thread until Ctrl-C
+    or SIGTERM; return an exit code.
 
     rclpy's own signal handlers would shut ROS down the moment the signal came, before the nodes close, so
     what a node says as it closes (the ingest node's last event) would meet invalid publishers.  Here the
@@ -74,6 +101,9 @@ def run_nodes(factories: Sequence[Callable[[], Node]], args: Sequence[str] | Non
         try:
             for factory in factories:
                 nodes.append(factory())
+                failure = autostart(nodes[-1]) if isinstance(nodes[-1], LifecycleNode) else None
+                if failure is not None:
+                    raise failure
         except VidmemError as exc:
             print(f"vidmem_ros: cannot start: {exc}", file=sys.stderr)
             return 2
