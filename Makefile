@@ -20,9 +20,9 @@ $(STAMPS)/venv:
 
 # torch first, from its pinned CPU build, so nothing pulls a CUDA build.
 # parser.txt compiles llama.cpp (about 9 minutes on 2 cores the first time; pip caches the wheel).
-$(STAMPS)/deps: $(STAMPS)/venv requirements/constraints.txt requirements/ros-jazzy.txt requirements/base.txt requirements/perception.txt requirements/parser.txt requirements/no-deps.txt requirements/dev.txt
+$(STAMPS)/deps: $(STAMPS)/venv requirements/constraints.txt requirements/ros-jazzy.txt requirements/base.txt requirements/perception.txt requirements/parser.txt requirements/fleet.txt requirements/no-deps.txt requirements/dev.txt
 	$(PIP) install -c requirements/constraints.txt torch==2.13.0
-	$(PIP) install -c requirements/constraints.txt -r requirements/ros-jazzy.txt -r requirements/base.txt -r requirements/perception.txt -r requirements/parser.txt -r requirements/dev.txt
+	$(PIP) install -c requirements/constraints.txt -r requirements/ros-jazzy.txt -r requirements/base.txt -r requirements/perception.txt -r requirements/parser.txt -r requirements/fleet.txt -r requirements/dev.txt
 	$(PIP) install --no-deps -r requirements/no-deps.txt
 	@touch $@
 

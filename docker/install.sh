@@ -46,7 +46,7 @@ if [ "$phase" != build ]; then
   pip install --upgrade pip
   # torch first, from TORCH_INDEX, so nothing pulls another build; constraints.txt pins its version.
   pip install -c "$REQ/constraints.txt" --extra-index-url "$TORCH_INDEX" torch
-  pip install -c "$REQ/constraints.txt" -r "$REQ/base.txt" -r "$REQ/perception.txt" -r "$REQ/parser.txt"
+  pip install -c "$REQ/constraints.txt" -r "$REQ/base.txt" -r "$REQ/perception.txt" -r "$REQ/parser.txt" -r "$REQ/fleet.txt"
   pip install --no-deps -r "$REQ/no-deps.txt"
   # <<< deps
 fi

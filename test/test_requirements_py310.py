@@ -23,7 +23,7 @@ PYTHONS = ("3.10", "3.11", "3.12")  # Humble and JetPack 6; this pip-path venv; 
 # What an install on ROS 2 from apt runs (README; parser.txt as the Makefile adds it): these with -c constraints.txt,
 # no-deps.txt with --no-deps.  ros-jazzy.txt is left out: there ROS 2 comes from apt, not from PyPI.  dev.txt is left out too: colcon-core needs EmPy, published
 # as an sdist only, and colcon and pytest come from apt there; its pins are still checked offline below.
-RESOLVED = ("base.txt", "perception.txt", "parser.txt")
+RESOLVED = ("base.txt", "perception.txt", "parser.txt", "fleet.txt")
 NO_DEPS = "no-deps.txt"
 # Pins published as sdists only (compiled on install).  With --python-version pip takes sdists only with --no-deps,
 # so these are resolved on their own (the pinned version exists and its Requires-Python admits the target) and

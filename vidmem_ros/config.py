@@ -510,6 +510,33 @@ class AudioConfig(_Section):
     cpu_threads: int = Field(2, ge=1, le=64, description="CPU threads of the speech recogniser")
 
 
+class FleetConfig(_Section):
+    uri: str = Field(
+        "",
+        description="Fleet store shared by robots: empty for none; a file path for embedded Milvus Lite; "
+        "http(s)://host:19530 for a Milvus standalone or cluster",
+    )
+    token_env: str = Field(
+        "VIDMEM_FLEET_TOKEN",
+        pattern=r"^[A-Za-z_][A-Za-z0-9_]*$",
+        description="Environment variable holding the Milvus token (user:password or an API key); a secret is "
+        "never a parameter",
+    )
+    robot_id: str = Field(
+        "",
+        pattern=r"^[A-Za-z0-9_.-]{0,64}$",
+        description="This robot's name in the fleet store; empty uses the host name",
+    )
+    collection_prefix: str = Field(
+        "vidmem", pattern=r"^[A-Za-z][A-Za-z0-9_]{0,31}$", description="Prefix of the fleet store's collections"
+    )
+    batch_size: int = Field(1000, ge=1, le=100_000, description="Records sent to the fleet store in one request")
+    sync_period_s: float = Field(5.0, gt=0.0, le=3600.0, description="How often committed memory is sent on")
+    hnsw_m: int = Field(16, ge=4, le=64, description="Links per node of the fleet store's HNSW indexes")
+    hnsw_ef_construction: int = Field(200, ge=8, le=1024, description="Build breadth of the HNSW indexes")
+    hnsw_ef_search: int = Field(64, ge=8, le=4096, description="Search breadth of the HNSW indexes")
+
+
 class VidmemConfig(_Section):
     profile: Literal["cpu", "gpu"] = Field("cpu", description="Model profile")
     store: StoreConfig = StoreConfig()
@@ -529,6 +556,7 @@ class VidmemConfig(_Section):
     audio: AudioConfig = AudioConfig()
     places: PlacesConfig = PlacesConfig()
     lexicon: LexiconConfig = LexiconConfig()
+    fleet: FleetConfig = FleetConfig()
 
     def store_path(self) -> Path:
         return Path(self.store.path).expanduser()

@@ -24,3 +24,8 @@ class ModelUnavailableError(VidmemError):
 
 class StoreError(VidmemError):
     """The memory store cannot be opened or written."""
+
+
+class FleetUnavailableError(VidmemError):
+    """The fleet store cannot be reached or refused a request; the robot's own memory is untouched and the sync
+    tries again."""

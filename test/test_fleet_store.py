@@ -1,0 +1,123 @@
+"""The fleet store on embedded Milvus Lite: three robots' records, searched by words and meaning, by look, by
+robot, time window and as_of; upserts that never double a record; forgetting one robot's range only."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from vidmem_ros.config import load_config
+from vidmem_ros.errors import ConfigError, FleetUnavailableError
+from vidmem_ros.fleet.milvus import MilvusFleetStore
+from vidmem_ros.fleet.records import FleetMoment, FleetScope, FleetText, Forgotten
+from vidmem_ros.memory.records import Pose
+from vidmem_ros.perception.embedding import ColorLayoutEmbedder, TextEmbedder
+from vidmem_ros.perception.registry import build_text_embedder
+
+T0 = 1_770_000_000.0
+ROBOTS = ("amr-1", "amr-2", "amr-3")
+# What each robot read or heard, one line a minute: different robots, different days' chores.
+LINES = {
+    "amr-1": ["charging bay for forklifts", "visitors sign in at the front desk", "the freezer door is jammed"],
+    "amr-2": ["loading dock 4 closed for repair", "mind the wet floor", "the printer on level two is out of toner"],
+    "amr-3": ["fire exit keep clear", "the delivery van is late again", "staff only beyond this point"],
+}
+PHOTOS = ("coffee", "chelsea", "astronaut")
+
+
+@pytest.fixture(scope="module")
+def text_embedder() -> TextEmbedder:
+    embedder = build_text_embedder(load_config().text_embedder)
+    assert embedder is not None
+    return embedder
+
+
+def pose(x: float, y: float) -> Pose:
+    return Pose("map", x, y, 0.0, 0.0, 0.0, 0.0, 1.0)
+
+
+@pytest.fixture
+def fleet(tmp_path: Path, photos, text_embedder: TextEmbedder) -> MilvusFleetStore:  # type: ignore[no-untyped-def]
+    images = ColorLayoutEmbedder()
+    store = MilvusFleetStore(str(tmp_path / "fleet.db"), images.dim, text_embedder.dim)
+    for r, robot in enumerate(ROBOTS):
+        lines = LINES[robot]
+        store.upsert_texts(
+            [
+                FleetText(robot, "text", i, T0 + 60 * i, T0 + 60 * i, pose(10 * r, i), line, vector, moment_id=i)
+                for i, (line, vector) in enumerate(zip(lines, text_embedder.embed_texts(lines), strict=True))
+            ]
+        )
+        # Each robot saw one photo, the one at its own index, in every frame.
+        seen = images.embed(photos[PHOTOS[r]])
+        store.upsert_moments(
+            [FleetMoment(robot, i, T0 + 60 * i, 0, pose(10 * r, i), ("cup",), seen) for i in range(len(lines))]
+        )
+    return store
+
+
+def test_each_record_is_stored_once_however_often_it_is_sent(fleet: MilvusFleetStore, text_embedder) -> None:  # type: ignore[no-untyped-def]
+    assert fleet.counts() == {"moments": 9, "texts": 9}
+    assert fleet.counts("amr-2") == {"moments": 3, "texts": 3}
+    again = [
+        FleetText("amr-2", "text", 0, T0, T0, None, "loading dock 4 open again", text_embedder.embed_texts(["x"])[0])
+    ]
+    fleet.upsert_texts(again)  # the same robot and local id: replaced, not added
+    assert fleet.counts("amr-2") == {"moments": 3, "texts": 3}
+    (hit,) = fleet.search_text("dock", None, 5, FleetScope(robots=["amr-2"]))
+    assert hit.text == "loading dock 4 open again" and hit.x is None
+
+
+def test_words_and_meaning_find_the_robot_that_read_them(fleet: MilvusFleetStore, text_embedder) -> None:  # type: ignore[no-untyped-def]
+    words = fleet.search_text("printer toner", None, 3, FleetScope())
+    assert (words[0].robot, words[0].local_id) == ("amr-2", 2)
+    # No word shared: the sentence vector carries it ("cold storage" ~ "freezer").
+    question = "is anything wrong with the cold storage"
+    meaning = fleet.search_text(question, text_embedder.embed_texts([question])[0], 3, FleetScope())
+    assert (meaning[0].robot, meaning[0].text) == ("amr-1", "the freezer door is jammed")
+    assert (meaning[0].x, meaning[0].y, meaning[0].frame_id) == (0.0, 2.0, "map")
+
+
+def test_robot_time_window_and_as_of_filter_every_search(fleet: MilvusFleetStore, photos) -> None:  # type: ignore[no-untyped-def]
+    only = fleet.search_text("the", None, 10, FleetScope(robots=["amr-1", "amr-3"]))
+    assert only and {h.robot for h in only} <= {"amr-1", "amr-3"}
+    window = fleet.search_text("the", None, 10, FleetScope(start=T0 + 30, end=T0 + 90))
+    assert window and all(T0 + 30 <= h.stamp <= T0 + 90 for h in window)
+    assert fleet.search_text("freezer", None, 5, FleetScope(as_of=T0 + 119)) == []
+    looks = fleet.search_images(ColorLayoutEmbedder().embed(photos["chelsea"]), 3, FleetScope())
+    assert {h.robot for h in looks} == {"amr-2"} and looks[0].score > 0.99
+    earlier = fleet.search_images(ColorLayoutEmbedder().embed(photos["chelsea"]), 3, FleetScope(as_of=T0 + 61))
+    assert [h.local_id for h in earlier if h.robot == "amr-2"] == [0, 1]
+
+
+def test_forgetting_removes_one_robots_range_only(fleet: MilvusFleetStore) -> None:
+    fleet.forget("amr-1", Forgotten(spans=[(T0 + 30, T0 + 130)]))
+    assert fleet.counts("amr-1") == {"moments": 1, "texts": 1}
+    assert fleet.counts("amr-2") == {"moments": 3, "texts": 3}
+    assert fleet.search_text("freezer", None, 5, FleetScope()) == []
+    fleet.forget("amr-3", Forgotten(moment_ids=[0]))  # a frame: its text read goes with it
+    assert fleet.counts("amr-3") == {"moments": 2, "texts": 2}
+
+
+def test_a_reopened_store_keeps_its_records_and_refuses_other_embedders(fleet: MilvusFleetStore) -> None:
+    uri, image_dim, text_dim = fleet.uri, fleet.image_dim, fleet.text_dim
+    fleet.close()
+    reopened = MilvusFleetStore(uri, image_dim, text_dim)
+    assert reopened.counts() == {"moments": 9, "texts": 9}
+    reopened.close()
+    with pytest.raises(ConfigError, match="same embedders"):
+        MilvusFleetStore(uri, image_dim + 1, text_dim)
+
+
+def test_a_server_that_cannot_be_reached_is_a_clear_error(text_embedder: TextEmbedder) -> None:
+    with pytest.raises(FleetUnavailableError, match=r"127\.0\.0\.1:9"):
+        MilvusFleetStore("http://127.0.0.1:9", 8, text_embedder.dim)
+
+
+def test_malformed_vectors_are_refused_before_they_reach_the_store(fleet: MilvusFleetStore) -> None:
+    bad = FleetMoment("amr-1", 99, T0, 0, None, (), np.zeros(fleet.image_dim, np.float32))
+    with pytest.raises(ValueError, match="not all zero"):
+        fleet.upsert_moments([bad])
+    assert fleet.counts("amr-1")["moments"] == 3
