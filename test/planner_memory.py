@@ -39,11 +39,11 @@ class SignReader:
 
 
 def ingest_photos(
-    config: VidmemConfig, store: SqliteStore, detector, photos, sign: str = SIGN
+    config: VidmemConfig, store: SqliteStore, detector, photos, sign: str = SIGN, embedder=None
 ) -> tuple[IngestPipeline, dict[str, int]]:  # type: ignore[no-untyped-def]
     """The five photos of ``SCHEDULE`` on a straight path, the sign read on the brick wall; the pipeline and the
     first moment of each photo."""
-    pipeline = IngestPipeline(config, store, detector, ocr=SignReader(photos["brick"], sign))
+    pipeline = IngestPipeline(config, store, detector, embedder, ocr=SignReader(photos["brick"], sign))
     moments: dict[str, int] = {}
     for offset, name, x in SCHEDULE:
         pipeline.poses.add(T0 + offset, Pose("map", x, 0.5))

@@ -32,6 +32,7 @@ def main(argv: list[str] | None = None, extensions: Sequence[Extension] = ()) ->
         _add_report_parser,
         _add_params_parser,
         _add_doctor_parser,
+        _add_sync_parser,
     ):
         add(sub)
 
@@ -146,6 +147,20 @@ def _add_doctor_parser(sub: SubParsers) -> None:
     doctor.add_argument(
         "--config", default="", help="YAML settings file whose captioner closes events (default: the cpu profile)"
     )
+
+
+def _add_sync_parser(sub: SubParsers) -> None:
+    """``vidmem sync``: a store sent to the fleet store, outside the ingest node."""
+    sync = sub.add_parser(
+        "sync",
+        help="send a memory store to the fleet store (fleet.uri) and apply its forgets there; the ingest node "
+        "does this itself while it runs",
+    )
+    sync.add_argument("--store", type=Path, required=True, help="the memory store (SQLite file)")
+    sync.add_argument("--config", default="", help="YAML settings file with the fleet section (default: cpu)")
+    sync.add_argument("--uri", default="", help="fleet store URI, overriding fleet.uri")
+    sync.add_argument("--robot", default="", help="this robot's name in the fleet, overriding fleet.robot_id")
+    sync.add_argument("--once", action="store_true", help="one round, then exit (status 1 if it was cut off)")
 
 
 def _add_replay_parser(sub: SubParsers) -> None:
@@ -345,6 +360,33 @@ def _doctor(args: argparse.Namespace) -> int:
     return run_doctor(args.store, args.repair, config, sys.stdout)
 
 
+def _sync(args: argparse.Namespace) -> int:
+    from vidmem_ros.config import load_config
+    from vidmem_ros.errors import VidmemError
+    from vidmem_ros.fleet.sync import sync_store
+    from vidmem_ros.memory.store import SqliteStore
+
+    if not args.store.is_file():
+        print(f"error: no memory store at {args.store}", file=sys.stderr)
+        return 2
+    overrides = {"fleet.uri": args.uri} if args.uri else {}
+    if args.robot:
+        overrides["fleet.robot_id"] = args.robot
+    try:
+        config = load_config(args.config or None, overrides=overrides)
+        store = SqliteStore(args.store)
+    except VidmemError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    try:
+        return sync_store(config, store, args.once, sys.stdout)
+    except VidmemError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    finally:
+        store.close()
+
+
 def _params(args: argparse.Namespace) -> int:
     """Print a settings file as a ROS 2 parameter file, for ``--params-file`` and launch files."""
     import yaml
@@ -370,6 +412,7 @@ PARAMS_HEADER = (
 
 
 _COMMANDS = {
+    "sync": _sync,
     "replay": _replay,
     "up": _up,
     "ask": _ask,

@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import json
 import logging
+import os
+import re
+import socket
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -17,6 +20,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from vidmem_ros.config import FleetConfig
 from vidmem_ros.errors import ConfigError, FleetUnavailableError
 from vidmem_ros.fleet.records import TEXT_KINDS, FleetHit, FleetMoment, FleetScope, FleetText, Forgotten
 from vidmem_ros.memory.records import Pose
@@ -258,6 +262,26 @@ class MilvusFleetStore:
 
     def close(self) -> None:
         self.client.close()
+
+
+def fleet_connector(config: FleetConfig, image_dim: int, text_dim: int) -> Callable[[], MilvusFleetStore]:
+    """Opens the configured fleet store; the token is read from the environment, never from a parameter."""
+    token = os.environ.get(config.token_env, "")
+    return lambda: MilvusFleetStore(
+        config.uri,
+        image_dim,
+        text_dim,
+        token=token,
+        prefix=config.collection_prefix,
+        hnsw_m=config.hnsw_m,
+        ef_construction=config.hnsw_ef_construction,
+        ef_search=config.hnsw_ef_search,
+    )
+
+
+def robot_id(config: FleetConfig) -> str:
+    """This robot's name in the fleet: ``fleet.robot_id``, else the host name in the characters it allows."""
+    return config.robot_id or re.sub(r"[^A-Za-z0-9_.-]", "-", socket.gethostname())[:64] or "robot"
 
 
 # -- filters and rows ----------------------------------------------------------------------

@@ -73,7 +73,8 @@ class MemoryEngine:
         self.segmenter = EventSegmenter(config.segment)
         self.short_term: ShortTermMemory[int] = ShortTermMemory.from_config(config.short_term)  # moment ids in view
         self.entities = EntityUnifier(config.archive)
-        self.retention = Retention(store, config.retention)
+        synced = (lambda: store.synced_through("moments")) if config.fleet.uri else None
+        self.retention = Retention(store, config.retention, synced)
         self.images = VectorSearch(store, "moment_vectors", config.index)
         self.counts: Counter[str] = Counter()
         self._lock = threading.RLock()

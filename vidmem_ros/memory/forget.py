@@ -8,14 +8,20 @@ pages are zeroed and handed back, so nothing forgotten stays findable or on disk
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from vidmem_ros.errors import InputError
 from vidmem_ros.memory import hierarchy
 from vidmem_ros.memory.archive import EventArchive
-from vidmem_ros.memory.store import json_list, remove_document
+from vidmem_ros.memory.store import SqliteStore, json_list, remove_document, set_meta
+
+# With a fleet store configured, each forget is logged here (meta, JSON) until the fleet sync has applied it there
+# too: a forget issued while the fleet store is unreachable is applied when it returns.
+FLEET_FORGET_LOG = "fleet_forget_log"
 
 
 @dataclass
@@ -82,9 +88,44 @@ def forget(
         )
         report.moments = sorted(moments)
         report.events = sorted(events)
+        if archive.config.fleet.uri:
+            resummarised = sorted((touched | followers | heard) - events)
+            _log_for_fleet(db, spans, report.moments, report.events, resummarised)
         db.execute("PRAGMA secure_delete = OFF")
     report.compacted = store.checkpoint()
     return report
+
+
+def _log_for_fleet(
+    db: sqlite3.Connection,
+    spans: Sequence[tuple[float, float]],
+    moments: Sequence[int],
+    events: Sequence[int],
+    resummarised: Sequence[int],
+) -> None:
+    entries = _read_log(db)
+    seq = max((e["seq"] for e in entries), default=0) + 1
+    entry = {
+        "seq": seq,
+        "spans": [[float(a), float(b)] for a, b in spans],
+        "moments": list(moments),
+        "events": list(events),
+        "resummarised": list(resummarised),
+    }
+    set_meta(db, FLEET_FORGET_LOG, json.dumps([*entries, entry]))
+
+
+def logged_forgets(store: SqliteStore, db: sqlite3.Connection | None = None) -> list[dict[str, Any]]:
+    """The forgets the fleet store has not been told of yet, oldest first (inside ``db``'s transaction if given)."""
+    if db is not None:
+        return _read_log(db)
+    with store.read() as reading:
+        return _read_log(reading)
+
+
+def _read_log(db: sqlite3.Connection) -> list[dict[str, Any]]:
+    row = db.execute("SELECT value FROM meta WHERE key = ?", (FLEET_FORGET_LOG,)).fetchone()
+    return [e for e in json_list(row[0] if row else "[]", dict) if isinstance(e.get("seq"), int)]
 
 
 def _refresh_entities(db: sqlite3.Connection) -> None:

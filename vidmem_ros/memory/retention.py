@@ -64,9 +64,15 @@ class RetentionReport:
 
 
 class Retention:
-    def __init__(self, store: SqliteStore, config: RetentionConfig) -> None:
+    """``synced_through``, with a fleet store: the highest moment id it acknowledged; no payload or vector past it
+    is thinned or evicted, so the fleet store gets every frame's vector first."""
+
+    def __init__(
+        self, store: SqliteStore, config: RetentionConfig, synced_through: Callable[[], int] | None = None
+    ) -> None:
         self.store = store
         self.config = config
+        self.synced_through = synced_through
         self.wal_bytes = int(min(config.max_disk_mb * 1e6 * _WAL_SHARE, _MAX_WAL_BYTES)) or _MAX_WAL_BYTES
         if config.max_disk_mb > 0:
             store.bound_wal(self.wal_bytes)
@@ -92,6 +98,9 @@ class Retention:
         self._enforce_disk(report)
         self._count(report)
         return report
+
+    def _evictable_through(self) -> int:
+        return self.synced_through() if self.synced_through is not None else 2**62
 
     def _count(self, report: RetentionReport) -> None:
         if not report.changed:
@@ -119,8 +128,9 @@ class Retention:
                         row
                         for source in younger  # one indexed range per tier: already aged moments are never scanned
                         for row in db.execute(
-                            "SELECT id, stamp, keyframe FROM moments WHERE tier = ? AND stamp < ? ORDER BY stamp LIMIT ?",
-                            (source, before, _BATCH),
+                            "SELECT id, stamp, keyframe FROM moments WHERE tier = ? AND stamp < ? AND id <= ? "
+                            "ORDER BY stamp LIMIT ?",
+                            (source, before, self._evictable_through(), _BATCH),
                         )
                     ),
                     key=lambda r: r[1],
@@ -173,9 +183,10 @@ class Retention:
             if used <= target:
                 return
             with self.store.read() as db:
-                victims = _least_valuable(db, "payloads", "jpeg", used - low)
+                victims = _least_valuable(db, "payloads", "jpeg", used - low, self._evictable_through())
             if not victims:
-                log.error("memory store is over its disk budget with no frame payload left to evict")
+                held = " that the fleet store has acknowledged" if self.synced_through is not None else ""
+                log.error("memory store is over its disk budget with no frame payload%s left to evict", held)
                 return
             if not self._evict_payloads(victims, report):
                 return
@@ -203,17 +214,22 @@ class Retention:
         if excess <= 0:
             return
         with self.store.write() as db:
-            ids = [moment_id for moment_id, _ in _least_valuable(db, "moment_vectors", "vector", excess)]
+            victims = _least_valuable(db, "moment_vectors", "vector", excess, self._evictable_through())
+            ids = [moment_id for moment_id, _ in victims]
             db.executemany("DELETE FROM moment_vectors WHERE moment_id = ?", [(i,) for i in ids])
         report.evicted_vectors += len(ids)
         report.removed_ids += ids
 
 
-def _least_valuable(db: sqlite3.Connection, table: str, column: str, excess: float) -> list[tuple[int, int]]:
-    """(moment id, bytes) of the least valuable rows of ``table``: as few as whose ``column`` bytes cover ``excess``."""
+def _least_valuable(
+    db: sqlite3.Connection, table: str, column: str, excess: float, through: int
+) -> list[tuple[int, int]]:
+    """(moment id, bytes) of the least valuable rows of ``table`` up to moment ``through``: as few as whose
+    ``column`` bytes cover ``excess``."""
     rows = db.execute(
         f"SELECT m.id, LENGTH(t.{column}) FROM moments m JOIN {table} t ON t.moment_id = m.id "
-        f"LEFT JOIN events e ON e.id = m.event_id ORDER BY {_LEAST_VALUABLE}"
+        f"LEFT JOIN events e ON e.id = m.event_id WHERE m.id <= ? ORDER BY {_LEAST_VALUABLE}",
+        (through,),
     )
     chosen: list[tuple[int, int]] = []
     covered = 0

@@ -191,6 +191,11 @@ class SqliteStore:
         with self.write() as db:
             set_meta(db, key, value)
 
+    def synced_through(self, kind: str) -> int:
+        """The highest local id of ``kind`` (moments, texts, transcripts, events) the fleet store acknowledged."""
+        value = self.get_meta(f"fleet_synced_{kind}")
+        return int(value) if value and value.isdigit() else 0
+
     def in_view_ids(self) -> list[int]:
         """The ids of the frames in the ingesting engine's short-term buffer (see ``write_in_view``)."""
         return json_list(self.get_meta(IN_VIEW_KEY) or "[]", int)

@@ -26,6 +26,7 @@ from rclpy.timer import Timer
 from sensor_msgs.msg import CompressedImage, Image
 
 from vidmem_ros.errors import VidmemError
+from vidmem_ros.fleet.sync import SyncLoop, SyncReport, build_fleet_sync
 from vidmem_ros.ingest.audio import AudioPipeline
 from vidmem_ros.ingest.frames import FrameInput
 from vidmem_ros.ingest.health import WARN, Health, assess, pose_problem
@@ -67,6 +68,8 @@ class IngestNode(MemoryNode):
         self.pose_node: Node | None = None
         self.pose_spinner: Spinner | None = None
         self.tf: TfPoseLookup | None = None
+        self.fleet_sync: SyncLoop | None = None
+        self._fleet_report: SyncReport | None = None
 
     # -- lifecycle -----------------------------------------------------------------
 
@@ -119,6 +122,10 @@ class IngestNode(MemoryNode):
             self.pipeline.finish()
             # The last event was published just now: give subscribers a moment to take it before the node goes.
             self.events_publisher.wait_for_all_acked(Duration(seconds=EVENTS_ACK_S))
+        if self.fleet_sync is not None:
+            self.fleet_sync.stop()  # a last round: what was committed goes on if the fleet store is up
+            self.fleet_sync.sync.close()
+            self.fleet_sync = None
         if self.pose_node is not None:
             self.pose_node.destroy_node()
         with self._intake_lock:
@@ -146,11 +153,18 @@ class IngestNode(MemoryNode):
             self.get_logger().error(f"loading the models failed: {exc!r}")
             self.startup_failure = VidmemError(f"loading the models failed: {exc!r}")
             return
+        try:
+            sync = build_fleet_sync(self.config, self.store, pipeline.embedder.dim if pipeline.embedder else 0)
+        except VidmemError as exc:
+            self.startup_failure = exc
+            return
         worker = IngestWorker(pipeline, self.config.ingest.queue_size)
         pipeline.engine.listeners.append(self._publish_event)
         with self._intake_lock:
             self.pipeline, self.worker, self.audio = pipeline, worker, audio
             self.intake = SensorIntake(pipeline, self._submit, audio)
+            if sync is not None:  # memory goes on to the fleet store from a thread of its own
+                self.fleet_sync = SyncLoop(sync, self.config.fleet.sync_period_s, self._on_fleet_round)
             with worker.backlog():  # callbacks wait on the lock meanwhile: arrival order holds
                 held = self.startup.release(pipeline.stats)
         self.get_logger().info(
@@ -245,6 +259,9 @@ class IngestNode(MemoryNode):
                 self.pipeline.add_pose(frame.stamp, pose)
         self.worker.submit(frame)
 
+    def _on_fleet_round(self, report: SyncReport) -> None:
+        self._fleet_report = report
+
     def _publish_event(self, event: Event) -> None:
         if self.context.ok():  # once ROS has shut down, the event is in the store with no one left to tell
             self.events_publisher.publish(event_msg(event))
@@ -303,8 +320,15 @@ class IngestNode(MemoryNode):
             ("events", stats.events),
             ("disk_used_mb", f"{used / 1e6:.1f}"),
             ("ram_mb", f"{stats.ram_bytes / 1e6:.1f}"),
+            *self._fleet_values(),
         )
         self._publish_status(health.level, health.message, values, stats.header.stamp)
+
+    def _fleet_values(self) -> tuple[tuple[str, object], ...]:
+        report = self._fleet_report
+        if self.fleet_sync is None or report is None:
+            return ()
+        return (("fleet_sync", f"paused: {report.error}" if report.error else "ok"),)
 
     def _publish_status(self, level: int, message: str, values: Sequence[tuple[str, object]], stamp: Time) -> None:
         status = DiagnosticStatus(
