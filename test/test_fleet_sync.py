@@ -8,60 +8,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from fleet_robots import SIGNS, local_counts, robot_memory, sync_of
 from planner_memory import SCHEDULE, T0, ingest_photos
 
-from vidmem_ros.config import VidmemConfig, load_config
+from vidmem_ros.config import load_config
 from vidmem_ros.errors import FleetUnavailableError
 from vidmem_ros.fleet.milvus import MilvusFleetStore, fleet_connector
 from vidmem_ros.fleet.records import FleetScope
 from vidmem_ros.fleet.sync import FleetSync, build_fleet_sync
-from vidmem_ros.ingest.worker import IngestPipeline
 from vidmem_ros.memory.forget import forget, logged_forgets
-from vidmem_ros.memory.records import Transcript
 from vidmem_ros.memory.retention import Retention
 from vidmem_ros.memory.store import SqliteStore
 from vidmem_ros.perception.embedding import ColorLayoutEmbedder
-
-SIGNS = {"amr-1": "COLD ROOM 2", "amr-2": "LOADING BAY EAST", "amr-3": "SERVER ROOM AUTHORISED ONLY"}
-SPEECH = {"amr-1": "the pallet jack is charging", "amr-2": "truck nine is at the gate", "amr-3": "rack five is humming"}
-
-
-def robot_config(tmp_path: Path, robot: str, **overrides: Any) -> VidmemConfig:
-    return load_config(
-        overrides={
-            "store.path": str(tmp_path / robot / "memory.db"),
-            "fleet.uri": str(tmp_path / "fleet.db"),
-            "fleet.robot_id": robot,
-            "ocr.run_on": "every_frame",  # the sign reader reads every kept frame
-            **overrides,
-        }
-    )
-
-
-def robot_memory(tmp_path: Path, robot: str, detector, photos, **overrides: Any) -> IngestPipeline:  # type: ignore[no-untyped-def]
-    config = robot_config(tmp_path, robot, **overrides)
-    store = SqliteStore(config.store_path())
-    pipeline, _ = ingest_photos(config, store, detector, photos, SIGNS[robot], ColorLayoutEmbedder())
-    pipeline.engine.add_transcript(Transcript(T0 + 12, T0 + 14, SPEECH[robot]))
-    return pipeline
-
-
-def sync_of(pipeline: IngestPipeline) -> FleetSync:
-    sync = build_fleet_sync(pipeline.config, pipeline.store, ColorLayoutEmbedder().dim)
-    assert sync is not None
-    return sync
-
-
-def local_counts(store: SqliteStore) -> dict[str, int]:
-    with store.read() as db:
-        moments = db.execute("SELECT COUNT(*) FROM moment_vectors").fetchone()[0]
-        texts = db.execute("SELECT COUNT(*) FROM texts").fetchone()[0]
-        heard = db.execute("SELECT COUNT(*) FROM transcripts").fetchone()[0]
-        events = db.execute(
-            "SELECT COUNT(*) FROM events e JOIN documents d ON d.kind = 'event' AND d.ref = e.id "
-            "WHERE e.status != 'open'"
-        ).fetchone()[0]
-    return {"moments": moments, "texts": texts + heard + events}
 
 
 def test_three_robots_send_everything_once_and_the_fleet_knows_who_saw_what(tmp_path: Path, detector, photos) -> None:  # type: ignore[no-untyped-def]

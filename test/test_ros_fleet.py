@@ -39,6 +39,18 @@ def test_the_ingest_node_sends_what_it_keeps_to_the_fleet_store(tmp_path: Path, 
             time.sleep(0.2)
             robot.send(image_msg(photos[name], T0 + 5 * i))
         robot.kept_at_least(3)
+        # The query node opens the embedded fleet store between the sync's rounds (one process at a time).
+        deadline = time.monotonic() + 60
+        while True:
+            answer = robot.client.ask("Which robot saw a cup?", timeout_s=60.0, scope="fleet")
+            if answer.evidence or time.monotonic() > deadline:
+                break
+            time.sleep(1.0)  # the event with the cup is sent once it is closed and the next round runs
+        assert answer.success, answer.error
+        assert answer.answer.startswith("robot7 ") and answer.evidence[0].robot == "robot7"
+        assert answer.has_answer_pose and answer.answer_pose.header.frame_id == "map"
+        solo = robot.client.ask("Which robot saw a cup?", timeout_s=60.0, scope="fleet", robots=["robot8"])
+        assert solo.success and not solo.evidence
     finally:
         node.destroy_node()
         rclpy.shutdown()

@@ -143,6 +143,21 @@ def add_commands(sub: SubParsers) -> dict[str, Handler]:
         "--quick", action="store_true", help="smoke run: 1 round, 3 s of flood at 100/s, 2 clients x 3 questions"
     )
 
+    fleet = targets.add_parser(
+        "fleet",
+        help="the fleet store on embedded Milvus Lite: insert rate, recall@10 and p50 / p95 search latency with "
+        "robot and time filters at each size, and the sync's throughput and lag",
+    )
+    fleet.add_argument(
+        "--sizes", type=_sizes, default=[100_000], help="moments in the fleet store, e.g. 100000,1000000"
+    )
+    fleet.add_argument("--robots", type=int, default=10, help="robots the moments are shared among")
+    fleet.add_argument("--queries", type=int, default=200, help="queries per filter")
+    fleet.add_argument("--batch", type=int, default=10_000, help="moments per upsert (each flushed)")
+    fleet.add_argument("--sync-moments", type=int, default=20_000, help="frames of the robot store the sync sends")
+    fleet.add_argument("--seed", type=int, default=0)
+    fleet.add_argument("--json", type=Path, default=None, metavar="PATH", help="also write the figures as JSON")
+
     return {"demo": _demo, "make-bag": _make_bag, "bench": _bench}
 
 
@@ -188,6 +203,12 @@ def _bench(args: argparse.Namespace) -> int:
         from vidmem_dev.bench_parser import run_parser_bench
 
         return run_parser_bench(args.json, args.limit)
+    if args.target == "fleet":
+        from vidmem_dev.bench_fleet import run_fleet_bench
+
+        return run_fleet_bench(
+            args.sizes, args.robots, args.queries, args.batch, args.sync_moments, args.json, args.seed
+        )
     if args.target == "query":
         from vidmem_dev.bench_query import run_query_bench
 

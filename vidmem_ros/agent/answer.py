@@ -17,6 +17,7 @@ class EvidenceItem:
     text: str
     score: float
     pose: Pose | None = None
+    robot: str = ""  # the robot that observed it, in a fleet answer; empty: this robot
 
 
 @dataclass

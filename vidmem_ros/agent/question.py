@@ -367,3 +367,18 @@ _STOPWORDS = frozenset(
         "any some ever please tell show say said see saw seen",
     )
 )
+
+
+_SENSES = (
+    (Modality.TEXT, re.compile(rf"\b(?:{_READ}|{_SIGN}|written)\b")),
+    (Modality.SPEECH, re.compile(rf"\b(?:{_HEAR}|{_SAY}|talk|talked|spoke|mentioned)\b")),
+    (Modality.OBJECT, re.compile(rf"\b(?:{_SEE}|seen|saw)\b")),
+)
+
+
+def modality_named(text: str) -> Modality | None:
+    """How a question says the thing was met (read, heard, seen), by the first such verb or noun in it; None
+    where it says none.  For questions the patterns do not read whole ("which robot heard ...")."""
+    lowered = text.lower()
+    found = [(m.start(), modality) for modality, pattern in _SENSES if (m := pattern.search(lowered))]
+    return min(found, key=lambda pair: pair[0])[1] if found else None

@@ -13,6 +13,7 @@ from dataclasses import replace
 
 from vidmem_ros.agent.answer import Answer
 from vidmem_ros.agent.asked import asked_kind, settle
+from vidmem_ros.agent.fleet_answer import FleetAnswerer
 from vidmem_ros.agent.harness import Budget, Harness, PlannerFactory
 from vidmem_ros.agent.labels import LabelLexicon
 from vidmem_ros.agent.offline_planner import OfflinePlanner
@@ -26,6 +27,8 @@ from vidmem_ros.memory.store import SqliteStore
 from vidmem_ros.memory.vector_search import VectorSearch
 from vidmem_ros.perception.embedding import TextEmbedder
 from vidmem_ros.perception.vocabulary import LabelMapper
+
+SCOPES = ("", "robot", "fleet")
 
 
 class Reasoner:
@@ -44,6 +47,7 @@ class Reasoner:
         text_embedder: TextEmbedder | None = None,
         lexicon: LexiconConfig | None = None,
         parser: QuestionParser | None = None,
+        fleet: FleetAnswerer | None = None,
     ) -> None:
         self.store = store
         self.config = config
@@ -56,13 +60,29 @@ class Reasoner:
         self.text_embedder = text_embedder
         self.lexicon = LabelLexicon(self.vocabulary, lexicon, mapper)  # the one label resolver
         self.parser = parser or RuleParser()
+        self.fleet = fleet  # questions over every robot's memory (scope "fleet"); None without a fleet store
         self.reader = MemoryReader(store, images)  # what the tools read, and the query node's services too
 
-    def answer(self, question: str, as_of: float | None = None, max_turns: int = 0, timeout_s: float = 0.0) -> Answer:
+    def answer(
+        self,
+        question: str,
+        as_of: float | None = None,
+        max_turns: int = 0,
+        timeout_s: float = 0.0,
+        scope: str = "",
+        robots: Sequence[str] = (),
+    ) -> Answer:
+        """``scope`` "" or "robot" asks this robot's memory; "fleet" the fleet store, ``robots`` (empty: all)."""
         try:
             text = validate_question(question, self.config.max_question_chars)
+            if scope not in SCOPES:
+                raise InputError("bad_scope", f"scope must be one of {', '.join(repr(s) for s in SCOPES)}")
         except InputError as exc:
             return Answer.failure(str(exc), {"question": question[:200], "as_of": as_of, "rejected": exc.reason})
+        if scope == "fleet":
+            if self.fleet is None:
+                return Answer.failure("no fleet store to ask: set fleet.uri", {"scope": scope})
+            return self.fleet.answer(text, robots, as_of)
         ctx = self.context(as_of)
         budget = Budget(max_turns or self.config.max_turns, timeout_s or self.config.timeout_s, self.config.max_tokens)
         span = self.store.time_span(as_of)
@@ -131,6 +151,14 @@ def build_reasoner(config: VidmemConfig, store: SqliteStore) -> Reasoner:
         "captioner": lambda: build_captioner(config.captioner),
     }
     images = VectorSearch(store, "moment_vectors", config.index) if config.embedder.backend != "none" else None
+    parser = build_question_parser(config.query, text_embedder)
+    fleet = None
+    if config.fleet.uri and text_embedder is not None:
+        from vidmem_ros.fleet.milvus import fleet_connector
+
+        # Text only: the query side answers from words and meaning, and need not load an image model.
+        connect = fleet_connector(config.fleet, None, text_embedder.dim)
+        fleet = FleetAnswerer(connect, text_embedder, parser, keep_open="://" in config.fleet.uri)
     llm = None
     if config.query.planner == "llm":
         from vidmem_ros.agent.llm_planner import llm_planner_factory
@@ -147,6 +175,7 @@ def build_reasoner(config: VidmemConfig, store: SqliteStore) -> Reasoner:
         llm=llm,
         places=config.places,
         lexicon=config.lexicon,
-        parser=build_question_parser(config.query, text_embedder),
+        parser=parser,
         text_embedder=text_embedder,
+        fleet=fleet,
     )

@@ -73,6 +73,8 @@ def _add_ask_parser(sub: SubParsers) -> None:
     ask.add_argument("question")
     ask.add_argument("--namespace", default="")
     ask.add_argument("--timeout", type=float, default=30.0)
+    ask.add_argument("--fleet", action="store_true", help="ask the fleet store (every robot) instead of this robot")
+    ask.add_argument("--robot", action="append", default=[], help="with --fleet: only this robot (repeat for several)")
 
 
 def _add_eval_parser(sub: SubParsers) -> None:
@@ -301,7 +303,8 @@ def _ask(args: argparse.Namespace) -> int:
         if not client.wait_for_service(args.timeout):
             print("no vidmem query service is running", file=sys.stderr)
             return 1
-        response = client.ask(args.question, timeout_s=args.timeout)
+        scope = "fleet" if args.fleet or args.robot else ""
+        response = client.ask(args.question, timeout_s=args.timeout, scope=scope, robots=args.robot)
     finally:
         node.destroy_node()
         rclpy.shutdown()
@@ -310,7 +313,8 @@ def _ask(args: argparse.Namespace) -> int:
         return 1
     print(f"{response.answer}  [confidence {response.confidence:.2f}]")
     for e in response.evidence:
-        print(f"  {e.kind} {e.ref} {e.stamp.sec}.{e.stamp.nanosec:09d}: {e.text}")
+        robot = f"{e.robot} " if e.robot else ""
+        print(f"  {robot}{e.kind} {e.ref} {e.stamp.sec}.{e.stamp.nanosec:09d}: {e.text}")
     return 0
 
 

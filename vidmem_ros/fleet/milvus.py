@@ -40,7 +40,7 @@ class MilvusFleetStore:
     def __init__(
         self,
         uri: str,
-        image_dim: int,
+        image_dim: int | None,
         text_dim: int,
         *,
         token: str = "",
@@ -63,7 +63,8 @@ class MilvusFleetStore:
         self.ef_search = ef_search
         with _reaching(self.uri):
             self.client = MilvusClient(self.uri, token=token) if token else MilvusClient(self.uri)
-            self._ensure(self.moments_name, self._moments_schema, "vector", image_dim, hnsw_m, ef_construction)
+            if image_dim is not None:  # None: text questions only (the query side need not load an image model)
+                self._ensure(self.moments_name, self._moments_schema, "vector", image_dim, hnsw_m, ef_construction)
             self._ensure(self.texts_name, self._texts_schema, "dense", text_dim, hnsw_m, ef_construction)
 
     # -- collections ---------------------------------------------------------------------
@@ -135,6 +136,11 @@ class MilvusFleetStore:
         )
         return schema
 
+    def _image_dim(self) -> int:
+        if self.image_dim is None:
+            raise ConfigError("this fleet store connection was opened for text only")
+        return self.image_dim
+
     # -- writing -------------------------------------------------------------------------
 
     def upsert_moments(self, moments: Sequence[FleetMoment]) -> None:
@@ -147,7 +153,7 @@ class MilvusFleetStore:
                 "stamp": m.stamp,
                 "event_id": m.event_id,
                 "labels": " ".join(m.labels)[:MAX_LABELS_CHARS],
-                "vector": _vector(m.vector, self.image_dim, "image"),
+                "vector": _vector(m.vector, self._image_dim(), "image"),
             }
             for m in moments
         ]
@@ -243,7 +249,7 @@ class MilvusFleetStore:
         with _reaching(self.uri):
             found = self.client.search(
                 self.moments_name,
-                data=[_vector(vector, self.image_dim, "image")],
+                data=[_vector(vector, self._image_dim(), "image")],
                 anns_field="vector",
                 limit=limit,
                 filter=_moment_filter(scope),
@@ -254,17 +260,24 @@ class MilvusFleetStore:
 
     def counts(self, robot: str | None = None) -> dict[str, int]:
         expr = f"robot == {_quoted(robot)}" if robot else ""
+        names = (("moments", self.moments_name),) if self.image_dim is not None else ()
         with _reaching(self.uri):
             return {
                 kind: int(self.client.query(name, filter=expr, output_fields=["count(*)"])[0]["count(*)"])
-                for kind, name in (("moments", self.moments_name), ("texts", self.texts_name))
+                for kind, name in (*names, ("texts", self.texts_name))
             }
 
-    def close(self) -> None:
+    def close(self, release: bool = False) -> None:
+        """Close the connection; ``release`` also lets go of an embedded store's file, which one process holds
+        at a time (pymilvus keeps it until the process ends), so another process can open it."""
         self.client.close()
+        if release and "://" not in self.uri:
+            from milvus_lite.server_manager import server_manager_instance
+
+            server_manager_instance.release_server(self.uri)
 
 
-def fleet_connector(config: FleetConfig, image_dim: int, text_dim: int) -> Callable[[], MilvusFleetStore]:
+def fleet_connector(config: FleetConfig, image_dim: int | None, text_dim: int) -> Callable[[], MilvusFleetStore]:
     """Opens the configured fleet store; the token is read from the environment, never from a parameter."""
     token = os.environ.get(config.token_env, "")
     return lambda: MilvusFleetStore(

@@ -53,6 +53,9 @@ class FleetSync:
         self.store = store
         self.connect = connect
         self._fleet: FleetStore | None = None
+        # False: let go of the fleet store after each round (an embedded store's file, which the query node
+        # opens too, is held by one process at a time).
+        self.keep_open = True
         self.robot = robot
         self.text_embedder = text_embedder
         self.batch_size = batch_size
@@ -69,6 +72,8 @@ class FleetSync:
             report.error = str(exc)
             log.warning("fleet sync paused: %s", exc)
             self._fleet = None  # connect again next round
+        if not self.keep_open:
+            self.close()
         return report
 
     @property
@@ -79,7 +84,7 @@ class FleetSync:
 
     def close(self) -> None:
         if self._fleet is not None:
-            self._fleet.close()
+            self._fleet.close(release=not self.keep_open)
             self._fleet = None
 
     def lag(self) -> dict[str, int]:

@@ -50,9 +50,18 @@ class MemoryClient:
         return bool(self._query.wait_for_service(timeout_sec=timeout_s))
 
     def ask(
-        self, question: str, as_of: float | None = None, timeout_s: float = 30.0, max_turns: int = 0
+        self,
+        question: str,
+        as_of: float | None = None,
+        timeout_s: float = 30.0,
+        max_turns: int = 0,
+        scope: str = "",
+        robots: Sequence[str] = (),
     ) -> Query.Response:
-        request = Query.Request(question=question, max_turns=max_turns, timeout_s=float(timeout_s))
+        """``scope`` "fleet" asks the fleet store (only ``robots``, when named) instead of this robot's memory."""
+        request = Query.Request(
+            question=question, max_turns=max_turns, timeout_s=float(timeout_s), scope=scope, robots=list(robots)
+        )
         if as_of is not None:
             request.as_of = to_time(as_of)
         future = self._query.call_async(request)

@@ -81,7 +81,7 @@ def time_range(start: Time, end: Time) -> tuple[float | None, float | None]:
 
 
 def evidence_msg(item: EvidenceItem) -> Evidence:
-    msg = Evidence(kind=item.kind, ref=item.ref, text=item.text, score=float(item.score))
+    msg = Evidence(kind=item.kind, ref=item.ref, text=item.text, score=float(item.score), robot=item.robot)
     msg.stamp = to_time(item.stamp)
     msg.end_stamp = to_time(item.end_stamp)
     if item.pose is not None:

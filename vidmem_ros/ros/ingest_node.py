@@ -164,6 +164,7 @@ class IngestNode(MemoryNode):
             self.pipeline, self.worker, self.audio = pipeline, worker, audio
             self.intake = SensorIntake(pipeline, self._submit, audio)
             if sync is not None:  # memory goes on to the fleet store from a thread of its own
+                sync.keep_open = "://" in self.config.fleet.uri  # an embedded store: the query node opens it too
                 self.fleet_sync = SyncLoop(sync, self.config.fleet.sync_period_s, self._on_fleet_round)
             with worker.backlog():  # callbacks wait on the lock meanwhile: arrival order holds
                 held = self.startup.release(pipeline.stats)

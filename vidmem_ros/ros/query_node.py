@@ -82,7 +82,9 @@ class QueryNode(MemoryNode):
 
     def _on_query(self, request: Query.Request, response: Query.Response) -> Query.Response:
         as_of = to_seconds(request.as_of) or None
-        answer = self.reasoner.answer(request.question, as_of, request.max_turns, float(request.timeout_s))
+        answer = self.reasoner.answer(
+            request.question, as_of, request.max_turns, float(request.timeout_s), request.scope, list(request.robots)
+        )
         if "rejected" in answer.trace:
             self.store.bump_counter("rejected_queries")
             self.get_logger().warning(f"refused a question: {answer.error}")
