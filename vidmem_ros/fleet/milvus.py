@@ -1,9 +1,12 @@
 """The fleet store on Milvus: embedded Milvus Lite (a file, the default) or a standalone or cluster server by URI.
 
-Two collections, each with the robot id as partition key: moments (visual vector, stamp, pose, labels) and texts
+Two collections, each with a partition per robot: moments (visual vector, stamp, pose, labels) and texts
 (text read, speech heard, event captions: the words with Milvus's built-in BM25 function, and a sentence vector).
-Text search is hybrid: BM25 and the sentence vector, fused by reciprocal rank.  Every search is filtered by robot,
-time window and ``as_of`` in the same request.  Writes are upserts keyed by ``robot/kind/local_id``.
+Text search is hybrid: BM25 and the sentence vector, fused by reciprocal rank.  Every search is limited to the
+robots' partitions and filtered by time window and ``as_of`` in the same request.  Writes are upserts keyed by
+``robot/kind/local_id``.  A partition per robot rather than the robot id as partition key: Milvus Lite does not
+prune by a partition key (a search of one robot's 10 k frames among 100 k took 113 ms that way, 22 ms in its own
+partition), and Milvus allows 1,024 partitions a collection by default, beyond any one fleet.
 """
 
 from __future__ import annotations
@@ -61,6 +64,7 @@ class MilvusFleetStore:
         self.moments_name, self.texts_name = f"{prefix}_moments", f"{prefix}_texts"
         self.image_dim, self.text_dim = image_dim, text_dim
         self.ef_search = ef_search
+        self._known: dict[str, set[str]] = {}  # collection -> robots with a partition
         with _reaching(self.uri):
             self.client = MilvusClient(self.uri, token=token) if token else MilvusClient(self.uri)
             if image_dim is not None:  # None: text questions only (the query side need not load an image model)
@@ -98,7 +102,7 @@ class MilvusFleetStore:
 
         schema = MilvusClient.create_schema(auto_id=False, enable_dynamic_field=False)
         schema.add_field("pk", DataType.VARCHAR, is_primary=True, max_length=160)
-        schema.add_field("robot", DataType.VARCHAR, max_length=64, is_partition_key=True)
+        schema.add_field("robot", DataType.VARCHAR, max_length=64)
         schema.add_field("local_id", DataType.INT64)
         schema.add_field("stamp", DataType.DOUBLE)
         schema.add_field("x", DataType.FLOAT)
@@ -135,6 +139,24 @@ class MilvusFleetStore:
             )
         )
         return schema
+
+    def _ensure_partition(self, name: str, robot: str) -> None:
+        if not self._has_partition(name, robot):
+            self.client.create_partition(name, robot)
+            self._known[name].add(robot)
+
+    def _has_partition(self, name: str, robot: str) -> bool:
+        """Whether ``robot`` has a partition in ``name``; another robot's connection may have made one since
+        this one last looked, so a miss looks again."""
+        if robot not in self._known.get(name, set()):
+            self._known[name] = set(self.client.list_partitions(name)) - {"_default"}
+        return robot in self._known[name]
+
+    def _scoped(self, name: str, scope: FleetScope) -> list[str] | None:
+        """The partitions a search of ``scope`` reads: the robots named (those that have one), or all (None)."""
+        if not scope.robots:
+            return None
+        return [robot for robot in scope.robots if self._has_partition(name, robot)]
 
     def _image_dim(self) -> int:
         if self.image_dim is None:
@@ -183,8 +205,13 @@ class MilvusFleetStore:
     def _upsert(self, name: str, rows: list[dict[str, Any]]) -> None:
         if not rows:
             return
+        by_robot: dict[str, list[dict[str, Any]]] = {}
+        for row in rows:
+            by_robot.setdefault(row["robot"], []).append(row)
         with _reaching(self.uri):
-            self.client.upsert(name, rows)
+            for robot, own in by_robot.items():
+                self._ensure_partition(name, robot)
+                self.client.upsert(name, own, partition_name=robot)
             # Searched unflushed, the rows sit in a growing segment that every query scans (about 500 ms at 20 k
             # rows on Milvus Lite); flushed, they are sealed and indexed.
             self.client.flush(name)
@@ -192,7 +219,6 @@ class MilvusFleetStore:
     def forget(self, robot: str, forgotten: Forgotten) -> None:
         """Remove what the robot forgot: its moments by id and in the spans, the text read in those frames, and
         the speech and events that overlap a span or were forgotten by id."""
-        who = f"robot == {_quoted(robot)}"
         moment_filters = [f"stamp >= {a!r} and stamp <= {b!r}" for a, b in forgotten.spans]
         text_filters = [f"end_stamp >= {a!r} and stamp <= {b!r}" for a, b in forgotten.spans]
         for ids in _chunks(sorted(set(forgotten.moment_ids)), 1000):
@@ -203,8 +229,12 @@ class MilvusFleetStore:
             text_filters.append(f'kind == "event" and local_id in {list(ids)}')
         with _reaching(self.uri):
             for name, filters in ((self.moments_name, moment_filters), (self.texts_name, text_filters)):
+                if (name == self.moments_name and self.image_dim is None) or not self._has_partition(name, robot):
+                    continue  # nothing of this robot's there
                 for condition in filters:
-                    self.client.delete(name, filter=f"{who} and ({condition})")
+                    self.client.delete(
+                        name, filter=f"robot == {_quoted(robot)} and ({condition})", partition_name=robot
+                    )
                 self.client.flush(name)
 
     # -- reading -------------------------------------------------------------------------
@@ -215,6 +245,9 @@ class MilvusFleetStore:
 
         expr = _text_filter(scope)
         with _reaching(self.uri):
+            partitions = self._scoped(self.texts_name, scope)
+            if partitions == []:
+                return []
             if vector is None:
                 found = self.client.search(
                     self.texts_name,
@@ -224,6 +257,7 @@ class MilvusFleetStore:
                     filter=expr,
                     output_fields=_TEXT_FIELDS,
                     search_params={"metric_type": "BM25"},
+                    partition_names=partitions,
                 )
             else:
                 requests = [
@@ -237,7 +271,12 @@ class MilvusFleetStore:
                     ),
                 ]
                 found = self.client.hybrid_search(
-                    self.texts_name, requests, RRFRanker(RRF_K), limit=limit, output_fields=_TEXT_FIELDS
+                    self.texts_name,
+                    requests,
+                    RRFRanker(RRF_K),
+                    limit=limit,
+                    output_fields=_TEXT_FIELDS,
+                    partition_names=partitions,
                 )
         # Milvus Lite reports a BM25 score as a negated distance, a server as the score: best first either way.
         return [
@@ -247,8 +286,12 @@ class MilvusFleetStore:
 
     def search_images(self, vector: np.ndarray, limit: int, scope: FleetScope) -> list[FleetHit]:
         with _reaching(self.uri):
+            partitions = self._scoped(self.moments_name, scope)
+            if partitions == []:
+                return []
             found = self.client.search(
                 self.moments_name,
+                partition_names=partitions,
                 data=[_vector(vector, self._image_dim(), "image")],
                 anns_field="vector",
                 limit=limit,
@@ -259,13 +302,22 @@ class MilvusFleetStore:
         return [_moment_hit(hit) for hit in found[0]]
 
     def counts(self, robot: str | None = None) -> dict[str, int]:
-        expr = f"robot == {_quoted(robot)}" if robot else ""
         names = (("moments", self.moments_name),) if self.image_dim is not None else ()
+        counts = {}
         with _reaching(self.uri):
-            return {
-                kind: int(self.client.query(name, filter=expr, output_fields=["count(*)"])[0]["count(*)"])
-                for kind, name in (*names, ("texts", self.texts_name))
-            }
+            for kind, name in (*names, ("texts", self.texts_name)):
+                if robot is not None and not self._has_partition(name, robot):
+                    counts[kind] = 0
+                    continue
+                # The filter as well as the partition: Milvus Lite counts a whole collection by partition alone.
+                found = self.client.query(
+                    name,
+                    filter=f"robot == {_quoted(robot)}" if robot else "",
+                    output_fields=["count(*)"],
+                    partition_names=[robot] if robot else None,
+                )
+                counts[kind] = int(found[0]["count(*)"])
+        return counts
 
     def close(self, release: bool = False) -> None:
         """Close the connection; ``release`` also lets go of an embedded store's file, which one process holds
