@@ -121,3 +121,17 @@ def test_malformed_vectors_are_refused_before_they_reach_the_store(fleet: Milvus
     with pytest.raises(ValueError, match="not all zero"):
         fleet.upsert_moments([bad])
     assert fleet.counts("amr-1")["moments"] == 3
+
+
+def test_the_fleet_benchmark_measures_at_a_small_size(tmp_path: Path) -> None:
+    import json
+
+    from vidmem_dev.bench_fleet import run_fleet_bench
+
+    out = tmp_path / "fleet.json"
+    assert run_fleet_bench([2000], 4, 5, 1000, 200, out, 0) == 0
+    figures = json.loads(out.read_text())
+    searched = figures["sizes"]["2000"]["search"]
+    assert set(searched) == {"robot", "robot + window", "as_of"}
+    assert all(row["recall_at_10"] >= 0.9 and row["n"] == 5 for row in searched.values())
+    assert figures["sync"]["moments"] == 200 and figures["sync"]["rows_per_s"] > 0
