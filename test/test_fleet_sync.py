@@ -151,3 +151,25 @@ def test_vidmem_sync_sends_a_store_from_the_command_line(tmp_path: Path, detecto
     fleet = MilvusFleetStore(uri, ColorLayoutEmbedder().dim, 384)
     assert fleet.counts("amr-9") == local_counts(SqliteStore(path)) and fleet.counts("amr-1")["moments"] == 0
     assert main(["sync", "--store", str(tmp_path / "missing.db"), "--uri", uri, "--once"]) == 2
+
+
+def test_frames_whose_vectors_retention_evicted_are_still_found_alike_through_the_cold_tier(
+    tmp_path: Path, detector, photos
+) -> None:  # type: ignore[no-untyped-def]
+    from vidmem_ros.agent.reasoner import build_reasoner
+    from vidmem_ros.agent.tool_args import SearchArgs
+    from vidmem_ros.agent.tools import search
+
+    pipeline = robot_memory(tmp_path, "amr-2", detector, photos, **{"retention.max_ram_mb": 0.001})
+    store = pipeline.store
+    coffee = [m.id for m in store.moments(T0 - 1, T0 + 100) if m.stamp in (T0 + 10, T0 + 40)]
+    sync = sync_of(pipeline)
+    assert not sync.run_once().error
+    sync.close(release=True)
+    evicted = Retention(store, pipeline.config.retention, lambda: store.synced_through("moments"))
+    assert evicted.run(T0 + 60, lambda: 10**9).evicted_vectors == len(SCHEDULE)
+    assert store.moment_vector(coffee[0]) is None  # gone here
+    reasoner = build_reasoner(pipeline.config, store)
+    found = search(reasoner.context(None), SearchArgs(similar_to=f"moment/{coffee[0]}", limit=3))
+    assert not found.error, found.error
+    assert found.findings and found.findings[0].ref == f"moment/{coffee[1]}"  # the other coffee frame

@@ -22,7 +22,7 @@ from vidmem_ros.agent.question_model import QuestionParser, RuleParser, build_qu
 from vidmem_ros.agent.tool_context import Perception, ToolContext
 from vidmem_ros.config import LexiconConfig, PlacesConfig, QueryConfig, VidmemConfig
 from vidmem_ros.errors import InputError
-from vidmem_ros.memory.reader import MemoryReader
+from vidmem_ros.memory.reader import ColdTier, MemoryReader
 from vidmem_ros.memory.store import SqliteStore
 from vidmem_ros.memory.vector_search import VectorSearch
 from vidmem_ros.perception.embedding import TextEmbedder
@@ -48,6 +48,7 @@ class Reasoner:
         lexicon: LexiconConfig | None = None,
         parser: QuestionParser | None = None,
         fleet: FleetAnswerer | None = None,
+        cold: ColdTier | None = None,
     ) -> None:
         self.store = store
         self.config = config
@@ -61,7 +62,8 @@ class Reasoner:
         self.lexicon = LabelLexicon(self.vocabulary, lexicon, mapper)  # the one label resolver
         self.parser = parser or RuleParser()
         self.fleet = fleet  # questions over every robot's memory (scope "fleet"); None without a fleet store
-        self.reader = MemoryReader(store, images)  # what the tools read, and the query node's services too
+        self.cold = cold
+        self.reader = MemoryReader(store, images, cold)  # what the tools read, and the query node's services too
 
     def answer(
         self,
@@ -113,6 +115,7 @@ class Reasoner:
             occasion_gap_s=self.config.occasion_gap_s,
             perception=self.perception,
             images=self.images,
+            cold=self.cold,
             places=self.places,
             text_embedder=self.text_embedder,
             lexicon=self.lexicon,
@@ -153,12 +156,19 @@ def build_reasoner(config: VidmemConfig, store: SqliteStore) -> Reasoner:
     images = VectorSearch(store, "moment_vectors", config.index) if config.embedder.backend != "none" else None
     parser = build_question_parser(config.query, text_embedder)
     fleet = None
+    cold = None
     if config.fleet.uri and text_embedder is not None:
         from vidmem_ros.fleet.milvus import fleet_connector
 
         # Text only: the query side answers from words and meaning, and need not load an image model.
         connect = fleet_connector(config.fleet, None, text_embedder.dim)
-        fleet = FleetAnswerer(connect, text_embedder, parser, keep_open="://" in config.fleet.uri)
+        keep_open = "://" in config.fleet.uri
+        fleet = FleetAnswerer(connect, text_embedder, parser, keep_open=keep_open)
+        if images is not None:  # this robot's frames there, for vectors retention evicted here
+            from vidmem_ros.fleet.cold import RobotColdTier
+            from vidmem_ros.fleet.milvus import robot_id
+
+            cold = RobotColdTier(connect, robot_id(config.fleet), keep_open)
     llm = None
     if config.query.planner == "llm":
         from vidmem_ros.agent.llm_planner import llm_planner_factory
@@ -178,4 +188,5 @@ def build_reasoner(config: VidmemConfig, store: SqliteStore) -> Reasoner:
         parser=parser,
         text_embedder=text_embedder,
         fleet=fleet,
+        cold=cold,
     )

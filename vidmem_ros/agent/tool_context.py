@@ -15,7 +15,7 @@ from vidmem_ros.agent.labels import LabelLexicon
 from vidmem_ros.config import PlacesConfig
 from vidmem_ros.errors import VidmemError
 from vidmem_ros.memory.captions import EventCaptioner
-from vidmem_ros.memory.reader import MemoryReader
+from vidmem_ros.memory.reader import ColdTier, MemoryReader
 from vidmem_ros.memory.records import Pose
 from vidmem_ros.memory.store import SqliteStore
 from vidmem_ros.memory.vector_search import VectorSearch
@@ -108,13 +108,14 @@ class ToolContext:
     occasion_gap_s: float = 12.0  # sightings further apart are separate occasions
     perception: Perception = field(default_factory=Perception)
     images: VectorSearch | None = None
+    cold: ColdTier | None = None  # this robot's frames in the fleet store, for vectors evicted here
     places: PlacesConfig = field(default_factory=PlacesConfig)
     text_embedder: TextEmbedder | None = None  # matches place descriptions by meaning as well as by words
     lexicon: LabelLexicon | None = None  # words -> detector labels; built from ``vocabulary`` on first use if None
 
     @property
     def reader(self) -> MemoryReader:
-        return MemoryReader(self.store, self.images)
+        return MemoryReader(self.store, self.images, self.cold)
 
     @property
     def upper(self) -> float:

@@ -63,10 +63,10 @@ def search(ctx: ToolContext, args: SearchArgs) -> ToolResult:
 
 
 def _similar(ctx: ToolContext, args: SearchArgs, lo: float, hi: float) -> ToolResult:
-    if ctx.images is None:
+    if ctx.images is None and ctx.cold is None:
         return ToolResult("search", error="image similarity needs an image index, which this memory has none of")
     mid = _ref_id(args.similar_to or "")
-    vector = ctx.store.moment_vector(mid)
+    vector = ctx.reader.moment_vector(mid)
     if vector is None:
         return ToolResult("search", error=f"{args.similar_to} has no visual vector")
     hits = ctx.reader.similar(vector, args.limit + 1, ctx.as_of)

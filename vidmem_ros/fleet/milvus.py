@@ -67,8 +67,12 @@ class MilvusFleetStore:
         self._known: dict[str, set[str]] = {}  # collection -> robots with a partition
         with _reaching(self.uri):
             self.client = MilvusClient(self.uri, token=token) if token else MilvusClient(self.uri)
-            if image_dim is not None:  # None: text questions only (the query side need not load an image model)
+            if image_dim is not None:
                 self._ensure(self.moments_name, self._moments_schema, "vector", image_dim, hnsw_m, ef_construction)
+            elif self.client.has_collection(self.moments_name):  # None: read the frames with the dimension they have
+                fields = {f["name"]: f for f in self.client.describe_collection(self.moments_name)["fields"]}
+                self.image_dim = int(fields["vector"]["params"]["dim"])
+                self.client.load_collection(self.moments_name)
             self._ensure(self.texts_name, self._texts_schema, "dense", text_dim, hnsw_m, ef_construction)
 
     # -- collections ---------------------------------------------------------------------
@@ -300,6 +304,16 @@ class MilvusFleetStore:
                 search_params={"metric_type": "COSINE", "params": {"ef": max(self.ef_search, limit)}},
             )
         return [_moment_hit(hit) for hit in found[0]]
+
+    def moment_vector(self, robot: str, local_id: int) -> np.ndarray | None:
+        """A frame's visual vector as the robot sent it; None if the store has no such frame."""
+        if self.image_dim is None or not self._has_partition(self.moments_name, robot):
+            return None
+        with _reaching(self.uri):
+            found = self.client.get(
+                self.moments_name, ids=[f"{robot}/moment/{local_id}"], output_fields=["vector"], partition_names=[robot]
+            )
+        return np.asarray(found[0]["vector"], np.float32) if found else None
 
     def counts(self, robot: str | None = None) -> dict[str, int]:
         names = (("moments", self.moments_name),) if self.image_dim is not None else ()

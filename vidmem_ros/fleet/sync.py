@@ -82,9 +82,10 @@ class FleetSync:
             self._fleet = self.connect()
         return self._fleet
 
-    def close(self) -> None:
+    def close(self, release: bool | None = None) -> None:
+        """``release`` (default: when the sync does not keep the store open) lets go of an embedded store's file."""
         if self._fleet is not None:
-            self._fleet.close(release=not self.keep_open)
+            self._fleet.close(release=not self.keep_open if release is None else release)
             self._fleet = None
 
     def lag(self) -> dict[str, int]:

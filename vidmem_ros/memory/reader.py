@@ -12,6 +12,7 @@ import bisect
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 
@@ -44,12 +45,22 @@ class Summary:
     events: list[Event]
 
 
-class MemoryReader:
-    """One store's read side; ``images`` is the visual index, or None where memory keeps no visual vectors."""
+class ColdTier(Protocol):
+    """This robot's records in the fleet store (``fleet``): the frame vectors retention let go of here."""
 
-    def __init__(self, store: SqliteStore, images: VectorSearch | None = None) -> None:
+    def moment_vector(self, moment_id: int) -> np.ndarray | None: ...
+
+    def similar(self, vector: np.ndarray, k: int, as_of: float | None) -> list[VectorHit]: ...
+
+
+class MemoryReader:
+    """One store's read side; ``images`` is the visual index, or None where memory keeps no visual vectors;
+    ``cold``, with a fleet store, this robot's frames there, for those whose vectors retention evicted here."""
+
+    def __init__(self, store: SqliteStore, images: VectorSearch | None = None, cold: ColdTier | None = None) -> None:
         self.store = store
         self.images = images
+        self.cold = cold
 
     def search(
         self,
@@ -95,11 +106,26 @@ class MemoryReader:
         return any(m.pose and math.hypot(m.pose.x - place.x, m.pose.y - place.y) <= place.radius for m in moments)
 
     def similar(self, vector: np.ndarray, k: int, as_of: float | None = None) -> list[VectorHit]:
-        """The frames that look most like ``vector``, best first; [] where memory has no visual index."""
-        if self.images is None:
-            return []
-        self.images.sync()  # the ingesting process adds and forgets frames meanwhile
-        return self.images.search(vector, k, as_of)
+        """The frames that look most like ``vector``, best first: this store's index, then the cold tier for
+        frames whose vectors are only there; [] where memory has no visual index."""
+        hits: list[VectorHit] = []
+        if self.images is not None:
+            self.images.sync()  # the ingesting process adds and forgets frames meanwhile
+            hits = self.images.search(vector, k, as_of)
+        if self.cold is not None:
+            hits += self.cold.similar(vector, k, as_of)
+        best: dict[int, VectorHit] = {}
+        for hit in hits:
+            if hit.id not in best or hit.score > best[hit.id].score:
+                best[hit.id] = hit
+        return sorted(best.values(), key=lambda h: -h.score)[:k]
+
+    def moment_vector(self, moment_id: int) -> np.ndarray | None:
+        """A frame's visual vector: here, else in the cold tier (retention evicted it here)."""
+        vector = self.store.moment_vector(moment_id)
+        if vector is None and self.cold is not None:
+            vector = self.cold.moment_vector(moment_id)
+        return vector
 
     def summary(self, start: float | None = None, end: float | None = None, as_of: float | None = None) -> Summary:
         events = self.store.events(-math.inf if start is None else start, math.inf if end is None else end, as_of=as_of)
