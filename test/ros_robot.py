@@ -43,6 +43,12 @@ class Robot:
             received = before.frames_received
             self.client.wait_for_stats(lambda s: s.frames_received > received, 5.0)
 
+    def send_at(self, rgb: np.ndarray, stamp: float, x: float, y: float) -> None:
+        """The robot's odometry at ``stamp``, then the frame it took there (the pose first, so the frame has it)."""
+        self.odom.publish(odom_msg(stamp, x, y))
+        time.sleep(0.2)
+        self.send(image_msg(rgb, stamp))
+
     def wait_connected(self, timeout_s: float = 60.0, pose: Publisher | None = None, compressed: bool = False) -> None:
         """Wait until the nodes subscribe to the raw camera (and the compressed one, for ``compressed``) and
         ``pose`` (default: odometry) and serve queries."""

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 import rclpy
-from ros_robot import Robot, image_msg, odom_msg
+from ros_robot import Robot
 
 from vidmem_ros.command.launcher import NodeOptions, start_node, stop_processes
 from vidmem_ros.fleet.milvus import MilvusFleetStore
@@ -35,9 +35,7 @@ def test_the_ingest_node_sends_what_it_keeps_to_the_fleet_store(tmp_path: Path, 
         robot = Robot(node)
         robot.wait_connected()
         for i, name in enumerate(["coffee", "chelsea", "astronaut"]):
-            robot.odom.publish(odom_msg(T0 + 5 * i, 1.0 + i, 2.0))
-            time.sleep(0.2)
-            robot.send(image_msg(photos[name], T0 + 5 * i))
+            robot.send_at(photos[name], T0 + 5 * i, 1.0 + i, 2.0)
         robot.kept_at_least(3)
         # The query node opens the embedded fleet store between the sync's rounds (one process at a time).
         deadline = time.monotonic() + 60

@@ -12,7 +12,7 @@ import rclpy
 from lifecycle_msgs.msg import State, Transition
 from lifecycle_msgs.srv import ChangeState, GetState
 from rclpy.node import Node
-from ros_robot import Robot, image_msg, odom_msg, refused_start
+from ros_robot import Robot, image_msg, refused_start
 
 from vidmem_ros.command.launcher import NodeOptions, start_node, stop_processes
 from vidmem_ros.memory.store import SqliteStore
@@ -71,9 +71,7 @@ def test_a_lifecycle_manager_brings_the_nodes_up_down_and_up_again(tmp_path: Pat
         assert ingest.transition(Transition.TRANSITION_ACTIVATE) and query.transition(Transition.TRANSITION_ACTIVATE)
         robot.wait_connected()
         for i, name in enumerate(["coffee", "chelsea", "coffee"]):
-            robot.odom.publish(odom_msg(T0 + 10 * i, 2.0 + i, 0.0))
-            time.sleep(0.2)
-            robot.send(image_msg(photos[name], T0 + 10 * i))
+            robot.send_at(photos[name], T0 + 10 * i, 2.0 + i, 0.0)
         robot.kept_at_least(3)
 
         assert ingest.transition(Transition.TRANSITION_DEACTIVATE)

@@ -17,6 +17,7 @@ from vidmem_ros.agent.question import Intent, Modality, content_words, modality_
 from vidmem_ros.agent.question_model import QuestionParser
 from vidmem_ros.errors import FleetUnavailableError
 from vidmem_ros.fleet.records import FleetHit, FleetScope, FleetStore
+from vidmem_ros.fleet.session import FleetSession
 from vidmem_ros.memory.records import Pose
 from vidmem_ros.perception.embedding import TextEmbedder
 
@@ -37,11 +38,9 @@ class FleetAnswerer:
         parser: QuestionParser,
         keep_open: bool = True,
     ) -> None:
-        self.connect = connect
+        self.session = FleetSession(connect, keep_open)  # keep_open False: an embedded store, let go each time
         self.text_embedder = text_embedder
         self.parser = parser
-        self.keep_open = keep_open  # False for an embedded store: let go of its file after each question
-        self._fleet: FleetStore | None = None
 
     def answer(self, question: str, robots: Sequence[str] = (), as_of: float | None = None) -> Answer:
         parsed = self.parser.parse(question)
@@ -85,18 +84,11 @@ class FleetAnswerer:
         deadline = time.monotonic() + BUSY_WAIT_S
         while True:
             try:
-                if self._fleet is None:
-                    self._fleet = self.connect()
-                return self._fleet.search_text(asked, vector, EVIDENCE, scope)  # type: ignore[arg-type]
+                return self.session.use(lambda fleet: fleet.search_text(asked, vector, EVIDENCE, scope))  # type: ignore[arg-type]
             except FleetUnavailableError:
-                self._fleet = None
                 if time.monotonic() > deadline:
                     raise
                 time.sleep(0.25)
-            finally:
-                if not self.keep_open and self._fleet is not None:
-                    self._fleet.close(release=True)
-                    self._fleet = None
 
 
 def _pose(hit: FleetHit) -> Pose | None:

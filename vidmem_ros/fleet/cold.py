@@ -9,6 +9,7 @@ import numpy as np
 
 from vidmem_ros.errors import FleetUnavailableError
 from vidmem_ros.fleet.records import FleetScope, FleetStore
+from vidmem_ros.fleet.session import FleetSession
 from vidmem_ros.memory.vector_index import VectorHit
 
 
@@ -17,27 +18,19 @@ class RobotColdTier:
     unreachable fleet store reads as nothing there: the answer comes from this robot's own store alone."""
 
     def __init__(self, connect: Callable[[], FleetStore], robot: str, keep_open: bool = True) -> None:
-        self.connect = connect
+        self.session = FleetSession(connect, keep_open)
         self.robot = robot
-        self.keep_open = keep_open
-        self._fleet: FleetStore | None = None
 
     def moment_vector(self, moment_id: int) -> np.ndarray | None:
-        return self._read(lambda fleet: fleet.moment_vector(self.robot, moment_id), None)
+        try:
+            return self.session.use(lambda fleet: fleet.moment_vector(self.robot, moment_id))
+        except FleetUnavailableError:
+            return None
 
     def similar(self, vector: np.ndarray, k: int, as_of: float | None) -> list[VectorHit]:
-        hits = self._read(lambda fleet: fleet.search_images(vector, k, FleetScope([self.robot], as_of=as_of)), [])
-        return [VectorHit(h.local_id, h.score, h.stamp) for h in hits]
-
-    def _read(self, read: Callable[[FleetStore], object], nothing: object):  # type: ignore[no-untyped-def]
+        scope = FleetScope([self.robot], as_of=as_of)
         try:
-            if self._fleet is None:
-                self._fleet = self.connect()
-            return read(self._fleet)
+            hits = self.session.use(lambda fleet: fleet.search_images(vector, k, scope))
         except FleetUnavailableError:
-            self._fleet = None
-            return nothing
-        finally:
-            if not self.keep_open and self._fleet is not None:
-                self._fleet.close(release=True)
-                self._fleet = None
+            return []
+        return [VectorHit(h.local_id, h.score, h.stamp) for h in hits]
