@@ -16,8 +16,12 @@ from vidmem_ros.memory.records import Transcript
 from vidmem_ros.memory.store import SqliteStore
 from vidmem_ros.perception.embedding import ColorLayoutEmbedder
 
-SIGNS = {"amr-1": "COLD ROOM 2", "amr-2": "LOADING BAY EAST", "amr-3": "SERVER ROOM AUTHORISED ONLY"}
-SPEECH = {"amr-1": "the pallet jack is charging", "amr-2": "truck nine is at the gate", "amr-3": "rack five is humming"}
+SIGNS = {"amr-1": "COLD ROOM 2", "amr-2": "PAINT STORE EAST", "amr-3": "BATTERY ROOM AUTHORISED ONLY"}
+SPEECH = {
+    "amr-1": "the pallet jack is charging",
+    "amr-2": "truck nine is at the weighbridge",
+    "amr-3": "rack five is humming",
+}
 
 
 def robot_config(tmp_path: Path, robot: str, **overrides: Any) -> VidmemConfig:

@@ -27,21 +27,21 @@ def asker(tmp_path_factory: pytest.TempPathFactory, detector, photos) -> Reasone
 
 
 def test_the_answer_names_the_robot_that_read_it_with_when_and_where(asker: Reasoner) -> None:
-    answer = asker.answer("Which robot read the loading bay sign?", scope="fleet")
+    answer = asker.answer("Which robot read the paint store sign?", scope="fleet")
     assert answer.success and answer.value == "amr-2" and answer.text.startswith("amr-2 read")
     assert answer.stamp == T0 and answer.pose is not None and (answer.pose.x, answer.pose.y) == (0.0, 0.5)
     assert answer.evidence[0].robot == "amr-2" and answer.evidence[0].kind == "text"
 
 
 def test_speech_is_found_by_meaning_and_only_among_the_robots_asked(asker: Reasoner) -> None:
-    heard = asker.answer("Has anyone heard that a lorry arrived at the gate?", scope="fleet")
-    assert heard.value == "amr-2" and "truck nine is at the gate" in heard.text
-    others = asker.answer("Has anyone heard that a lorry arrived at the gate?", scope="fleet", robots=["amr-3"])
+    heard = asker.answer("Has anyone heard that a lorry arrived at the weighbridge?", scope="fleet")
+    assert heard.value == "amr-2" and "truck nine is at the weighbridge" in heard.text
+    others = asker.answer("Has anyone heard that a lorry arrived at the weighbridge?", scope="fleet", robots=["amr-3"])
     assert others.value != "amr-2" and all(e.robot == "amr-3" for e in others.evidence)
 
 
 def test_nothing_after_as_of_is_visible_to_a_fleet_question(asker: Reasoner) -> None:
-    before = asker.answer("Which robot read the loading bay sign?", as_of=T0 - 1, scope="fleet")
+    before = asker.answer("Which robot read the paint store sign?", as_of=T0 - 1, scope="fleet")
     assert before.success and before.value == "" and before.confidence < 0.5 and not before.evidence
 
 
@@ -50,7 +50,7 @@ def test_a_fleet_question_without_a_fleet_store_or_with_an_unknown_scope_is_refu
 ) -> None:
     config = load_config(overrides={"store.path": str(tmp_path / "solo.db")})
     solo = build_reasoner(config, SqliteStore(config.store_path()))
-    refused = solo.answer("Which robot read the loading bay sign?", scope="fleet")
+    refused = solo.answer("Which robot read the paint store sign?", scope="fleet")
     assert not refused.success and "fleet.uri" in refused.error
-    odd = asker.answer("Which robot read the loading bay sign?", scope="galaxy")
+    odd = asker.answer("Which robot read the paint store sign?", scope="galaxy")
     assert not odd.success and odd.trace["rejected"] == "bad_scope"

@@ -21,7 +21,7 @@ ROBOTS = ("amr-1", "amr-2", "amr-3")
 # What each robot read or heard, one line a minute: different robots, different days' chores.
 LINES = {
     "amr-1": ["charging bay for forklifts", "visitors sign in at the front desk", "the freezer door is jammed"],
-    "amr-2": ["loading dock 4 closed for repair", "mind the wet floor", "the printer on level two is out of toner"],
+    "amr-2": ["paint store 4 closed for repair", "mind the wet floor", "the printer on level two is out of toner"],
     "amr-3": ["fire exit keep clear", "the delivery van is late again", "staff only beyond this point"],
 }
 PHOTOS = ("coffee", "chelsea", "astronaut")
@@ -62,12 +62,12 @@ def test_each_record_is_stored_once_however_often_it_is_sent(fleet: MilvusFleetS
     assert fleet.counts() == {"moments": 9, "texts": 9}
     assert fleet.counts("amr-2") == {"moments": 3, "texts": 3}
     again = [
-        FleetText("amr-2", "text", 0, T0, T0, None, "loading dock 4 open again", text_embedder.embed_texts(["x"])[0])
+        FleetText("amr-2", "text", 0, T0, T0, None, "paint store 4 open again", text_embedder.embed_texts(["x"])[0])
     ]
     fleet.upsert_texts(again)  # the same robot and local id: replaced, not added
     assert fleet.counts("amr-2") == {"moments": 3, "texts": 3}
-    (hit,) = fleet.search_text("dock", None, 5, FleetScope(robots=["amr-2"]))
-    assert hit.text == "loading dock 4 open again" and hit.x is None
+    (hit,) = fleet.search_text("paint", None, 5, FleetScope(robots=["amr-2"]))
+    assert hit.text == "paint store 4 open again" and hit.x is None
 
 
 def test_words_and_meaning_find_the_robot_that_read_them(fleet: MilvusFleetStore, text_embedder) -> None:  # type: ignore[no-untyped-def]

@@ -35,9 +35,9 @@ def test_three_robots_send_everything_once_and_the_fleet_knows_who_saw_what(tmp_
     again = syncs["amr-2"].run_once()  # nothing new: nothing sent, nothing doubled
     assert sum(again.sent.values()) == 0 and fleet.counts("amr-2") == local_counts(robots["amr-2"].store)
 
-    (sign,) = [h for h in fleet.search_text("loading bay", None, 5, FleetScope(kinds=["text"]))]
+    (sign,) = [h for h in fleet.search_text("paint store", None, 5, FleetScope(kinds=["text"]))]
     assert (sign.robot, sign.x, sign.y) == ("amr-2", 0.0, 0.5)  # read on the brick wall, the first stop
-    heard = fleet.search_text("who is at the gate", None, 3, FleetScope(kinds=["transcript"]))
+    heard = fleet.search_text("who is at the weighbridge", None, 3, FleetScope(kinds=["transcript"]))
     assert heard[0].robot == "amr-2" and heard[0].stamp == T0 + 12
     assert fleet.search_text("authorised", None, 5, FleetScope(robots=["amr-1", "amr-2"])) == []
     assert fleet.search_text("authorised", None, 5, FleetScope())[0].robot == "amr-3"
@@ -99,11 +99,11 @@ def test_a_forget_issued_while_the_fleet_store_is_down_reaches_it_when_it_is_bac
     )
     assert "127.0.0.1:9" in down.run_once().error
     assert len(logged_forgets(store)) == 1  # kept until the fleet store has it
-    assert fleet.search_text("loading bay", None, 5, FleetScope()) != []
+    assert fleet.search_text("paint store", None, 5, FleetScope()) != []
     assert not up.run_once().error
     assert logged_forgets(store) == []
-    assert fleet.search_text("loading bay", None, 5, FleetScope()) == []
-    assert fleet.search_text("truck at the gate", None, 5, FleetScope(kinds=["transcript"])) == []
+    assert fleet.search_text("paint store", None, 5, FleetScope()) == []
+    assert fleet.search_text("truck at the weighbridge", None, 5, FleetScope(kinds=["transcript"])) == []
     assert fleet.search_images(ColorLayoutEmbedder().embed(photos["brick"]), 10, FleetScope(end=T0 + 15)) == []
     assert fleet.counts("amr-2") == local_counts(store)
 
