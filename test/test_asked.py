@@ -26,7 +26,7 @@ CASES = [
     ("What time does the canteen close?", Asked.NAME),  # what was read or heard, not a moment of memory
     ("Tell me the code written on the locker.", Asked.NAME),
     ("Which corridor did you take after the library?", Asked.NAME),
-    ("Isn't there a whiteboard in the meeting room?", Asked.YES_NO),
+    ("Isn't there a whiteboard in the staff kitchen?", Asked.YES_NO),
 ]
 
 

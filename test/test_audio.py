@@ -26,9 +26,9 @@ from vidmem_ros.perception.speech import SileroVad, WhisperRecognizer, join_pack
 from vidmem_ros.perception.types import Utterance
 
 SENTENCES = (
-    "The delivery arrived at the loading dock",
+    "The delivery arrived at the north entrance",
     "Please bring the red box to the kitchen",
-    "The battery is low, return to the charging station",
+    "The printer on the second floor needs more toner",
     "Someone left a blue cup on the kitchen table",
     "The robot is waiting near the front door",
 )

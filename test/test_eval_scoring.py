@@ -59,7 +59,7 @@ def test_questions_load_with_truth_kept_apart(tmp_path: Path) -> None:
                 "",
                 line(id="where", answer=[2.0, 0.5], tolerance=1.0),
                 line(id="open"),
-                line(id="sign", accept=["dock 4", "loading dock"]),
+                line(id="sign", accept=["room 4", "boiler room"]),
             ]
         )
     )
@@ -69,7 +69,7 @@ def test_questions_load_with_truth_kept_apart(tmp_path: Path) -> None:
     assert set(Question.model_fields) == {"id", "ask_at", "question"}  # what the system under test sees
     assert loaded.truth["cat"].type == "binary" and loaded.truth["cat"].answer is True
     assert loaded.truth["where"].type == "position" and loaded.truth["where"].tolerance == 1.0
-    assert loaded.truth["sign"].type == "text" and loaded.truth["sign"].accept == ("dock 4", "loading dock")
+    assert loaded.truth["sign"].type == "text" and loaded.truth["sign"].accept == ("room 4", "boiler room")
     assert "open" not in loaded.truth  # no ground truth: asked, not scored
 
 
@@ -298,10 +298,10 @@ def test_order_answered_by_what_came_first_or_next() -> None:
 
 
 def test_text_accepts_phrases_normalised() -> None:
-    sign = truth("text", "Loading Dock 4", accept=("dock four",))
-    assert score_answer(sign, said("The sign said: LOADING-DOCK   4!")).correct
-    assert score_answer(sign, said("It read 'Dock Four'.")).correct
-    assert not score_answer(sign, said("Loading Dock 42")).correct  # word boundaries
+    sign = truth("text", "Boiler Room 4", accept=("room four",))
+    assert score_answer(sign, said("The sign said: BOILER-ROOM   4!")).correct
+    assert score_answer(sign, said("It read 'Room Four'.")).correct
+    assert not score_answer(sign, said("Boiler Room 42")).correct  # word boundaries
     assert score_answer(truth("text", accept=("mug", "cup")), said("a coffee cup")).correct
     assert score_answer(truth("text", "mug"), said("", value="Mug")).correct
 

@@ -31,7 +31,7 @@ COCO_LEXICON = LabelLexicon(VOCAB)
         ("For how long did you watch the pigeons?", Intent.DURATION, "pigeons"),
         ("Where were you (x, y in the map frame) when you read the sign for gate 4?", Intent.WHERE, "gate 4"),
         ("What were your coordinates when you spotted the ladder?", Intent.WHERE, "ladder"),
-        ("Report your position when you looked at the mural.", Intent.WHERE, "mural"),
+        ("Report your position when you looked at the fountain.", Intent.WHERE, "fountain"),
         ("When was the lift reported broken?", Intent.LAST, "lift broken"),
         ("How many radio calls have you heard up to now?", Intent.COUNT, ""),
         ("How long have you been driving around, from the start until now?", Intent.ACTIVE, ""),

@@ -50,14 +50,14 @@ SIGNS = (  # text, font, type size (px at 640 px width), tilt (degrees)
     ("Storage B12", "DejaVuSerif.ttf", 26, -8.0),
     ("Charging Station 7", "DejaVuSans.ttf", 24, 6.0),
     ("LAB 3B", "DejaVuSansMono-Bold.ttf", 40, 0.0),
-    ("Meeting Room 2", "DejaVuSerif-Bold.ttf", 28, 10.0),
+    ("Studio 2", "DejaVuSerif-Bold.ttf", 28, 10.0),
     ("Staff Only", "DejaVuSans-Bold.ttf", 22, -10.0),
 )
 SENTENCES = (
     "The red toolbox is on the second shelf in the garage.",
     "Please remember that the charging station moved to room two hundred and fourteen.",
     "Did anyone see my coffee cup in the kitchen this morning?",
-    "The delivery robot should wait at loading dock four until noon.",
+    "The delivery robot should wait at platform four until noon.",
     "Turn left after the fire exit and follow the corridor to the lab.",
     "Stop. The floor near the elevator is wet.",
 )
