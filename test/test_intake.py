@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import struct
+import time
 import zlib
 
 import cv2
@@ -45,6 +46,14 @@ def test_a_real_jump_is_followed_once_consecutive_stamps_agree() -> None:
     later = T0 + 3600  # the robot was paused for an hour
     assert [clock.admit(later + i * 0.5) for i in range(4)] == ["stamp_ahead", "stamp_ahead", "", ""]
     assert clock.now == later + 1.5
+
+
+def test_a_restarted_clock_allows_for_the_time_the_process_was_down() -> None:
+    fresh = StreamClock(max_ahead_s=60.0, now=T0)  # restarted at once: a stamp 50 min on needs confirming
+    assert fresh.admit(T0 + 3000) == "stamp_ahead"
+    resumed = StreamClock(max_ahead_s=60.0, now=T0, idle_s=3600.0)  # restarted after an hour down
+    assert resumed.admit(T0 + 3000) == "" and resumed.now == T0 + 3000
+    assert resumed.admit(YEAR_2038) == "stamp_ahead"  # a garbage stamp is still refused
 
 
 def test_a_repeated_garbage_stamp_never_confirms_itself() -> None:
@@ -170,6 +179,24 @@ def test_memory_reopened_after_an_old_outlier_keeps_its_clock(tmp_path) -> None:
     reopened = IngestPipeline(config, SqliteStore(config.store_path()), None)
     assert reopened.engine.latest_stamp == T0 + 9
     assert reopened.ingest(FrameInput(T0 + 11, "/cam", DecodedImage(noise_frame(11)))) is not None
+
+
+def test_memory_reopened_after_downtime_takes_the_first_live_frame(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """A robot whose memory process was down for an hour resumes: its first frame, stamped an hour on, is kept
+    (the wall time of the last stored frame says how long it was down); one a day on is still refused."""
+    config = load_config(overrides={"store.path": str(tmp_path / "memory.db")})
+    pipeline = IngestPipeline(config, SqliteStore(config.store_path()), None)
+    for i in range(5):
+        pipeline.ingest(FrameInput(T0 + i, "/cam", DecodedImage(noise_frame(i))))
+    pipeline.finish()
+    stored_at = pipeline.store.last_frame_wall()
+    assert stored_at is not None and abs(stored_at - time.time()) < 60
+    pipeline.store.set_meta("last_frame_wall", repr(stored_at - 3600))  # as if it was stored an hour ago
+    pipeline.store.close()
+    reopened = IngestPipeline(config, SqliteStore(config.store_path()), None)
+    assert reopened.ingest(FrameInput(T0 + 86_400, "/cam", DecodedImage(noise_frame(6)))) is None
+    assert reopened.ingest(FrameInput(T0 + 3_590, "/cam", DecodedImage(noise_frame(5)))) is not None
+    assert reopened.stats.snapshot().dropped.get("stamp_ahead") == 1
 
 
 # -- the working rate -----------------------------------------------------------------------

@@ -57,14 +57,18 @@ class StreamClock:
     from its start).
     """
 
-    def __init__(self, max_ahead_s: float, confirmations: int = 3, now: float | None = None) -> None:
+    def __init__(
+        self, max_ahead_s: float, confirmations: int = 3, now: float | None = None, idle_s: float = 0.0
+    ) -> None:
+        """``idle_s``: wall time that already passed since ``now`` arrived (a restarted process seeded with the
+        newest stamp its memory holds: the robot's time moved on while the process was down)."""
         self.max_ahead_s = max_ahead_s
         self.confirmations = confirmations
         self.now = now
         self._jump: list[float] = []
         # After a stamp that confirmed a jump: the stamps refused on the way (a stream may take them after all).
         self.jumped_with: tuple[float, ...] = ()
-        self._arrived = time.monotonic()  # wall time at which ``now`` arrived
+        self._arrived = time.monotonic() - max(0.0, idle_s)  # wall time at which ``now`` arrived
 
     def admit(self, stamp: float) -> str:
         """'' when the stamp is accepted (and the clock follows it), else the drop reason."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import threading
+import time
 from collections import deque
 from collections.abc import Iterator
 
@@ -64,9 +65,10 @@ class IngestPipeline:
         self.gate = FrameGate(config.ingest)
         self.ocr_runs = 0
         self._last_stamp: float | None = None
-        # Memory's own latest stamp seeds the frame clock, so a restart is not fooled by a bad first stamp.
+        # Memory's own latest stamp seeds the frame clock, so a restart is not fooled by a bad first stamp; the time
+        # since memory was last written is time the robot's clock moved on while this process was down.
         known = self.engine.latest_stamp if np.isfinite(self.engine.latest_stamp) else None
-        self.frame_clock = StreamClock(config.ingest.max_stamp_jump_s, now=known)
+        self.frame_clock = StreamClock(config.ingest.max_stamp_jump_s, now=known, idle_s=_since_written(store))
         self.pose_clock = StreamClock(config.ingest.max_stamp_jump_s)
         self.warnings = ThrottledLog(log)
         self.track = PoseTrack(store, config.ingest, self.warnings)  # the path, downsampled, kept in the store
@@ -348,3 +350,9 @@ class IngestWorker:
                 with self._cond:
                     self._busy = False
                     self._cond.notify_all()
+
+
+def _since_written(store: SqliteStore) -> float:
+    """Wall seconds since memory last stored a frame (0 for a new memory)."""
+    written = store.last_frame_wall()
+    return 0.0 if written is None else max(0.0, time.time() - written)

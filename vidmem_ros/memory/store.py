@@ -40,6 +40,7 @@ from vidmem_ros.validation import QUATERNION_NORM_TOLERANCE
 
 POSE_SQL = ", ".join(schema.POSE_COLUMNS)
 IN_VIEW_KEY = "in_view"  # meta: the frames in the ingesting engine's short-term buffer
+FRAME_WALL_KEY = "last_frame_wall"  # meta: the wall time (Unix s) at which the newest frame was stored
 _MOMENT_SQL = f"id, stamp, source, width, height, sharpness, quality, event_id, tier, {POSE_SQL}"
 
 
@@ -199,6 +200,14 @@ class SqliteStore:
     def in_view_ids(self) -> list[int]:
         """The ids of the frames in the ingesting engine's short-term buffer (see ``write_in_view``)."""
         return json_list(self.get_meta(IN_VIEW_KEY) or "[]", int)
+
+    def last_frame_wall(self) -> float | None:
+        """The wall time (Unix seconds) at which the newest frame was stored, if any frame was."""
+        value = self.get_meta(FRAME_WALL_KEY)
+        try:
+            return float(value) if value else None
+        except ValueError:
+            return None
 
     def bump_counter(self, name: str, by: int = 1) -> None:
         """Add to a durable counter shared by every process using this store."""
@@ -663,6 +672,7 @@ def write_in_view(db: sqlite3.Connection, moment_ids: Sequence[int]) -> None:
     """Keep the short-term buffer's frames in the store, inside the frame's own transaction, so the query
     process, which does not share the engine's memory, can say what is in view now."""
     set_meta(db, IN_VIEW_KEY, json.dumps([int(i) for i in moment_ids]))
+    set_meta(db, FRAME_WALL_KEY, repr(time.time()))  # how long a restarted process was down
 
 
 def insert_transcript(db: sqlite3.Connection, transcript: Transcript) -> int:
