@@ -11,6 +11,7 @@ from vidmem_ros.ingest.frames import DecodedImage, FrameInput
 from vidmem_ros.ingest.worker import IngestPipeline
 from vidmem_ros.memory.records import Pose
 from vidmem_ros.memory.store import SqliteStore
+from vidmem_ros.memory.view import MemoryView
 from vidmem_ros.perception.coco import COCO_LABELS
 
 T0 = 1_700_000_000.0
@@ -420,3 +421,45 @@ def test_a_tag_naming_only_where_a_thing_was_is_not_a_sighting_of_it(answerer: R
     answerer.store.add_moment(Moment(T0 + 45, "/cam", 64, 48, None, tags=[tag]))
     assert answerer.answer("Were there books on a shelf?").value is not True
     assert answerer.answer("Was there a shelf?").value is True
+
+
+class ViewOnly:
+    """A store that offers the read side nothing but the ``MemoryView`` reads (what another backend implements)."""
+
+    def __init__(self, store: SqliteStore) -> None:
+        self._store = store
+        self.called: set[str] = set()
+
+    def __getattr__(self, name: str):  # type: ignore[no-untyped-def]
+        if name not in MEMORY_VIEW_READS:
+            raise AttributeError(f"{name} is not a MemoryView read")
+        self.called.add(name)
+        return getattr(self._store, name)
+
+
+MEMORY_VIEW_READS = frozenset(n for n in vars(MemoryView) if not n.startswith("_"))
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Did you see a cat?",
+        "When did you first see a cup?",
+        "Where did you see the person?",
+        "How many times did you see a cup?",
+        "What did you see right after the cat?",
+        "What is in view now?",
+        "What happened in the first twenty seconds?",
+        "How long have you been running?",
+        "Did you see a giraffe?",
+    ],
+)
+def test_the_read_side_answers_through_the_memory_view_alone(answerer: Reasoner, question: str) -> None:
+    store = answerer.store
+    assert isinstance(store, SqliteStore)
+    view = ViewOnly(store)
+    through_view = Reasoner(view, answerer.config, answerer.vocabulary, detector_min_score=answerer.weak_score)
+    expected = answerer.answer(question, as_of=T0 + 45)
+    got = through_view.answer(question, as_of=T0 + 45)
+    assert got.success == expected.success and got.text == expected.text, question
+    assert view.called  # the answer was read through the view

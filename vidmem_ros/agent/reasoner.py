@@ -25,6 +25,7 @@ from vidmem_ros.errors import InputError
 from vidmem_ros.memory.reader import ColdTier, MemoryReader
 from vidmem_ros.memory.store import SqliteStore
 from vidmem_ros.memory.vector_search import VectorSearch
+from vidmem_ros.memory.view import MemoryView
 from vidmem_ros.perception.embedding import TextEmbedder
 from vidmem_ros.perception.vocabulary import LabelMapper
 
@@ -34,7 +35,7 @@ SCOPES = ("", "robot", "fleet")
 class Reasoner:
     def __init__(
         self,
-        store: SqliteStore,
+        store: MemoryView,
         config: QueryConfig,
         vocabulary: Sequence[str],
         *,

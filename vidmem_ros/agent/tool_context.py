@@ -17,8 +17,8 @@ from vidmem_ros.errors import VidmemError
 from vidmem_ros.memory.captions import EventCaptioner
 from vidmem_ros.memory.reader import ColdTier, MemoryReader
 from vidmem_ros.memory.records import Pose
-from vidmem_ros.memory.store import SqliteStore
 from vidmem_ros.memory.vector_search import VectorSearch
+from vidmem_ros.memory.view import MemoryView
 from vidmem_ros.perception.embedding import TextEmbedder
 from vidmem_ros.perception.types import Detector, OcrEngine, Tagger
 
@@ -99,7 +99,7 @@ class Perception:
 
 @dataclass
 class ToolContext:
-    store: SqliteStore
+    store: MemoryView
     as_of: float | None
     t0: float  # stamp of t = 0
     vocabulary: tuple[str, ...] = ()

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 from vidmem_ros.config import PlacesConfig
 from vidmem_ros.memory.records import Pose
-from vidmem_ros.memory.store import SqliteStore
+from vidmem_ros.memory.view import MemoryView
 
 Track = list[tuple[float, Pose]]
 
@@ -134,7 +134,7 @@ def places(found: list[Visit]) -> list[Place]:
 
 
 def described_visits(
-    store: SqliteStore, config: PlacesConfig, start: float, end: float, as_of: float | None, min_score: float
+    store: MemoryView, config: PlacesConfig, start: float, end: float, as_of: float | None, min_score: float
 ) -> list[Visit]:
     """The visits in [start, min(end, as_of)] from the stored path, each described by what memory holds of it."""
     found = visits(store.pose_track(start, end, as_of), config)

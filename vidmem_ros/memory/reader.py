@@ -19,9 +19,9 @@ import numpy as np
 from vidmem_ros.memory.hierarchy import summarise_events
 from vidmem_ros.memory.poses import interpolate
 from vidmem_ros.memory.records import Event, Moment, Pose, SearchHit
-from vidmem_ros.memory.store import SqliteStore
 from vidmem_ros.memory.vector_index import VectorHit
 from vidmem_ros.memory.vector_search import VectorSearch
+from vidmem_ros.memory.view import MemoryView
 
 # Without a buffer that reaches the question's moment (a question about the past), "now" is this much
 # sensor time before it.
@@ -57,7 +57,7 @@ class MemoryReader:
     """One store's read side; ``images`` is the visual index, or None where memory keeps no visual vectors;
     ``cold``, with a fleet store, this robot's frames there, for those whose vectors retention evicted here."""
 
-    def __init__(self, store: SqliteStore, images: VectorSearch | None = None, cold: ColdTier | None = None) -> None:
+    def __init__(self, store: MemoryView, images: VectorSearch | None = None, cold: ColdTier | None = None) -> None:
         self.store = store
         self.images = images
         self.cold = cold

@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -42,30 +42,6 @@ POSE_SQL = ", ".join(schema.POSE_COLUMNS)
 IN_VIEW_KEY = "in_view"  # meta: the frames in the ingesting engine's short-term buffer
 FRAME_WALL_KEY = "last_frame_wall"  # meta: the wall time (Unix s) at which the newest frame was stored
 _MOMENT_SQL = f"id, stamp, source, width, height, sharpness, quality, event_id, tier, {POSE_SQL}"
-
-
-class MemoryStore(Protocol):
-    """What the engine and the agent need from a store; a server-backed engine can implement it too."""
-
-    def add_moment(self, moment: Moment) -> int: ...
-
-    def moment(self, moment_id: int, with_payload: bool = True) -> Moment | None: ...
-
-    def sightings(self, labels: Sequence[str], as_of: float | None, min_score: float) -> list[Sighting]: ...
-
-    def moment_count(self, as_of: float | None = None) -> int: ...
-
-    def event_count(self) -> int: ...
-
-    def time_span(self, as_of: float | None = None) -> tuple[float, float] | None: ...
-
-    def disk_bytes(self) -> int: ...
-
-    def bump_counter(self, name: str, by: int = 1) -> None: ...
-
-    def counter(self, name: str) -> int: ...
-
-    def close(self) -> None: ...
 
 
 class SqliteStore:
