@@ -79,9 +79,9 @@ class ChatServer:
     def bodies(self) -> list[dict[str, Any]]:
         return [r["body"] for r in self.requests if r["path"].endswith("/chat/completions")]
 
-    def _next(self, body: dict[str, Any], headers: dict[str, str]) -> Entry:
+    def _next(self, body: dict[str, Any], headers: dict[str, str], path: str) -> Entry:
         with self._lock:
-            self.requests.append({"path": "/v1/chat/completions", "headers": headers, "body": body})
+            self.requests.append({"path": path, "headers": headers, "body": body})
             entry = self.script.pop(0) if self.script else HttpError(500, '{"error": "no scripted reply left"}')
         while callable(entry):
             entry = entry(body)
@@ -123,7 +123,7 @@ class ChatServer:
 
             def do_POST(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                entry = server._next(body, dict(self.headers))
+                entry = server._next(body, dict(self.headers), self.path)
                 if isinstance(entry, Delay):
                     server._stop.wait(entry.seconds)
                     entry = entry.then

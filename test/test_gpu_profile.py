@@ -8,10 +8,8 @@ import importlib.util
 import json
 import logging
 import socket
-import threading
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -21,6 +19,8 @@ import numpy as np
 import pytest
 import torch
 import transformers
+from chat_server import ChatServer, Delay
+from chat_server import text as reply_text
 
 from vidmem_ros.config import CaptionerConfig, DetectorConfig, EmbedderConfig, load_config, profile_path
 from vidmem_ros.errors import ConfigError, InputError, ModelUnavailableError
@@ -357,54 +357,19 @@ def test_labels_map_back_to_the_requested_phrases(dino_parts: tuple[Any, Any], t
 # --- VLM captioner ----------------------------------------------------------------------------------------------
 
 
-class ChatServer:
-    """A local OpenAI-compatible server answering with scripted replies, recording every request."""
-
-    def __init__(self) -> None:
-        self.replies: list[Any] = []
-        self.requests: list[dict[str, Any]] = []
-        self.release = threading.Event()
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: Any) -> None:
-                pass
-
-            def do_GET(self) -> None:
-                self._send(200, {"object": "list", "data": [{"id": "tiny-vlm", "object": "model"}]})
-
-            def do_POST(self) -> None:
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                server.requests.append({"path": self.path, "headers": dict(self.headers), "body": body})
-                reply = server.replies.pop(0)
-                if reply == "hang":
-                    server.release.wait(10)
-                    return
-                content = reply if isinstance(reply, str) else json.dumps(reply)
-                message = {"role": "assistant", "content": content}
-                self._send(200, {"object": "chat.completion", "choices": [{"index": 0, "message": message}]})
-
-            def _send(self, status: int, payload: dict[str, Any]) -> None:
-                data = json.dumps(payload).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-        threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
-
-
 @pytest.fixture
 def chat() -> Iterator[ChatServer]:
-    server = ChatServer()
+    server = ChatServer(models=("tiny-vlm",))
     yield server
-    server.release.set()
-    server.httpd.shutdown()
-    server.httpd.server_close()
+    server.close()
+
+
+def replies(*items: Any) -> list[Any]:
+    """The VLM's replies, in order: a dict is sent as its JSON, a str as it is, ``HANG`` as no reply at all."""
+    return [Delay(10.0) if r is HANG else reply_text(r if isinstance(r, str) else json.dumps(r)) for r in items]
+
+
+HANG = object()
 
 
 VALID: dict[str, Any] = {
@@ -445,7 +410,7 @@ def captioner(url: str, tmp_path: Path, **settings: Any) -> OpenAiVlmCaptioner:
 def test_valid_reply_with_keyframes_and_grounded_prompt(
     chat: ChatServer, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    chat.replies = [VALID]
+    chat.script = replies(VALID)
     facts = event_facts()
     with caplog.at_level(logging.DEBUG):
         caption = captioner(chat.url, tmp_path).caption_strict(facts, previous_event())
@@ -471,7 +436,7 @@ def test_valid_reply_with_keyframes_and_grounded_prompt(
 
 
 def test_malformed_reply_is_repaired_once(chat: ChatServer, tmp_path: Path) -> None:
-    chat.replies = ['{"caption": "A person with a cup", "change": ', "```json\n" + json.dumps(VALID) + "\n```"]
+    chat.script = replies('{"caption": "A person with a cup", "change": ', "```json\n" + json.dumps(VALID) + "\n```")
     caption = captioner(chat.url, tmp_path).caption_strict(event_facts(), None)
     assert caption.text == VALID["caption"]
     first, second = chat.requests
@@ -482,7 +447,7 @@ def test_malformed_reply_is_repaired_once(chat: ChatServer, tmp_path: Path) -> N
 
 
 def test_extra_keys_are_rejected_and_repaired(chat: ChatServer, tmp_path: Path) -> None:
-    chat.replies = [{**VALID, "mood": "cheerful"}, VALID]
+    chat.script = replies({**VALID, "mood": "cheerful"}, VALID)
     caption = captioner(chat.url, tmp_path).caption_strict(event_facts(), None)
     assert caption.text == VALID["caption"]
     assert "mood" in chat.requests[1]["body"]["messages"][3]["content"]
@@ -502,16 +467,16 @@ def test_extra_keys_are_rejected_and_repaired(chat: ChatServer, tmp_path: Path) 
 def test_invalid_twice_fails_clearly_and_falls_back(
     chat: ChatServer, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    chat.replies = ["not json", {**VALID, "extra": 1}]
+    chat.script = replies("not json", {**VALID, "extra": 1})
     vlm = captioner(chat.url, tmp_path)
     with pytest.raises(VlmCaptionError, match=r"replied twice with an invalid caption.*extra"):
         vlm.caption_strict(event_facts(), None)
-    chat.replies = ["not json", "still not json"]
+    chat.script = replies("not json", "still not json")
     with caplog.at_level(logging.WARNING):
         caption = vlm.caption(event_facts(), None)
     assert caption == ComposedCaptioner().caption(event_facts(), None)
     assert vlm.failures == 1 and "VLM caption failed" in caplog.text
-    assert len(chat.requests) == 4  # one repair each, never more
+    assert len(chat.bodies) == 4  # one repair each, never more
 
 
 def test_server_down_or_silent_fails_within_the_timeout(chat: ChatServer, tmp_path: Path) -> None:
@@ -522,7 +487,7 @@ def test_server_down_or_silent_fails_within_the_timeout(chat: ChatServer, tmp_pa
         captioner(dead, tmp_path).caption_strict(event_facts(), None)
     with pytest.raises(ModelUnavailableError, match=r"captioner\.url=.* does not answer"):
         captioner(dead, tmp_path).check()
-    chat.replies = ["hang"]
+    chat.script = replies(HANG)
     started = time.monotonic()
     with pytest.raises(VlmCaptionError, match="timed out"):
         captioner(chat.url, tmp_path, timeout_s=0.5).caption_strict(event_facts(), None)
@@ -535,10 +500,11 @@ def test_captioner_settings_and_start_up(chat: ChatServer, tmp_path: Path) -> No
     built = build_captioner(
         CaptionerConfig(backend="openai_vlm", url=chat.url, model="tiny-vlm", api_key_file="", max_images=0)
     )
-    chat.replies = [VALID]
+    chat.script = replies(VALID)
     assert built.caption(event_facts(), None).text == VALID["caption"]
-    assert len(chat.requests[0]["body"]["messages"][1]["content"]) == 1  # max_images 0: text only
-    assert "Authorization" not in chat.requests[0]["headers"]
+    (post,) = (r for r in chat.requests if r["body"] is not None)
+    assert len(post["body"]["messages"][1]["content"]) == 1  # max_images 0: text only
+    assert "Authorization" not in post["headers"]
     with pytest.raises(ModelUnavailableError, match=r"captioner\.api_key_file=.*missing-key"):
         OpenAiVlmCaptioner(CaptionerConfig(backend="openai_vlm", model="m", api_key_file=str(tmp_path / "missing-key")))
     with pytest.raises(ModelUnavailableError, match=r"captioner\.model is empty"):
