@@ -4,9 +4,13 @@ when it was down."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import time
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from fleet_robots import SIGNS, local_counts, robot_memory, sync_of
 from planner_memory import SCHEDULE, T0, ingest_photos
@@ -18,7 +22,7 @@ from vidmem_ros.fleet.records import FleetScope
 from vidmem_ros.fleet.sync import FleetSync, build_fleet_sync
 from vidmem_ros.memory.forget import forget, logged_forgets
 from vidmem_ros.memory.retention import Retention
-from vidmem_ros.memory.store import SqliteStore
+from vidmem_ros.memory.store import SqliteStore, vector_blob
 from vidmem_ros.perception.embedding import ColorLayoutEmbedder
 
 
@@ -70,6 +74,47 @@ def test_a_sync_cut_off_half_way_resumes_with_nothing_lost_or_doubled(tmp_path: 
     assert not good.run_once().error
     assert fleet.counts("amr-1") == local_counts(store)
     assert good.lag() == {"moments": 0, "texts": 0, "transcripts": 0, "events": 0}
+
+
+def test_a_sync_process_killed_mid_round_resumes_with_nothing_lost_or_doubled(tmp_path: Path, detector, photos) -> None:  # type: ignore[no-untyped-def]
+    pipeline = robot_memory(tmp_path, "amr-1", detector, photos)
+    more_frames(pipeline.store, 20_000, ColorLayoutEmbedder().dim)  # many batches, so a kill lands mid-round
+    path = pipeline.store.path
+    pipeline.store.close()
+    uri = str(tmp_path / "fleet.db")
+    sync = [sys.executable, "-m", "vidmem_ros.command", "sync", "--store", str(path), "--uri", uri, "--robot", "amr-1"]
+    local = SqliteStore(path, readonly=True)
+    proc = subprocess.Popen([*sync, "--once"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 120
+    while local.synced_through("moments") == 0 and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.02)
+    proc.kill()  # SIGKILL: no cleanup, the fleet store's file lock dies with the process
+    _, err = proc.communicate(timeout=30)
+    acknowledged = local.synced_through("moments")
+    with local.read() as db:
+        newest = db.execute("SELECT MAX(moment_id) FROM moment_vectors").fetchone()[0]
+    assert 0 < acknowledged < newest, err.decode()[-2000:]
+    resumed = subprocess.run([*sync, "--once"], capture_output=True, text=True, timeout=300)
+    assert resumed.returncode == 0, resumed.stderr[-2000:]
+    assert local.synced_through("moments") == newest
+    fleet = MilvusFleetStore(uri, ColorLayoutEmbedder().dim, 384)
+    assert fleet.counts("amr-1") == local_counts(local)  # none lost, none twice
+    fleet.close(release=True)
+
+
+def more_frames(store: SqliteStore, count: int, dim: int) -> None:
+    """``count`` more frames with unit image vectors, written as the engine writes them, after the last one."""
+    rng = np.random.default_rng(7)
+    vectors = rng.normal(size=(count, dim)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    with store.write() as db:
+        start = float(db.execute("SELECT MAX(stamp) FROM moments").fetchone()[0]) + 1.0
+        for i, vector in enumerate(vectors):
+            cur = db.execute(
+                "INSERT INTO moments (stamp, source, width, height, sharpness) VALUES (?, '/cam', 640, 480, 1.0)",
+                (start + i,),
+            )
+            db.execute("INSERT INTO moment_vectors VALUES (?, ?, ?)", (cur.lastrowid, start + i, vector_blob(vector)))
 
 
 def test_retention_evicts_no_vector_the_fleet_store_has_not_acknowledged(tmp_path: Path, detector, photos) -> None:  # type: ignore[no-untyped-def]
