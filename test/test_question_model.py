@@ -157,6 +157,38 @@ def test_plans_are_checked_for_what_their_intent_needs(reply: str, expected: tup
     assert (None if parsed is None else (parsed.intent, parsed.target, parsed.other)) == expected
 
 
+@pytest.mark.parametrize(
+    ("question", "reply", "expected"),
+    [
+        (  # the question's verb says heard, though the model said read
+            "Where were you when you heard about the boiler alarm?",
+            plan(intent="where", modality="text", subject="the boiler alarm"),
+            (Intent.WHERE, Modality.SPEECH, "boiler alarm", ""),
+        ),
+        (
+            "Did you read anything about a flood?",
+            plan(modality="speech", subject="a flood"),
+            (Intent.DID, Modality.TEXT, "flood", ""),
+        ),
+        (  # the first of two alternatives is their order; "the parcel one" is the parcel
+            "Which came first, the lift or the parcel one?",
+            plan(intent="first", modality="speech", subject="the lift", other="the parcel one"),
+            (Intent.ORDER, Modality.SPEECH, "lift", "parcel"),
+        ),
+        (  # a sign that says something is still a sign: seen, not heard
+            "Did you see a sign that said keep out?",
+            plan(modality="text", subject="keep out"),
+            (Intent.DID, Modality.TEXT, "keep out", ""),
+        ),
+    ],
+)
+def test_a_plan_is_made_consistent_with_the_question_it_reads(
+    question: str, reply: str, expected: tuple[Intent, Modality, str, str]
+) -> None:
+    parsed = to_parsed(question, PlanReply.model_validate_json(reply))
+    assert parsed is not None and (parsed.intent, parsed.modality, parsed.target, parsed.other) == expected
+
+
 def test_the_rules_baseline_is_the_same_system_without_the_model() -> None:
     from vidmem_ros.config import load_config
     from vidmem_ros.evaluation.baselines import baseline_config

@@ -11,6 +11,7 @@ repair turn; a second failure leaves the question to the rule parser.
 from __future__ import annotations
 
 import logging
+import re
 import threading
 from pathlib import Path
 from typing import Literal, Protocol
@@ -22,6 +23,7 @@ from vidmem_ros.agent.question import (
     Modality,
     ParsedQuestion,
     clean_target,
+    modality_named,
     names_what_it_needs,
     parse_question,
     window_of,
@@ -213,6 +215,11 @@ def to_parsed(question: str, reply: PlanReply) -> ParsedQuestion | None:
     target, other = clean_target(reply.subject), clean_target(reply.other)
     if intent in (Intent.BEFORE, Intent.AFTER) and not other:
         target, other = "", target  # the anchor given as the subject
+    if intent is Intent.FIRST and target and other and _ALTERNATIVES.search(question):
+        intent = Intent.ORDER  # "which came first, A or B": the first of two is their order
+    named = modality_named(question)
+    if named is not None and {modality, named} == {Modality.TEXT, Modality.SPEECH}:
+        modality = named  # a small model mixes up read and heard; the question's own verb says which
     if intent is Intent.SAID and modality is not Modality.SPEECH:
         modality = Modality.SPEECH
     if intent is Intent.READ:
@@ -224,6 +231,9 @@ def to_parsed(question: str, reply: PlanReply) -> ParsedQuestion | None:
     window = window_of(question)
     now = intent is Intent.WHAT and " now" in f" {question.lower()}"
     return ParsedQuestion(question, intent, target, modality, other, window, now)
+
+
+_ALTERNATIVES = re.compile(r"\bor\b", re.IGNORECASE)
 
 
 def build_question_parser(config: QueryConfig, text_embedder: TextEmbedder | None = None) -> QuestionParser:
