@@ -204,6 +204,36 @@ def test_a_word_a_scene_tag_answers_to_is_found_though_the_detector_has_no_label
     assert answer.value is True and answer.stamp == T0 + 45, answer.text
 
 
+def test_a_plural_finds_what_a_scene_tag_names_in_the_singular(answerer: Reasoner) -> None:
+    from vidmem_ros.memory.records import Moment
+    from vidmem_ros.perception.types import Tag
+
+    tag = Tag("tree frog", 0.8, ("tree frog", "frog", "amphibian", "animal"))
+    answerer.store.add_moment(Moment(T0 + 45, "/cam", 64, 48, None, tags=[tag]))
+    answer = answerer.answer("Did you see any frogs?")
+    assert answer.value is True and answer.stamp == T0 + 45, answer.text
+
+
+def test_two_things_whose_order_is_asked_without_saying_how_they_were_met_may_have_been_heard(
+    answerer: Reasoner,
+) -> None:
+    from vidmem_ros.memory.records import Transcript
+
+    answerer.store.add_transcript(Transcript(T0 + 41, T0 + 43, "The east elevator is out of service."))
+    answerer.store.add_transcript(Transcript(T0 + 46, T0 + 48, "Visitors must sign in at the front desk."))
+    order = answerer.answer("Which came first, the news about visitors or the elevator one?")
+    assert order.value == "elevator" and order.stamp == T0 + 41, order.text
+
+
+def test_words_heard_run_together_by_the_recogniser_are_still_found(answerer: Reasoner) -> None:
+    from vidmem_ros.memory.records import Transcript
+
+    answerer.store.add_transcript(Transcript(T0 + 41, T0 + 43, "The Eastwing lifts are closed until noon."))
+    heard = answerer.answer("Did anyone mention the east wing?")
+    assert heard.value is True and heard.stamp == T0 + 41, heard.text
+    assert answerer.answer("Did anyone mention the west wing?").value is False
+
+
 def test_which_of_two_messages_was_heard_first(answerer: Reasoner) -> None:
     from vidmem_ros.memory.records import Transcript
 

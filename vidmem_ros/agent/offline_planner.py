@@ -20,7 +20,8 @@ from vidmem_ros.agent.asked import Asked, asked_kind, interrogative
 from vidmem_ros.agent.description import head_words, held_in
 from vidmem_ros.agent.fitting import fit_to_schema
 from vidmem_ros.agent.harness import AgentState, Observation, PlannerError
-from vidmem_ros.agent.question import Intent, Modality, ParsedQuestion, asked_words, content_words
+from vidmem_ros.agent.labels import singular
+from vidmem_ros.agent.question import Intent, Modality, ParsedQuestion, asked_words, content_words, modality_named
 from vidmem_ros.agent.text_match import words_covered
 from vidmem_ros.agent.tool_args import TRANSCRIPTS_MAX, AnswerArgs
 from vidmem_ros.agent.tool_context import Finding
@@ -239,6 +240,12 @@ class OfflinePlanner:
         if p.modality is Modality.SPEECH:
             yield from self._heard_order(state, p)
             return
+        if modality_named(p.text) is None:
+            # "Which came first, the A or the B?" says not how they were met: two messages both heard, perhaps.
+            heard_a, heard_b = yield from self._first_heard(p)
+            if heard_a is not None and heard_b is not None:
+                yield self._heard_answer(state, p, heard_a, heard_b)
+                return
         state.plan(f"find when I first saw {p.target}", f"find when I first saw {p.other}", "compare")
         first_a = yield from self._first_seen(p.target)
         first_b = yield from self._first_seen(p.other)
@@ -303,18 +310,28 @@ class OfflinePlanner:
     def _heard_order(self, state: AgentState, p: ParsedQuestion) -> Script:
         """Which of two things was heard first: the earliest sentence about each."""
         state.plan(f"find when I first heard about {p.target}", f"find when I first heard about {p.other}", "compare")
-        a, b = yield [call("search_transcripts", query=p.target), call("search_transcripts", query=p.other)]
-        first_a = min(a.result.findings, key=lambda f: f.stamp, default=None)
-        first_b = min(b.result.findings, key=lambda f: f.stamp, default=None)
+        first_a, first_b = yield from self._first_heard(p)
         if first_a is None or first_b is None:
             yield self._one_side(state, "heard about", "heard about", (p.target, first_a), (p.other, first_b))
             return
+        yield self._heard_answer(state, p, first_a, first_b)
+
+    @staticmethod
+    def _first_heard(p: ParsedQuestion) -> Generator[Step, list[Observation], tuple[Finding | None, Finding | None]]:
+        """The earliest sentence heard about each of the two things."""
+        a, b = yield [call("search_transcripts", query=p.target), call("search_transcripts", query=p.other)]
+        first_a = min(a.result.findings, key=lambda f: f.stamp, default=None)
+        first_b = min(b.result.findings, key=lambda f: f.stamp, default=None)
+        return first_a, first_b
+
+    @staticmethod
+    def _heard_answer(state: AgentState, p: ParsedQuestion, first_a: Finding, first_b: Finding) -> Step:
         (early, f1), (late, f2) = sorted(((p.target, first_a), (p.other, first_b)), key=lambda nf: nf[1].stamp)
         text = (
             f'{early} first: I heard "{f1.text}" at {f1.stamp - state.t0:.0f} s, and "{f2.text}" about {late} '
             f"at {f2.stamp - state.t0:.0f} s after my memory begins."
         )
-        yield answer(text, min(f1.score, f2.score), [f1.ref, f2.ref], f1.ref, f1.ref, value=early)
+        return answer(text, min(f1.score, f2.score), [f1.ref, f2.ref], f1.ref, f1.ref, value=early)
 
     def _neighbour(self, state: AgentState, p: ParsedQuestion) -> Script:
         """What was seen (or read) just before or just after the first occasion of something."""
@@ -622,8 +639,15 @@ def _counted(names: list[str]) -> str:
 
 
 def _mentions(finding: Finding, target: str) -> bool:
+    """Whether the finding names one of the target's words, or its singular ("apples" in "an apple")."""
     text = (finding.text + " " + " ".join(str(v) for v in finding.data.values())).lower()
-    return any(word in text for word in content_words(target))
+    return any(word in text or _singular_in(word, text) for word in content_words(target))
+
+
+def _singular_in(word: str, text: str) -> bool:
+    """The singular as a word of its own: "books" is in "a book", not in "a bookcase"."""
+    one = singular(word)
+    return one != word and len(one) >= 3 and re.search(rf"\b{re.escape(one)}\b", text) is not None
 
 
 def _overlap(words: list[str], text: str) -> int:

@@ -297,6 +297,13 @@ def search_transcripts(ctx: ToolContext, args: TranscriptArgs) -> ToolResult:
             for score, h in sorted(scored, key=lambda x: -x[0])
             if score >= 0.5
         ]
+        if not findings:  # words the recogniser wrote as one ("north gate" heard as "Northgate"): all of them
+            lines = ctx.store.transcripts(lo, hi, ctx.as_of)
+            findings = [
+                Finding(f"transcript/{t.id}", "transcript", t.start, t.end, t.text, 1.0)
+                for t in lines
+                if words_covered(args.query, t.text) == 1.0
+            ]
     else:
         lines = ctx.store.transcripts(lo, hi, ctx.as_of)
         findings = [Finding(f"transcript/{t.id}", "transcript", t.start, t.end, t.text) for t in lines]
