@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import time
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -59,6 +60,18 @@ class Robot:
                 return
             rclpy.spin_once(self.node, timeout_sec=0.2)
         raise TimeoutError("the nodes did not connect")
+
+    def ask_fresh(self, question: str, total_s: float = 180.0, each_s: float = 30.0, **request: Any):  # type: ignore[no-untyped-def]
+        """Ask a node whose service was just offered: a request sent while discovery of the new service is still
+        under way can be lost, so one that goes unanswered is asked again until ``total_s`` has passed."""
+        deadline = time.monotonic() + total_s
+        while True:
+            left = max(1.0, deadline - time.monotonic())
+            try:
+                return self.client.ask(question, timeout_s=min(each_s, left), **request)
+            except TimeoutError:
+                if time.monotonic() >= deadline:
+                    raise
 
     def kept_at_least(self, n: int, timeout_s: float = 30.0):  # type: ignore[no-untyped-def]
         stats = self.client.wait_for_stats(lambda s: s.frames_kept >= n and s.queue_depth == 0, timeout_s)

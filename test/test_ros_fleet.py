@@ -40,7 +40,7 @@ def test_the_ingest_node_sends_what_it_keeps_to_the_fleet_store(tmp_path: Path, 
         # The query node opens the embedded fleet store between the sync's rounds (one process at a time).
         deadline = time.monotonic() + 60
         while True:
-            answer = robot.client.ask("Which robot saw a cup?", timeout_s=60.0, scope="fleet")
+            answer = robot.ask_fresh("Which robot saw a cup?", 120.0, 60.0, scope="fleet")
             if answer.evidence or time.monotonic() > deadline:
                 break
             time.sleep(1.0)  # the event with the cup is sent once it is closed and the next round runs

@@ -85,7 +85,7 @@ def test_a_lifecycle_manager_brings_the_nodes_up_down_and_up_again(tmp_path: Pat
         memory.close()
         assert events and all(e.status == "closed" for e in events), "deactivated: the last event is closed"
         # The query node stays active and answers from what was kept.
-        cat = robot.client.ask("Did you see a cat?", timeout_s=120.0)
+        cat = robot.ask_fresh("Did you see a cat?")
         assert cat.success and cat.answer.startswith("Yes")
 
         assert ingest.transition(Transition.TRANSITION_ACTIVATE)

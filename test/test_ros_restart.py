@@ -71,7 +71,7 @@ def test_restarted_nodes_answer_about_what_they_saw_before(tmp_path: Path, photo
         robot.wait_connected(pose=poses)
         # The restarted query node answers once its models are loaded, which on a busy 2-core machine (both
         # nodes loading at once) can take longer than a question's usual bound.
-        cat = robot.client.ask("Where did you see the cat?", timeout_s=120.0)
+        cat = robot.ask_fresh("Where did you see the cat?")
         assert cat.answer.startswith("I last saw cat") and cat.has_answer_pose
         assert cat.answer_pose.pose.position.x == pytest.approx(6.0)
         assert cat.answer_pose.header.frame_id == "map"
