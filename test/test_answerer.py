@@ -234,6 +234,15 @@ def test_words_heard_run_together_by_the_recogniser_are_still_found(answerer: Re
     assert answerer.answer("Did anyone mention the west wing?").value is False
 
 
+def test_when_something_is_planned_is_read_out_of_what_was_heard(answerer: Reasoner) -> None:
+    from vidmem_ros.memory.records import Transcript
+
+    answerer.store.add_transcript(Transcript(T0 + 41, T0 + 44, "The boiler inspection will take place at 4 p.m."))
+    planned = answerer.answer("When is the boiler inspection scheduled?")
+    assert "4 p.m." in planned.text and not planned.text.startswith("I cannot give"), planned.text
+    assert planned.stamp == T0 + 41  # when it was heard, as evidence
+
+
 def test_which_of_two_messages_was_heard_first(answerer: Reasoner) -> None:
     from vidmem_ros.memory.records import Transcript
 

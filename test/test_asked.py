@@ -24,6 +24,11 @@ CASES = [
     ("On the second lap, when did the janitor show up?", Asked.TIME),
     ("At what time did the janitor arrive?", Asked.TIME),
     ("What time does the canteen close?", Asked.NAME),  # what was read or heard, not a moment of memory
+    ("When will the east lift be repaired?", Asked.NAME),  # what was planned, as it was said or written
+    ("When is the parcel supposed to arrive?", Asked.NAME),
+    ("When was the boiler service due?", Asked.NAME),
+    ("When is the first time you saw a kettle?", Asked.TIME),
+    ("When was the alarm reported?", Asked.TIME),
     ("Tell me the code written on the locker.", Asked.NAME),
     ("Which corridor did you take after the library?", Asked.NAME),
     ("Isn't there a whiteboard in the staff kitchen?", Asked.YES_NO),

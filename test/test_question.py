@@ -36,6 +36,8 @@ COCO_LEXICON = LabelLexicon(VOCAB)
         ("How many radio calls have you heard up to now?", Intent.COUNT, ""),
         ("How long have you been driving around, from the start until now?", Intent.ACTIVE, ""),
         ("How long have you been in the garage?", Intent.DURATION, "garage"),
+        ("Did you spot a kettle at any point?", Intent.DID, "kettle"),  # trailing adverbials are not its name
+        ("Were there any trolleys around?", Intent.DID, "trolleys"),
     ],
 )
 def test_supported_questions_parse(text: str, intent: Intent, target: str) -> None:

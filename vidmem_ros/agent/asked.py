@@ -42,6 +42,12 @@ _POSITION = re.compile(
 )
 # "when ..." and "at what time did ..." ask for a moment of memory; "what time will ..." asks what was said.
 _TIME = re.compile(r"^when\b|^(?:at )?what (?:time|moment)(?: of day)? (?:did|was|were|had)\b")
+# "When will / is / should ..." and "when was it due / supposed to ..." ask for a time that was said or written (what
+# was planned), not for a moment of memory; "when is the first time ..." still asks for one.
+_TIME_SAID = re.compile(
+    r"^when (?:is|are|will|does|do|should|shall|must|would)\b(?! (?:the |your )?(?:first|last|next) time\b)"
+    r"|\b(?:supposed to|scheduled|due|planned|expected to)\b"
+)
 _YES_NO = re.compile(rf"^{_AUXILIARY}\b")
 
 
@@ -75,7 +81,7 @@ def asked_kind(question: str) -> Asked:
         (Asked.YES_NO, _YES_NO),
     ):
         if pattern.search(clause):
-            return kind
+            return Asked.NAME if kind is Asked.TIME and _TIME_SAID.search(clause) else kind
     return Asked.NAME
 
 

@@ -190,7 +190,7 @@ _COMPILED = [(intent, modality, re.compile(pattern)) for intent, modality, patte
 _SIGN_TARGET = re.compile(rf"^{_SIGN} {_SAYING} (?P<t>.+)$")
 _FILLER = re.compile(r"^(?:any|an|a|the|some|one|my|your)\s+")
 _TRAILING = re.compile(
-    r"\s+(?:anywhere|around|at all|today|ever|so far|before|yet|here|there|again|ones?"
+    r"\s+(?:anywhere|around|at all|at any (?:point|time|stage)|today|ever|so far|before|yet|here|there|again|ones?"
     r"|(?:on|along|during|in the course of) (?:your|the|this|my) (?:patrol|rounds?|route|way|tour|shift|walk)"
     r"|while (?:patrolling|on patrol|on your rounds))$"
 )
