@@ -128,17 +128,7 @@ def sync_rate(dim: int, moments: int, directory: Path) -> dict[str, float]:
     (committed, then acknowledged by the next round)."""
     store = SqliteStore(directory / "robot.db")
     rng = np.random.default_rng(3)
-    with store.write() as db:
-        for i in range(moments):
-            cur = db.execute(
-                "INSERT INTO moments (stamp, source, width, height, sharpness) VALUES (?, '/cam', 640, 480, 1.0)",
-                (EPOCH + i,),
-            )
-            vector = rng.normal(size=dim).astype(np.float32)
-            db.execute(
-                "INSERT INTO moment_vectors VALUES (?, ?, ?)",
-                (cur.lastrowid, EPOCH + i, vector_blob(vector / np.linalg.norm(vector))),
-            )
+    add_frames(store, moments, dim, rng, EPOCH)
     text = build_text_embedder(load_config().text_embedder)
     assert text is not None
     fleet = MilvusFleetStore(str(directory / "sync-fleet.db"), dim, text.dim)
@@ -146,23 +136,29 @@ def sync_rate(dim: int, moments: int, directory: Path) -> dict[str, float]:
     start = time.perf_counter()
     sync.run_once()
     sent_s = time.perf_counter() - start
-    with store.write() as db:
-        for i in range(100):
-            cur = db.execute(
-                "INSERT INTO moments (stamp, source, width, height, sharpness) VALUES (?, '/cam', 640, 480, 1.0)",
-                (EPOCH + moments + i,),
-            )
-            vector = rng.normal(size=dim).astype(np.float32)
-            db.execute(
-                "INSERT INTO moment_vectors VALUES (?, ?, ?)",
-                (cur.lastrowid, EPOCH + moments + i, vector_blob(vector / np.linalg.norm(vector))),
-            )
+    add_frames(store, 100, dim, rng, EPOCH + moments)
     start = time.perf_counter()
     sync.run_once()
     lag_s = time.perf_counter() - start
     fleet.close(release=True)
     store.close()
     return {"rows_per_s": moments / sent_s, "new_batch_lag_s": lag_s, "moments": moments}
+
+
+def add_frames(store: SqliteStore, count: int, dim: int, rng: np.random.Generator, start: float) -> None:
+    """``count`` frames a second apart from ``start``, each with a random unit image vector (a robot's store with
+    many frames to send, without running the perception that made them)."""
+    with store.write() as db:
+        for i in range(count):
+            cur = db.execute(
+                "INSERT INTO moments (stamp, source, width, height, sharpness) VALUES (?, '/cam', 640, 480, 1.0)",
+                (start + i,),
+            )
+            vector = rng.normal(size=dim).astype(np.float32)
+            db.execute(
+                "INSERT INTO moment_vectors VALUES (?, ?, ?)",
+                (cur.lastrowid, start + i, vector_blob(vector / np.linalg.norm(vector))),
+            )
 
 
 def run_fleet_bench(
