@@ -15,6 +15,7 @@ import pytest
 from fleet_robots import SIGNS, local_counts, robot_memory, sync_of
 from planner_memory import SCHEDULE, T0, ingest_photos
 
+from vidmem_dev.bench_fleet import add_frames
 from vidmem_ros.config import load_config
 from vidmem_ros.errors import FleetUnavailableError
 from vidmem_ros.fleet.milvus import MilvusFleetStore, fleet_connector
@@ -22,7 +23,7 @@ from vidmem_ros.fleet.records import FleetScope
 from vidmem_ros.fleet.sync import FleetSync, build_fleet_sync
 from vidmem_ros.memory.forget import forget, logged_forgets
 from vidmem_ros.memory.retention import Retention
-from vidmem_ros.memory.store import SqliteStore, vector_blob
+from vidmem_ros.memory.store import SqliteStore
 from vidmem_ros.perception.embedding import ColorLayoutEmbedder
 
 
@@ -71,14 +72,20 @@ def test_a_sync_cut_off_half_way_resumes_with_nothing_lost_or_doubled(tmp_path: 
     assert report.error and 0 < store.synced_through("moments") < max(local_counts(store).values())
     # As if killed after a batch was sent but before its position was written: the batch goes again.
     store.set_meta("fleet_synced_moments", "0")
-    assert not good.run_once().error
+    waiting = good.lag()
+    assert waiting["moments"] > 0
+    report = good.run_once()
+    assert not report.error and report.sent == waiting  # the lag counts exactly what a round sends
     assert fleet.counts("amr-1") == local_counts(store)
     assert good.lag() == {"moments": 0, "texts": 0, "transcripts": 0, "events": 0}
 
 
 def test_a_sync_process_killed_mid_round_resumes_with_nothing_lost_or_doubled(tmp_path: Path, detector, photos) -> None:  # type: ignore[no-untyped-def]
     pipeline = robot_memory(tmp_path, "amr-1", detector, photos)
-    more_frames(pipeline.store, 20_000, ColorLayoutEmbedder().dim)  # many batches, so a kill lands mid-round
+    with pipeline.store.read() as db:
+        after = float(db.execute("SELECT MAX(stamp) FROM moments").fetchone()[0]) + 1.0
+    # Many batches, so a kill lands mid-round.
+    add_frames(pipeline.store, 20_000, ColorLayoutEmbedder().dim, np.random.default_rng(7), after)
     path = pipeline.store.path
     pipeline.store.close()
     uri = str(tmp_path / "fleet.db")
@@ -100,21 +107,6 @@ def test_a_sync_process_killed_mid_round_resumes_with_nothing_lost_or_doubled(tm
     fleet = MilvusFleetStore(uri, ColorLayoutEmbedder().dim, 384)
     assert fleet.counts("amr-1") == local_counts(local)  # none lost, none twice
     fleet.close(release=True)
-
-
-def more_frames(store: SqliteStore, count: int, dim: int) -> None:
-    """``count`` more frames with unit image vectors, written as the engine writes them, after the last one."""
-    rng = np.random.default_rng(7)
-    vectors = rng.normal(size=(count, dim)).astype(np.float32)
-    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-    with store.write() as db:
-        start = float(db.execute("SELECT MAX(stamp) FROM moments").fetchone()[0]) + 1.0
-        for i, vector in enumerate(vectors):
-            cur = db.execute(
-                "INSERT INTO moments (stamp, source, width, height, sharpness) VALUES (?, '/cam', 640, 480, 1.0)",
-                (start + i,),
-            )
-            db.execute("INSERT INTO moment_vectors VALUES (?, ?, ?)", (cur.lastrowid, start + i, vector_blob(vector)))
 
 
 def test_retention_evicts_no_vector_the_fleet_store_has_not_acknowledged(tmp_path: Path, detector, photos) -> None:  # type: ignore[no-untyped-def]

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import logging
-import math
 import sqlite3
 import threading
 import time
@@ -25,7 +24,7 @@ from vidmem_ros.errors import ConfigError, FleetUnavailableError
 from vidmem_ros.fleet.records import FleetMoment, FleetStore, FleetText, Forgotten
 from vidmem_ros.memory.forget import FLEET_FORGET_LOG, logged_forgets
 from vidmem_ros.memory.reader import MemoryReader
-from vidmem_ros.memory.store import POSE_SQL, SqliteStore, pose_from, set_meta, stored_vector
+from vidmem_ros.memory.store import SqliteStore, document_rowid, pose_columns, pose_from, set_meta, stored_vector
 from vidmem_ros.perception.embedding import TextEmbedder
 
 log = logging.getLogger(__name__)
@@ -49,13 +48,14 @@ class FleetSync:
         robot: str,
         text_embedder: TextEmbedder,
         batch_size: int = 1000,
+        keep_open: bool = True,
     ) -> None:
         self.store = store
         self.connect = connect
         self._fleet: FleetStore | None = None
         # False: let go of the fleet store after each round (an embedded store's file, which the query node
         # opens too, is held by one process at a time).
-        self.keep_open = True
+        self.keep_open = keep_open
         self.robot = robot
         self.text_embedder = text_embedder
         self.batch_size = batch_size
@@ -91,7 +91,7 @@ class FleetSync:
     def lag(self) -> dict[str, int]:
         """Rows of each kind committed here and not yet acknowledged by the fleet store."""
         with self.store.read() as db:
-            return {kind: len(_pending(db, kind, self.store.synced_through(kind), 1_000_000)) for kind in KINDS}
+            return {kind: _pending_count(db, kind, self.store.synced_through(kind)) for kind in KINDS}
 
     # -- forgets -------------------------------------------------------------------------
 
@@ -107,7 +107,7 @@ class FleetSync:
             done = max(e["seq"] for e in entries)
             with self.store.write() as db:
                 left = [e for e in logged_forgets(self.store, db) if e["seq"] > done]
-                set_meta(db, FLEET_FORGET_LOG, _json(left))
+                set_meta(db, FLEET_FORGET_LOG, json.dumps(left))
         return len(entries)
 
     # -- sending -------------------------------------------------------------------------
@@ -170,7 +170,9 @@ class FleetSync:
         ]
 
 
-def build_fleet_sync(config: VidmemConfig, store: SqliteStore, image_dim: int) -> FleetSync | None:
+def build_fleet_sync(
+    config: VidmemConfig, store: SqliteStore, image_dim: int, keep_open: bool = True
+) -> FleetSync | None:
     """The sync of ``store`` to the configured fleet store; None without one (``fleet.uri`` empty)."""
     if not config.fleet.uri:
         return None
@@ -183,7 +185,7 @@ def build_fleet_sync(config: VidmemConfig, store: SqliteStore, image_dim: int) -
     if image_dim <= 0:
         raise ConfigError("fleet.uri needs an image embedder for the frames it sends: set embedder.backend")
     connect = fleet_connector(config.fleet, image_dim, text_embedder.dim)
-    return FleetSync(store, connect, robot_id(config.fleet), text_embedder, config.fleet.batch_size)
+    return FleetSync(store, connect, robot_id(config.fleet), text_embedder, config.fleet.batch_size, keep_open)
 
 
 class SyncLoop:
@@ -211,10 +213,12 @@ class SyncLoop:
             self.on_round(report)
 
     def stop(self, timeout_s: float = 30.0) -> None:
-        """Stop after a last round, so what was committed before the stop is sent if the fleet store is up."""
+        """Stop after a last round, so what was committed before the stop is sent if the fleet store is up; then
+        let go of the fleet store."""
         self._stopped.set()
         self._thread.join(timeout_s)
         self._round()
+        self.sync.close()
 
 
 # -- rows ------------------------------------------------------------------------------------
@@ -225,8 +229,8 @@ def _pending(db: sqlite3.Connection, kind: str, after: int, limit: int) -> list[
         return _moments(db, after, limit)
     if kind == "texts":
         rows = db.execute(
-            f"SELECT t.id, t.stamp, t.text, t.moment_id, {_m_pose()} FROM texts t JOIN moments m ON m.id = t.moment_id "
-            "WHERE t.id > ? ORDER BY t.id LIMIT ?",
+            f"SELECT t.id, t.stamp, t.text, t.moment_id, {pose_columns('m.')} "
+            "FROM texts t JOIN moments m ON m.id = t.moment_id WHERE t.id > ? ORDER BY t.id LIMIT ?",
             (after, limit),
         ).fetchall()
         return [
@@ -238,20 +242,31 @@ def _pending(db: sqlite3.Connection, kind: str, after: int, limit: int) -> list[
             "SELECT id, start, end, text FROM transcripts WHERE id > ? ORDER BY id LIMIT ?", (after, limit)
         ).fetchall()
         return [{"id": r[0], "stamp": r[1], "end": r[2], "text": r[3]} for r in rows]
-    # Events once closed, in id order up to the first still open: its caption is not written yet.
-    first_open = db.execute("SELECT MIN(id) FROM events WHERE status = 'open'").fetchone()[0]
-    upper = math.inf if first_open is None else first_open - 1
     ids = [
         r[0]
-        for r in db.execute("SELECT id FROM events WHERE id > ? ORDER BY id LIMIT ?", (after, limit))
-        if r[0] <= upper
+        for r in db.execute(f"SELECT id FROM events WHERE id > ? AND {_CLOSED} ORDER BY id LIMIT ?", (after, limit))
     ]
     return _events(db, ids, None)
 
 
+# Events once closed, in id order up to the first still open: its caption is not written yet.
+_CLOSED = "id < COALESCE((SELECT MIN(id) FROM events WHERE status = 'open'), 9223372036854775807)"
+
+
+def _pending_count(db: sqlite3.Connection, kind: str, after: int) -> int:
+    """How many rows ``_pending`` has past ``after``, counted rather than read."""
+    where = {
+        "moments": "moments WHERE id > ?",
+        "texts": "texts t JOIN moments m ON m.id = t.moment_id WHERE t.id > ?",
+        "transcripts": "transcripts WHERE id > ?",
+        "events": f"events WHERE id > ? AND {_CLOSED}",
+    }[kind]
+    return int(db.execute(f"SELECT COUNT(*) FROM {where}", (after,)).fetchone()[0])
+
+
 def _moments(db: sqlite3.Connection, after: int, limit: int) -> list[dict[str, Any]]:
     rows = db.execute(
-        f"SELECT m.id, m.stamp, COALESCE(m.event_id, -1), v.vector, {_m_pose()} FROM moments m "
+        f"SELECT m.id, m.stamp, COALESCE(m.event_id, -1), v.vector, {pose_columns('m.')} FROM moments m "
         "LEFT JOIN moment_vectors v ON v.moment_id = m.id WHERE m.id > ? ORDER BY m.id LIMIT ?",
         (after, limit),
     ).fetchall()
@@ -276,36 +291,29 @@ def _moments(db: sqlite3.Connection, after: int, limit: int) -> list[dict[str, A
 
 def _events(db: sqlite3.Connection, ids: Sequence[int], through: int | None) -> list[dict[str, Any]]:
     """Closed events among ``ids`` (at most ``through``, when given) with the text their document holds."""
-    found = []
-    for event_id in sorted(set(ids)):
-        if through is not None and event_id > through:
-            continue
-        row = db.execute(
-            f"SELECT id, start, end, status, {', '.join('start_' + c for c in POSE_SQL.split(', '))} "
-            "FROM events WHERE id = ?",
-            (event_id,),
-        ).fetchone()
-        if row is None or row[3] == "open":
-            continue
-        document = db.execute("SELECT text FROM documents WHERE kind = 'event' AND ref = ?", (event_id,)).fetchone()
-        found.append(
-            {
-                "id": int(row[0]),
-                "stamp": float(row[1]),
-                "end": float(row[2]),
-                "pose": pose_from(row[4:]),
-                "text": str(document[0]) if document else "",
-            }
-        )
-    return found
-
-
-def _m_pose() -> str:
-    return ", ".join("m." + c for c in POSE_SQL.split(", "))
-
-
-def _json(entries: list[dict[str, Any]]) -> str:
-    return json.dumps(entries)
+    wanted = sorted({i for i in ids if through is None or i <= through})
+    if not wanted:
+        return []
+    marks = ", ".join("?" * len(wanted))
+    rows = db.execute(
+        f"SELECT id, start, end, {pose_columns('start_')} FROM events WHERE status != 'open' AND id IN ({marks}) "
+        "ORDER BY id",
+        wanted,
+    ).fetchall()
+    rowids = [document_rowid("event", int(r[0])) for r in rows]
+    texts = dict(
+        db.execute(f"SELECT rowid, text FROM documents WHERE rowid IN ({', '.join('?' * len(rowids))})", rowids)
+    )
+    return [
+        {
+            "id": int(r[0]),
+            "stamp": float(r[1]),
+            "end": float(r[2]),
+            "pose": pose_from(r[3:]),
+            "text": str(texts.get(rowid, "")),
+        }
+        for r, rowid in zip(rows, rowids, strict=True)
+    ]
 
 
 def sync_store(config: VidmemConfig, store: SqliteStore, once: bool, out: TextIO) -> int:

@@ -31,7 +31,7 @@ from vidmem_ros.memory.captioner_backends import build_captioner
 from vidmem_ros.memory.captions import ComposedCaptioner, EventCaptioner
 from vidmem_ros.memory.forget import forget
 from vidmem_ros.memory.schema import POSE_COLUMNS
-from vidmem_ros.memory.store import POSE_SQL, SqliteStore, cell, json_list, pose_from
+from vidmem_ros.memory.store import POSE_SQL, SqliteStore, cell, json_list, pose_columns, pose_from
 from vidmem_ros.perception.embedding import TextEmbedder
 from vidmem_ros.perception.registry import build_text_embedder
 
@@ -46,8 +46,8 @@ PROBLEMS = {
     "quarantined_event": "quarantined events (they could not be closed)",
 }
 _JSON_FIELDS = (("labels", str), ("texts", str), ("transcript", str), ("keyframes", int))
-_START_POSE = ", ".join("start_" + c for c in POSE_COLUMNS)
-_END_POSE = ", ".join("end_" + c for c in POSE_COLUMNS)
+_START_POSE = pose_columns("start_")
+_END_POSE = pose_columns("end_")
 _EXAMPLES = 5
 _CHUNK = 500  # ids per statement, below SQLite's limit on bound values
 

@@ -17,7 +17,7 @@ from typing import Any
 from vidmem_ros.errors import InputError
 from vidmem_ros.memory import hierarchy
 from vidmem_ros.memory.archive import EventArchive
-from vidmem_ros.memory.store import SqliteStore, json_list, remove_document, set_meta
+from vidmem_ros.memory.store import SqliteStore, get_meta, json_list, remove_document, set_meta
 
 # With a fleet store configured, each forget is logged here (meta, JSON) until the fleet sync has applied it there
 # too: a forget issued while the fleet store is unreachable is applied when it returns.
@@ -124,8 +124,7 @@ def logged_forgets(store: SqliteStore, db: sqlite3.Connection | None = None) -> 
 
 
 def _read_log(db: sqlite3.Connection) -> list[dict[str, Any]]:
-    row = db.execute("SELECT value FROM meta WHERE key = ?", (FLEET_FORGET_LOG,)).fetchone()
-    return [e for e in json_list(row[0] if row else "[]", dict) if isinstance(e.get("seq"), int)]
+    return [e for e in json_list(get_meta(db, FLEET_FORGET_LOG) or "[]", dict) if isinstance(e.get("seq"), int)]
 
 
 def _refresh_entities(db: sqlite3.Connection) -> None:

@@ -38,7 +38,13 @@ from vidmem_ros.memory.records import (
 from vidmem_ros.perception.types import Detection, Tag
 from vidmem_ros.validation import QUATERNION_NORM_TOLERANCE
 
-POSE_SQL = ", ".join(schema.POSE_COLUMNS)
+
+def pose_columns(prefix: str = "") -> str:
+    """The pose columns as a select list, each with ``prefix`` ("m." of a joined table, "start_" of an event)."""
+    return ", ".join(prefix + c for c in schema.POSE_COLUMNS)
+
+
+POSE_SQL = pose_columns()
 IN_VIEW_KEY = "in_view"  # meta: the frames in the ingesting engine's short-term buffer
 FRAME_WALL_KEY = "last_frame_wall"  # meta: the wall time (Unix s) at which the newest frame was stored
 _MOMENT_SQL = f"id, stamp, source, width, height, sharpness, quality, event_id, tier, {POSE_SQL}"
@@ -161,8 +167,7 @@ class SqliteStore:
 
     def get_meta(self, key: str) -> str | None:
         with self.read() as db:
-            row = db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
-        return None if row is None else str(row[0])
+            return get_meta(db, key)
 
     def set_meta(self, key: str, value: str) -> None:
         with self.write() as db:
@@ -245,7 +250,7 @@ class SqliteStore:
         if not labels:
             return []
         marks = ", ".join("?" for _ in labels)
-        pose = ", ".join("m." + c for c in schema.POSE_COLUMNS)
+        pose = pose_columns("m.")
         sql = (
             f"SELECT d.moment_id, d.stamp, d.label, d.score, {pose} "
             f"FROM detections d JOIN moments m ON m.id = d.moment_id "
@@ -258,7 +263,7 @@ class SqliteStore:
     def tag_sightings(self, word: str, as_of: float | None, min_score: float) -> list[Sighting]:
         """Frames whose scene tags answer to ``word`` (a class or one of its broader terms), oldest first, each
         named by the tag's class ("tabby" for "animal")."""
-        pose = ", ".join("m." + c for c in schema.POSE_COLUMNS)
+        pose = pose_columns("m.")
         sql = (
             f"SELECT t.moment_id, t.stamp, t.label, t.score, {pose} FROM tags t JOIN moments m ON m.id = t.moment_id "
             f"WHERE t.word = ? AND t.score >= ? AND t.stamp <= ? ORDER BY t.stamp, t.score DESC"
@@ -331,7 +336,7 @@ class SqliteStore:
 
     def texts_read(self, start: float, end: float, as_of: float | None = None, limit: int = 500) -> list[TextRead]:
         """Lines of text read (OCR) with ``start <= stamp <= min(end, as_of)``, oldest first, with the robot's pose."""
-        pose = ", ".join("m." + c for c in schema.POSE_COLUMNS)
+        pose = pose_columns("m.")
         with self.read() as db:
             rows = db.execute(
                 f"SELECT t.id, t.moment_id, t.stamp, t.text, t.score, {pose} FROM texts t "
@@ -344,7 +349,7 @@ class SqliteStore:
         """The lines of text read with these ids, oldest first, with the robot's pose."""
         if not ids:
             return []
-        pose = ", ".join("m." + c for c in schema.POSE_COLUMNS)
+        pose = pose_columns("m.")
         marks = ", ".join("?" for _ in ids)
         with self.read() as db:
             rows = db.execute(
@@ -559,9 +564,9 @@ class SqliteStore:
 
 EVENT_SQL = (
     "id, start, end, status, reason, frame_count, caption, change, labels, texts, transcript, keyframes, super_id, "
-    + ", ".join("start_" + c for c in schema.POSE_COLUMNS)
+    + pose_columns("start_")
     + ", "
-    + ", ".join("end_" + c for c in schema.POSE_COLUMNS)
+    + pose_columns("end_")
     + ", path_m"
 )
 
@@ -638,6 +643,11 @@ def insert_texts(db: sqlite3.Connection, moment_id: int, lines: Sequence[TextLin
             (moment_id, stamp, line.text, line.score, *line.box),
         )
         add_document(db, "text", int(cur.lastrowid or 0), stamp, stamp, line.text)
+
+
+def get_meta(db: sqlite3.Connection, key: str) -> str | None:
+    row = db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+    return None if row is None else str(row[0])
 
 
 def set_meta(db: sqlite3.Connection, key: str, value: str) -> None:
