@@ -159,11 +159,11 @@ def build_reasoner(config: VidmemConfig, store: SqliteStore) -> Reasoner:
     fleet = None
     cold = None
     if config.fleet.uri and text_embedder is not None:
-        from vidmem_ros.fleet.milvus import fleet_connector
+        from vidmem_ros.fleet.milvus import embedded, fleet_connector
 
         # Text only: the query side answers from words and meaning, and need not load an image model.
         connect = fleet_connector(config.fleet, None, text_embedder.dim)
-        keep_open = "://" in config.fleet.uri
+        keep_open = not embedded(config.fleet.uri)
         fleet = FleetAnswerer(connect, text_embedder, parser, keep_open=keep_open)
         if images is not None:  # this robot's frames there, for vectors retention evicted here
             from vidmem_ros.fleet.cold import RobotColdTier

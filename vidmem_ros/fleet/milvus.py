@@ -58,8 +58,8 @@ class MilvusFleetStore:
             raise ConfigError(
                 "fleet.uri is set but pymilvus is not installed: pip install -r requirements/fleet.txt"
             ) from exc
-        self.uri = uri if "://" in uri else str(Path(uri).expanduser())
-        if "://" not in uri:
+        self.uri = str(Path(uri).expanduser()) if embedded(uri) else uri
+        if embedded(uri):
             Path(self.uri).parent.mkdir(parents=True, exist_ok=True)
         self.moments_name, self.texts_name = f"{prefix}_moments", f"{prefix}_texts"
         self.image_dim, self.text_dim = image_dim, text_dim
@@ -337,10 +337,15 @@ class MilvusFleetStore:
         """Close the connection; ``release`` also lets go of an embedded store's file, which one process holds
         at a time (pymilvus keeps it until the process ends), so another process can open it."""
         self.client.close()
-        if release and "://" not in self.uri:
+        if release and embedded(self.uri):
             from milvus_lite.server_manager import server_manager_instance
 
             server_manager_instance.release_server(self.uri)
+
+
+def embedded(uri: str) -> bool:
+    """Whether ``uri`` names an embedded Milvus Lite file (one process at a time) rather than a server."""
+    return "://" not in uri
 
 
 def fleet_connector(config: FleetConfig, image_dim: int | None, text_dim: int) -> Callable[[], MilvusFleetStore]:

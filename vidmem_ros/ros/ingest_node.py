@@ -26,6 +26,7 @@ from rclpy.timer import Timer
 from sensor_msgs.msg import CompressedImage, Image
 
 from vidmem_ros.errors import VidmemError
+from vidmem_ros.fleet.milvus import embedded
 from vidmem_ros.fleet.sync import SyncLoop, SyncReport, build_fleet_sync
 from vidmem_ros.ingest.audio import AudioPipeline
 from vidmem_ros.ingest.frames import FrameInput
@@ -124,7 +125,6 @@ class IngestNode(MemoryNode):
             self.events_publisher.wait_for_all_acked(Duration(seconds=EVENTS_ACK_S))
         if self.fleet_sync is not None:
             self.fleet_sync.stop()  # a last round: what was committed goes on if the fleet store is up
-            self.fleet_sync.sync.close()
             self.fleet_sync = None
         if self.pose_node is not None:
             self.pose_node.destroy_node()
@@ -154,7 +154,10 @@ class IngestNode(MemoryNode):
             self.startup_failure = VidmemError(f"loading the models failed: {exc!r}")
             return
         try:
-            sync = build_fleet_sync(self.config, self.store, pipeline.embedder.dim if pipeline.embedder else 0)
+            # An embedded fleet store is let go of after each round: the query node opens it too.
+            keep_open = not embedded(self.config.fleet.uri)
+            dim = pipeline.embedder.dim if pipeline.embedder else 0
+            sync = build_fleet_sync(self.config, self.store, dim, keep_open)
         except VidmemError as exc:
             self.startup_failure = exc
             return
@@ -164,7 +167,6 @@ class IngestNode(MemoryNode):
             self.pipeline, self.worker, self.audio = pipeline, worker, audio
             self.intake = SensorIntake(pipeline, self._submit, audio)
             if sync is not None:  # memory goes on to the fleet store from a thread of its own
-                sync.keep_open = "://" in self.config.fleet.uri  # an embedded store: the query node opens it too
                 self.fleet_sync = SyncLoop(sync, self.config.fleet.sync_period_s, self._on_fleet_round)
             with worker.backlog():  # callbacks wait on the lock meanwhile: arrival order holds
                 held = self.startup.release(pipeline.stats)
