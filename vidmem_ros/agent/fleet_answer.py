@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from datetime import datetime, timezone
+
+import numpy as np
 
 from vidmem_ros.agent.answer import Answer, EvidenceItem
 from vidmem_ros.agent.question import Intent, Modality, content_words, modality_named
 from vidmem_ros.agent.question_model import QuestionParser
+from vidmem_ros.clock import utc_clock
 from vidmem_ros.errors import FleetUnavailableError
 from vidmem_ros.fleet.records import FleetHit, FleetScope, FleetStore
 from vidmem_ros.fleet.session import FleetSession
@@ -27,7 +29,6 @@ EVIDENCE = 5
 BUSY_WAIT_S = 5.0
 _KINDS = {Modality.OBJECT: ("event",), Modality.TEXT: ("text",), Modality.SPEECH: ("transcript",)}
 _VERBS = {"event": "recorded", "text": "read", "transcript": "heard"}
-_EVIDENCE_KINDS = {"event": "event", "text": "text", "transcript": "transcript"}
 
 
 class FleetAnswerer:
@@ -64,10 +65,10 @@ class FleetAnswerer:
         pose = _pose(best)
         where = f" at x={best.x:.1f}, y={best.y:.1f} ({best.frame_id})" if pose is not None else ""
         what = best.text if best.kind != "event" else _first_line(best.text)
-        text = f'{best.robot} {_VERBS[best.kind]} "{what}" at {_clock(best.stamp)}{where}.'
+        text = f'{best.robot} {_VERBS[best.kind]} "{what}" at {utc_clock(best.stamp)}{where}.'
         evidence = [
             EvidenceItem(
-                _EVIDENCE_KINDS[h.kind],
+                h.kind,
                 f"{h.kind}/{h.local_id}",
                 h.stamp,
                 h.end,
@@ -80,11 +81,11 @@ class FleetAnswerer:
         ]
         return Answer(True, text, 0.7, best.stamp, pose, evidence, trace, value=best.robot)
 
-    def _search(self, asked: str, vector: object, scope: FleetScope) -> list[FleetHit]:
+    def _search(self, asked: str, vector: np.ndarray, scope: FleetScope) -> list[FleetHit]:
         deadline = time.monotonic() + BUSY_WAIT_S
         while True:
             try:
-                return self.session.use(lambda fleet: fleet.search_text(asked, vector, EVIDENCE, scope))  # type: ignore[arg-type]
+                return self.session.use(lambda fleet: fleet.search_text(asked, vector, EVIDENCE, scope))
             except FleetUnavailableError:
                 if time.monotonic() > deadline:
                     raise
@@ -95,10 +96,6 @@ def _pose(hit: FleetHit) -> Pose | None:
     if hit.x is None or hit.y is None:
         return None
     return Pose(hit.frame_id, hit.x, hit.y)
-
-
-def _clock(stamp: float) -> str:
-    return datetime.fromtimestamp(stamp, tz=timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
 def _first_line(text: str) -> str:

@@ -13,7 +13,6 @@ from __future__ import annotations
 import re
 from collections.abc import Generator
 from dataclasses import replace
-from datetime import datetime, timezone
 from typing import Any
 
 from vidmem_ros.agent.asked import Asked, asked_kind, interrogative
@@ -27,6 +26,7 @@ from vidmem_ros.agent.tool_args import TRANSCRIPTS_MAX, AnswerArgs
 from vidmem_ros.agent.tool_context import Finding
 from vidmem_ros.agent.tool_registry import ANSWER_TOOL, TOOLS
 from vidmem_ros.agent.tools import group_runs
+from vidmem_ros.clock import utc_clock
 
 # Absence of a detection is weak evidence (detectors miss things): the confidence of "not seen".
 NOT_SEEN_CONFIDENCE = 0.3
@@ -579,8 +579,7 @@ class OfflinePlanner:
 
     @staticmethod
     def _when(state: AgentState, stamp: float) -> str:
-        clock = datetime.fromtimestamp(stamp, tz=timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
-        return f"at {clock} ({stamp - state.t0:.1f} s after my memory begins)"
+        return f"at {utc_clock(stamp)} ({stamp - state.t0:.1f} s after my memory begins)"
 
 
 def call(tool: str, **args: Any) -> dict[str, Any]:

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import sqlite3
 from collections import Counter
-from datetime import datetime, timezone
 
+from vidmem_ros.clock import utc_clock
 from vidmem_ros.config import ArchiveConfig, SegmentConfig
 from vidmem_ros.memory.records import Event
 from vidmem_ros.memory.store import EVENT_SQL, add_document, event_from, remove_document
@@ -86,7 +86,7 @@ def refresh_root(db: sqlite3.Connection) -> None:
             )
         }
     )
-    text = f"Memory from {_clock(start)} to {_clock(end)}: {events} events in {periods} periods. " + (
+    text = f"Memory from {utc_clock(start)} to {utc_clock(end)}: {events} events in {periods} periods. " + (
         f"Most often seen: {', '.join(x for x, _ in labels.most_common(10))}." if labels else ""
     )
     db.execute(
@@ -110,7 +110,7 @@ def summarise_events(events: list[Event]) -> str:
 
 
 def _summary(start: float, end: float, count: int, labels: Counter[str], texts: list[str], heard: int) -> str:
-    parts = [f"{_clock(start)} to {_clock(end)}, {count} event(s)."]
+    parts = [f"{utc_clock(start)} to {utc_clock(end)}, {count} event(s)."]
     if labels:
         parts.append("Seen: " + ", ".join(f"{x} ({n})" for x, n in labels.most_common(8)) + ".")
     if texts:
@@ -118,11 +118,3 @@ def _summary(start: float, end: float, count: int, labels: Counter[str], texts: 
     if heard:
         parts.append(f"{heard} line(s) of speech heard.")
     return " ".join(parts)
-
-
-def _clock(stamp: float) -> str:
-    """UTC time of a stamp; one no calendar can show (stored before intake checked stamps) is shown as it is."""
-    try:
-        return datetime.fromtimestamp(stamp, tz=timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
-    except (OverflowError, ValueError, OSError):
-        return f"t={stamp:g} s"

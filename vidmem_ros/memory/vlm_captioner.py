@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import base64
 import logging
-from datetime import datetime, timezone
 from typing import Any
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from vidmem_ros.chat_client import ChatClient, ChatError, read_api_key
+from vidmem_ros.clock import utc_clock
 from vidmem_ros.config import CaptionerConfig
 from vidmem_ros.errors import ModelUnavailableError, VidmemError
 from vidmem_ros.memory.captions import CAUSAL_KINDS, Caption, ComposedCaptioner, EventCaptioner, EventFacts, Relation
@@ -83,10 +83,7 @@ def pick_keyframes(moments: list[Moment], count: int) -> list[Moment]:
 def describe_facts(facts: EventFacts, previous: Event | None, images: int) -> str:
     """The text part of the request: only what perception reported, labelled as such."""
 
-    def stamp(t: float) -> str:
-        return datetime.fromtimestamp(t, timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
-
-    lines = [f"Event from {stamp(facts.start)} to {stamp(facts.end)} ({facts.end - facts.start:.0f} s)."]
+    lines = [f"Event from {utc_clock(facts.start)} to {utc_clock(facts.end)} ({facts.end - facts.start:.0f} s)."]
     lines.append("Objects detected, most frequent first: " + (", ".join(facts.labels[:20]) or "none") + ".")
     if facts.texts:
         lines.append("Text read in the frames: " + "; ".join(f'"{t}"' for t in facts.texts[:10]) + ".")
