@@ -16,9 +16,9 @@ from vidmem_ros.memory.records import Transcript
 from vidmem_ros.memory.store import SqliteStore
 from vidmem_ros.perception.embedding import ColorLayoutEmbedder
 
-SIGNS = {"amr-1": "COLD ROOM 2", "amr-2": "PAINT STORE EAST", "amr-3": "BATTERY ROOM AUTHORISED ONLY"}
+SIGNS = {"amr-1": "COLD ROOM 2", "amr-2": "PAINT STORE EAST", "amr-3": "GENERATOR ROOM AUTHORISED ONLY"}
 SPEECH = {
-    "amr-1": "the pallet jack is charging",
+    "amr-1": "the pallet jack is parked",
     "amr-2": "truck nine is at the weighbridge",
     "amr-3": "rack five is humming",
 }

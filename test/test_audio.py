@@ -26,7 +26,7 @@ from vidmem_ros.perception.speech import SileroVad, WhisperRecognizer, join_pack
 from vidmem_ros.perception.types import Utterance
 
 SENTENCES = (
-    "The delivery arrived at the north entrance",
+    "The delivery arrived at the side entrance",
     "Please bring the red box to the kitchen",
     "The printer on the second floor needs more toner",
     "Someone left a blue cup on the kitchen table",

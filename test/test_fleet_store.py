@@ -20,7 +20,7 @@ T0 = 1_770_000_000.0
 ROBOTS = ("amr-1", "amr-2", "amr-3")
 # What each robot read or heard, one line a minute: different robots, different days' chores.
 LINES = {
-    "amr-1": ["charging bay for forklifts", "visitors sign in at the front desk", "the freezer door is jammed"],
+    "amr-1": ["parking bay for forklifts", "contractors sign in at the front desk", "the freezer door is jammed"],
     "amr-2": ["paint store 4 closed for repair", "mind the wet floor", "the printer on level two is out of toner"],
     "amr-3": ["fire exit keep clear", "the delivery van is late again", "staff only beyond this point"],
 }

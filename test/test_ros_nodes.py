@@ -190,7 +190,7 @@ def test_speech_on_the_audio_topic_becomes_searchable_memory(robot: Robot, tmp_p
 
     from vidmem_dev.synth import speak
 
-    speech = speak("The delivery arrived at the north entrance", voice=None, wpm=None)  # espeak-ng's defaults
+    speech = speak("The delivery arrived at the side entrance", voice=None, wpm=None)  # espeak-ng's defaults
     rate, samples = speech.rate, speech.pcm.astype("<i2").tobytes()
     silence = bytes(rate)  # 0.5 s of S16LE silence on each side, so the speech ends inside the stream
     stream = silence + samples + silence * 2
@@ -207,7 +207,7 @@ def test_speech_on_the_audio_topic_becomes_searchable_memory(robot: Robot, tmp_p
         time.sleep(0.05)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
-        found = robot.client.search("delivery north entrance")
+        found = robot.client.search("delivery side entrance")
         if found.results:
             break
         time.sleep(1.0)

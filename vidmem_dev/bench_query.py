@@ -40,7 +40,7 @@ from vidmem_ros.memory.store import SqliteStore
 from vidmem_ros.perception.coco import COCO_LABELS
 
 SPEECH_EVERY_S = 300.0
-LINES = ("The delivery arrived at the north entrance.", "Please water the plants on Friday.")
+LINES = ("The delivery arrived at the side entrance.", "Please water the plants on Friday.")
 
 
 # Every frame at the working rate kept (no blur, static or duplicate gate): the densest memory an hour makes.

@@ -638,7 +638,7 @@ def _counted(names: list[str]) -> str:
 
 
 def _mentions(finding: Finding, target: str) -> bool:
-    """Whether the finding names one of the target's words, or its singular ("apples" in "an apple")."""
+    """Whether the finding names one of the target's words, or its singular ("frogs" in "a tree frog")."""
     text = (finding.text + " " + " ".join(str(v) for v in finding.data.values())).lower()
     return any(word in text or _singular_in(word, text) for word in content_words(target))
 

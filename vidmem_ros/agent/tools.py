@@ -297,7 +297,7 @@ def search_transcripts(ctx: ToolContext, args: TranscriptArgs) -> ToolResult:
             for score, h in sorted(scored, key=lambda x: -x[0])
             if score >= 0.5
         ]
-        if not findings:  # words the recogniser wrote as one ("north gate" heard as "Northgate"): all of them
+        if not findings:  # words the recogniser wrote as one ("east wing" heard as "Eastwing"): all of them
             lines = ctx.store.transcripts(lo, hi, ctx.as_of)
             findings = [
                 Finding(f"transcript/{t.id}", "transcript", t.start, t.end, t.text, 1.0)
