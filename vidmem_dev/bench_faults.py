@@ -331,7 +331,7 @@ class FaultBench:
         """Stop the camera, let ingestion drain, count what each window kept, stop the nodes, check the store."""
         progress("draining and stopping the nodes ...")
         self.camera.stream.stop()
-        drained = self.client.wait_until_idle(0, timeout_s=60, settle_s=2.0)
+        drained = self.client.wait_until_idle(None, timeout_s=60, settle_s=2.0)
         last_published = self.camera.stream.last_stamp
         for r in rounds:
             r.kept_during, r.expected_during = self._kept(r.window)
@@ -414,7 +414,7 @@ class FaultBench:
     def _pause_and_drain(self) -> Any:
         """Pause the camera and wait until the ingest node has taken in and processed everything sent."""
         self.camera.stream.pause()
-        return self.client.wait_until_idle(0, timeout_s=60, settle_s=2.0)
+        return self.client.wait_until_idle(None, timeout_s=60, settle_s=2.0)
 
     def _ask_while(self, flood: Flood, answers: list[tuple[bool, float]]) -> None:
         """Run the flood, asking a question a second until it ends."""

@@ -145,7 +145,7 @@ def run_ros_bench(
         steps: list[StepResult] = []
         for rate in rates:
             progress(f"camera at {rate:g} Hz for {step_s:g} s ...")
-            before = client.wait_until_idle(0, timeout_s=60, settle_s=1.0)
+            before = client.wait_until_idle(None, timeout_s=60, settle_s=1.0)
             if before is None:
                 raise RuntimeError("ingestion did not drain between steps")
             camera = PacedStream(_photo_per_second(camera_pub, step_msgs, rate), rate, stamp0, step_s, "bench-camera")

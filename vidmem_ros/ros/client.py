@@ -137,8 +137,11 @@ class MemoryClient:
                 return stats
         return None
 
-    def wait_until_idle(self, received_at_least: int, timeout_s: float, settle_s: float = 2.0) -> MemoryStats | None:
-        """Wait until ingestion has taken in ``received_at_least`` frames (or stopped receiving) and drained."""
+    def wait_until_idle(
+        self, received_at_least: int | None, timeout_s: float, settle_s: float = 2.0
+    ) -> MemoryStats | None:
+        """Wait until ingestion has taken in ``received_at_least`` frames (or stopped receiving: its count held for
+        ``settle_s``) and drained.  With None, only a held count will do: frames still in transport are waited for."""
         deadline = time.monotonic() + timeout_s
         last_count, since = -1, time.monotonic()
         while time.monotonic() < deadline:
@@ -149,6 +152,7 @@ class MemoryClient:
             if stats.frames_received != last_count:
                 last_count, since = stats.frames_received, time.monotonic()
             settled = time.monotonic() - since > settle_s
-            if stats.queue_depth == 0 and (stats.frames_received >= received_at_least or settled):
+            enough = received_at_least is not None and stats.frames_received >= received_at_least
+            if stats.queue_depth == 0 and (enough or settled):
                 return stats
         return None
