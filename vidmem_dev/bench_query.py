@@ -100,7 +100,7 @@ def questions(store: SqliteStore) -> list[str]:
         "What did you read?",
         "What did someone say about the delivery?",
         "When did someone say water the plants?",
-        "Is the coffee machine broken again?",
+        "Is the dishwasher broken again?",
     ]
 
 

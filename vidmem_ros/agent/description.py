@@ -103,8 +103,8 @@ def description_rest(phrase: str) -> str:
 
 
 def held_in(phrase: str) -> list[str]:
-    """What a participle before the thing says it was in or on, as the noun it was made from: "pot" of "a potted
-    fern", "frame" of "a framed photo", "cage" of "caged birds".  A model that missed the thing may have named
+    """What a participle before the thing says it was in or on, as the noun it was made from: "cage" of "a caged
+    parrot", "box" of "a boxed kettle", "jar" of "jarred honey".  A model that missed the thing may have named
     that instead.  Every spelling the -ed may have come from is given (a search for one that is no word finds
     nothing)."""
     words = head_words(phrase).lower().split()

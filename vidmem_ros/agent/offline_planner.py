@@ -175,7 +175,7 @@ class OfflinePlanner:
         sources = ["moments"] if known else ["moments", "events", "texts"]
         named = yield from self._named(p.target, head_words(p.target), sources, self._window(state, p))
         hits = [f for f in named if not known or f.text.startswith("looked like")]
-        if not hits:  # "a potted fern": a scene that looked like the pot it was in
+        if not hits:  # "a caged parrot": a scene that looked like the cage it was in
             hits = yield from self._held_in(state, p)
         if not hits:
             if known:
@@ -198,7 +198,7 @@ class OfflinePlanner:
         yield answer(text, 0.4, _refs(hits), chosen.ref, chosen.ref, value=value)
 
     def _held_in(self, state: AgentState, p: ParsedQuestion) -> Generator[Step, list[Observation], list[Finding]]:
-        """Frames whose scene tags name what the thing was described as being in ("pot" of "potted fern")."""
+        """Frames whose scene tags name what the thing was described as being in ("cage" of "caged parrot")."""
         for word in held_in(p.target):
             named = yield from self._named(word, word, ["moments"], self._window(state, p))
             hits = [f for f in named if f.text.startswith("looked like") and re.search(rf"\b{word}\b", f.text.lower())]

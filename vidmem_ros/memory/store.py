@@ -833,7 +833,7 @@ def _attach_details(db: sqlite3.Connection, moments: list[Moment], with_payload:
 
 
 def _run_together_hits(db: sqlite3.Connection, words: list[str], as_of: float | None, limit: int) -> list[SearchHit]:
-    """Text read with its spaces lost ("LOADINGDOCK4"), which word search cannot split: found by substring."""
+    """Text read with its spaces lost ("BOILERROOM2"), which word search cannot split: found by substring."""
     long_words = [w for w in words if len(w) >= 4]
     if not long_words:
         return []
