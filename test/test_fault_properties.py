@@ -32,7 +32,8 @@ from vidmem_ros.ingest.audio import AudioPipeline
 from vidmem_ros.ingest.intake import SensorIntake
 from vidmem_ros.ingest.worker import IngestPipeline
 from vidmem_ros.memory.engine import MemoryEngine
-from vidmem_ros.memory.store import POSE_SQL, SqliteStore
+from vidmem_ros.memory.rows import POSE_SQL
+from vidmem_ros.memory.store import SqliteStore
 from vidmem_ros.perception.registry import build_asr, build_vad
 from vidmem_ros.ros.convert import to_time
 

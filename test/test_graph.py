@@ -8,8 +8,9 @@ import pytest
 
 from vidmem_ros.errors import InputError
 from vidmem_ros.memory.graph import connect
+from vidmem_ros.memory.reads import edges_of
 from vidmem_ros.memory.records import Edge
-from vidmem_ros.memory.store import SqliteStore, edges_of
+from vidmem_ros.memory.store import SqliteStore
 
 
 @pytest.fixture

@@ -13,7 +13,8 @@ from vidmem_ros.config import RetentionConfig
 from vidmem_ros.imaging import jpeg_to_rgb, rgb_to_jpeg
 from vidmem_ros.memory.records import Moment
 from vidmem_ros.memory.retention import Retention, tier_bytes
-from vidmem_ros.memory.store import SqliteStore, insert_moment
+from vidmem_ros.memory.store import SqliteStore
+from vidmem_ros.memory.writes import insert_moment
 from vidmem_ros.perception.types import Detection
 
 STEP_S = 5.0

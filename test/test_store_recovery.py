@@ -28,7 +28,8 @@ from vidmem_ros.memory.entities import entities
 from vidmem_ros.memory.hierarchy import summarise_events
 from vidmem_ros.memory.records import Moment, Pose
 from vidmem_ros.memory.schema import POSE_COLUMNS
-from vidmem_ros.memory.store import SqliteStore, insert_moment
+from vidmem_ros.memory.store import SqliteStore
+from vidmem_ros.memory.writes import insert_moment
 from vidmem_ros.perception.coco import COCO_LABELS
 from vidmem_ros.perception.embedding import ColorLayoutEmbedder
 from vidmem_ros.perception.types import Detection, TextLine

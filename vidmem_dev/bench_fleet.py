@@ -24,7 +24,8 @@ from vidmem_ros.fleet.milvus import MilvusFleetStore
 from vidmem_ros.fleet.records import FleetMoment, FleetScope
 from vidmem_ros.fleet.sync import FleetSync
 from vidmem_ros.memory.records import Pose
-from vidmem_ros.memory.store import SqliteStore, vector_blob
+from vidmem_ros.memory.rows import vector_blob
+from vidmem_ros.memory.store import SqliteStore
 from vidmem_ros.perception.embedding import ColorLayoutEmbedder
 from vidmem_ros.perception.registry import build_text_embedder
 

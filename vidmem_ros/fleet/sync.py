@@ -24,7 +24,9 @@ from vidmem_ros.errors import ConfigError, FleetUnavailableError
 from vidmem_ros.fleet.records import FleetMoment, FleetStore, FleetText, Forgotten
 from vidmem_ros.memory.forget import FLEET_FORGET_LOG, logged_forgets
 from vidmem_ros.memory.reader import MemoryReader
-from vidmem_ros.memory.store import SqliteStore, document_rowid, pose_columns, pose_from, set_meta, stored_vector
+from vidmem_ros.memory.rows import pose_columns, pose_from, stored_vector
+from vidmem_ros.memory.store import SqliteStore
+from vidmem_ros.memory.writes import document_rowid, set_meta
 from vidmem_ros.perception.embedding import TextEmbedder
 
 log = logging.getLogger(__name__)

@@ -24,17 +24,10 @@ from vidmem_ros.errors import StoreError
 from vidmem_ros.memory import graph, hierarchy
 from vidmem_ros.memory.captions import Caption, EventCaptioner, EventFacts, event_labels, event_tags, event_texts
 from vidmem_ros.memory.records import Edge, Event, Moment, Transcript
+from vidmem_ros.memory.rows import EVENT_SQL, event_from, json_list, pose_from, pose_values, vector_blob
 from vidmem_ros.memory.schema import POSE_COLUMNS as _POSE_COLS
-from vidmem_ros.memory.store import (
-    EVENT_SQL,
-    SqliteStore,
-    add_document,
-    event_from,
-    json_list,
-    pose_from,
-    pose_values,
-    vector_blob,
-)
+from vidmem_ros.memory.store import SqliteStore
+from vidmem_ros.memory.writes import add_document
 from vidmem_ros.perception.embedding import TextEmbedder
 from vidmem_ros.perception.types import TextLine
 

@@ -30,8 +30,9 @@ from vidmem_ros.memory.archive import QUARANTINE_COUNTER, QUARANTINED, EventArch
 from vidmem_ros.memory.captioner_backends import build_captioner
 from vidmem_ros.memory.captions import ComposedCaptioner, EventCaptioner
 from vidmem_ros.memory.forget import forget
+from vidmem_ros.memory.rows import POSE_SQL, cell, json_list, pose_columns, pose_from
 from vidmem_ros.memory.schema import POSE_COLUMNS
-from vidmem_ros.memory.store import POSE_SQL, SqliteStore, cell, json_list, pose_columns, pose_from
+from vidmem_ros.memory.store import SqliteStore
 from vidmem_ros.perception.embedding import TextEmbedder
 from vidmem_ros.perception.registry import build_text_embedder
 

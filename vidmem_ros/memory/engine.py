@@ -28,8 +28,9 @@ from vidmem_ros.memory.records import Event, Moment, Pose, Transcript
 from vidmem_ros.memory.retention import Retention, RetentionReport
 from vidmem_ros.memory.segmentation import EventSegmenter
 from vidmem_ros.memory.short_term import ShortTermMemory
-from vidmem_ros.memory.store import SqliteStore, insert_moment, insert_texts, insert_transcript, write_in_view
+from vidmem_ros.memory.store import SqliteStore
 from vidmem_ros.memory.vector_search import VectorSearch
+from vidmem_ros.memory.writes import insert_moment, insert_texts, insert_transcript, write_in_view
 from vidmem_ros.perception.embedding import TextEmbedder
 from vidmem_ros.perception.types import Detection, Tag, TextLine
 from vidmem_ros.validation import CLOCK_RESET_S

@@ -15,7 +15,7 @@ import numpy as np
 
 from vidmem_ros.config import ArchiveConfig
 from vidmem_ros.memory.records import Entity, Moment
-from vidmem_ros.memory.store import cell, stored_vector, vector_blob
+from vidmem_ros.memory.rows import cell, stored_vector, vector_blob
 
 # Beyond this many entities of one label, new sightings join the nearest one:
 # RAM stays bounded even when a label is everywhere.

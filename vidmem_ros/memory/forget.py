@@ -17,7 +17,9 @@ from typing import Any
 from vidmem_ros.errors import InputError
 from vidmem_ros.memory import hierarchy
 from vidmem_ros.memory.archive import EventArchive
-from vidmem_ros.memory.store import SqliteStore, get_meta, json_list, remove_document, set_meta
+from vidmem_ros.memory.rows import json_list
+from vidmem_ros.memory.store import SqliteStore
+from vidmem_ros.memory.writes import get_meta, remove_document, set_meta
 
 # With a fleet store configured, each forget is logged here (meta, JSON) until the fleet sync has applied it there
 # too: a forget issued while the fleet store is unreachable is applied when it returns.

@@ -13,7 +13,8 @@ from collections import Counter
 from vidmem_ros.clock import utc_clock
 from vidmem_ros.config import ArchiveConfig, SegmentConfig
 from vidmem_ros.memory.records import Event
-from vidmem_ros.memory.store import EVENT_SQL, add_document, event_from, remove_document
+from vidmem_ros.memory.rows import EVENT_SQL, event_from
+from vidmem_ros.memory.writes import add_document, remove_document
 
 ROOT_KEY = "root"
 LABEL_COUNTER = "events_with_label:"

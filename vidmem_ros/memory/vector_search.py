@@ -13,7 +13,8 @@ import threading
 import numpy as np
 
 from vidmem_ros.config import IndexConfig
-from vidmem_ros.memory.store import SqliteStore, existing_vectors
+from vidmem_ros.memory.reads import existing_vectors
+from vidmem_ros.memory.store import SqliteStore
 from vidmem_ros.memory.vector_index import VectorHit, VectorIndex
 
 
