@@ -14,10 +14,25 @@ from vidmem_ros.msg import Event, MemoryStats
 from vidmem_ros.ros.convert import to_time
 from vidmem_ros.srv import Forget, Query, SearchMemory, Summarize
 
+# A request sent in the first seconds after a service is matched can be lost while DDS discovery completes (the
+# server's response writer may not have matched this client's reader yet): such a request is sent once more if it
+# goes unanswered for RESEND_AFTER_S, and the first answer to either copy is taken.
+FRESH_S = 10.0
+RESEND_AFTER_S = 2.0
+
 
 class MemoryClient:
-    def __init__(self, node: Node, namespace: str = "") -> None:
+    """One method per service of a running vidmem (``namespace`` of a robot in a fleet), plus its topics.
+
+    ``fresh_s``: for this long after a service is first seen (by this client, or again after it went away) an
+    unanswered request is resent once after ``resend_after_s``; 0 never resends."""
+
+    def __init__(
+        self, node: Node, namespace: str = "", fresh_s: float = FRESH_S, resend_after_s: float = RESEND_AFTER_S
+    ) -> None:
         self.node = node
+        self.fresh_s, self.resend_after_s = fresh_s, resend_after_s
+        self._seen_since: dict[str, float] = {}  # service name -> when this client first found it offered
         prefix = namespace.rstrip("/")
         self._query = node.create_client(Query, f"{prefix}/query")
         self._search = node.create_client(SearchMemory, f"{prefix}/search_memory")
@@ -64,14 +79,10 @@ class MemoryClient:
         )
         if as_of is not None:
             request.as_of = to_time(as_of)
-        future = self._query.call_async(request)
-        rclpy.spin_until_future_complete(self.node, future, timeout_sec=timeout_s)
-        if not future.done():
-            self._query.remove_pending_request(future)
+        response = self._send(self._query, request, timeout_s)
+        if response is None:
             raise TimeoutError(f"no answer to {question!r} within {timeout_s} s")
-        response = future.result()
-        assert response is not None
-        return response
+        return response  # type: ignore[no-any-return]
 
     def search(
         self,
@@ -110,14 +121,32 @@ class MemoryClient:
         return self._call(self._forget, request, timeout_s)  # type: ignore[no-any-return]
 
     def _call(self, client: Client, request: object, timeout_s: float) -> object:
-        if not client.wait_for_service(timeout_sec=timeout_s):
-            raise TimeoutError(f"service {client.srv_name} is not available")
-        future = client.call_async(request)
-        rclpy.spin_until_future_complete(self.node, future, timeout_sec=timeout_s)
-        if not future.done():
-            client.remove_pending_request(future)
+        response = self._send(client, request, timeout_s)
+        if response is None:
             raise TimeoutError(f"service {client.srv_name} did not answer within {timeout_s} s")
-        return future.result()
+        return response
+
+    def _send(self, client: Client, request: object, timeout_s: float) -> object | None:
+        """The response to ``request``, or None if none came within ``timeout_s``; to a service matched only
+        moments ago the request goes once more when the first copy is not answered soon (see FRESH_S)."""
+        deadline = time.monotonic() + timeout_s
+        if not client.service_is_ready():
+            self._seen_since.pop(client.srv_name, None)  # gone or not yet there: fresh once it is offered
+            if not client.wait_for_service(timeout_sec=timeout_s):
+                raise TimeoutError(f"service {client.srv_name} is not available")
+        seen = self._seen_since.setdefault(client.srv_name, time.monotonic())
+        futures = [client.call_async(request)]
+        if self.fresh_s > 0 and time.monotonic() - seen < self.fresh_s:
+            first_wait = min(self.resend_after_s, max(0.0, deadline - time.monotonic()))
+            rclpy.spin_until_future_complete(self.node, futures[0], timeout_sec=first_wait)
+            if not futures[0].done() and time.monotonic() < deadline:
+                futures.append(client.call_async(request))
+        while not any(f.done() for f in futures) and time.monotonic() < deadline:
+            rclpy.spin_once(self.node, timeout_sec=min(0.1, max(0.0, deadline - time.monotonic())))
+        for future in futures:
+            if not future.done():
+                client.remove_pending_request(future)
+        return next((f.result() for f in futures if f.done()), None)
 
     def wait_for_events(self, count: int, timeout_s: float) -> list[Event]:
         """Spin until at least ``count`` events have arrived (or the timeout); returns those received."""
