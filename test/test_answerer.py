@@ -253,6 +253,19 @@ def test_which_of_two_messages_was_heard_first(answerer: Reasoner) -> None:
     assert order.stamp == T0 + 41
 
 
+def test_whether_one_thing_came_before_another_is_answered_yes_or_no(answerer: Reasoner) -> None:
+    from vidmem_ros.memory.records import Transcript
+
+    seen = answerer.answer("Did you see the cup before the cat?")
+    assert seen.value is True and seen.text.startswith("Yes, I first saw cup before cat"), seen.text
+    assert answerer.answer("Was the cat seen before the cup?").value is False
+    answerer.store.add_transcript(Transcript(T0 + 41, T0 + 43, "The parking lot will be repainted tomorrow."))
+    answerer.store.add_transcript(Transcript(T0 + 46, T0 + 48, "Lunch is served in the atrium today."))
+    heard = answerer.answer("Was lunch mentioned before the parking lot?")
+    assert heard.value is False and heard.text.startswith("No, parking lot first"), heard.text
+    assert answerer.answer("Did the lunch news come after the parking lot message?").value is True
+
+
 def test_order_and_neighbours_of_a_thing_only_a_scene_tag_names(answerer: Reasoner) -> None:
     from vidmem_ros.memory.records import Moment
     from vidmem_ros.perception.types import Tag

@@ -104,6 +104,40 @@ def test_context_pronouns_routes_quotes_and_clauses_are_read_as_meant(
     assert (parsed.intent, parsed.modality, parsed.target, parsed.other) == (intent, modality, target, other)
 
 
+@pytest.mark.parametrize(
+    ("text", "modality", "target", "other", "relation"),
+    [
+        ("Did the forklift show up after the ladder?", Modality.OBJECT, "forklift", "ladder", "after"),
+        ("Did you spot the kayak before the canoe?", Modality.OBJECT, "kayak", "canoe", "before"),
+        ("Was the boiler inspection announced before the lunch message?", Modality.SPEECH, "boiler inspection",
+         "lunch", "before"),
+        ("Did anyone mention the elevator earlier than the parking fees?", Modality.SPEECH, "elevator",
+         "parking fees", "before"),
+        ("Did you hear about the fountain after you read the exit sign?", Modality.SPEECH, "fountain",
+         "exit sign", "after"),
+    ],
+)  # fmt: skip
+def test_whether_one_thing_came_before_another_is_an_order_asked_yes_or_no(
+    text: str, modality: Modality, target: str, other: str, relation: str
+) -> None:
+    parsed = parse_question(text)
+    assert parsed is not None and parsed.intent is Intent.ORDER, parsed
+    assert (parsed.modality, parsed.target, parsed.other, parsed.relation) == (modality, target, other, relation)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Did you see anything before the ladder?",
+        "Was the kayak seen before noon?",
+        "Which came first: the kayak or the canoe?",
+    ],
+)
+def test_what_came_before_a_thing_and_a_time_are_no_yes_or_no_order(text: str) -> None:
+    parsed = parse_question(text)
+    assert parsed is None or parsed.relation == "", parsed
+
+
 def test_without_wordnet_only_the_labels_themselves_resolve() -> None:
     bare = LabelLexicon(VOCAB, LexiconConfig(wordnet_dir=""))
     assert bare.resolve("icebox") == [] and bare.resolve("refrigerators") == ["refrigerator"]

@@ -257,7 +257,11 @@ class OfflinePlanner:
             f"I first saw {p.target} {relation} {p.other}: {p.target} at {first_a.stamp - state.t0:.0f} s, "
             f"{p.other} at {first_b.stamp - state.t0:.0f} s after my memory begins."
         )
-        yield answer(text, min(first_a.score, first_b.score), [first_a.ref, first_b.ref], value=relation)
+        value: bool | str = relation
+        if p.relation:  # "was A before B?" is answered yes or no
+            value = relation == p.relation
+            text = f"{'Yes' if value else 'No'}, {text}"
+        yield answer(text, min(first_a.score, first_b.score), [first_a.ref, first_b.ref], value=value)
 
     def _one_side(self, state: AgentState, did: str, done: str, *sides: tuple[str, Finding | None]) -> Step:
         """Two things to order, one (or both) not in memory: lead with what was found and when, then say what was
@@ -331,7 +335,11 @@ class OfflinePlanner:
             f'{early} first: I heard "{f1.text}" at {f1.stamp - state.t0:.0f} s, and "{f2.text}" about {late} '
             f"at {f2.stamp - state.t0:.0f} s after my memory begins."
         )
-        return answer(text, min(f1.score, f2.score), [f1.ref, f2.ref], f1.ref, f1.ref, value=early)
+        value: bool | str = early
+        if p.relation:  # "was A mentioned before B?" is answered yes or no
+            value = (early == p.target) == (p.relation == "before")
+            text = f"{'Yes' if value else 'No'}, {text}"
+        return answer(text, min(f1.score, f2.score), [f1.ref, f2.ref], f1.ref, f1.ref, value=value)
 
     def _neighbour(self, state: AgentState, p: ParsedQuestion) -> Script:
         """What was seen (or read) just before or just after the first occasion of something."""

@@ -55,6 +55,7 @@ class ParsedQuestion:
     other: str = ""  # the second thing of an order question, or the anchor of before / after
     window: Window | None = None
     now: bool = False  # "what do you see now"
+    relation: str = ""  # "before" / "after": a yes-or-no question whether the target came so relative to other
 
 
 _SEE = (
@@ -87,6 +88,15 @@ _SAYING = (
     r"|that warned (?:about|of)|announcing|about|for|with)"
 )
 _ANCHOR = rf"(?:(?:you )?(?:saw|seeing|{_SEE}) )?"
+# One thing of a yes-or-no order question ("was the boiler fixed before the lift?"): who met it and how, what it
+# was about, and what happened to it are not part of its name.
+_MET = rf"(?:{_WHO} (?:{_SEE}|{_HEAR}|{_SAY}|{_READ}|report|reported|announce|announced) )?(?:about )?(?:{_MESSAGE} )?"
+_HAPPENED = (
+    r"(?: (?:first )?(?:seen|heard|read|mentioned|said|announced|noticed|spotted|reported|brought up|come up"
+    r"|came up|come into view|come|came|happen|happened|appear|appeared|show up|showed up|turn up|turned up"
+    r"|arrive|arrived|occur|occurred|get seen))?"
+)
+_ORDER_WORD = r"(?P<r>before|after|earlier than|later than|ahead of|prior to)"
 
 # (intent, modality, pattern).  Order matters: the first match wins.
 _PATTERNS: list[tuple[Intent, Modality, str]] = [
@@ -105,6 +115,11 @@ _PATTERNS: list[tuple[Intent, Modality, str]] = [
         r"after (?P<o>.+)$",
     ),
     (Intent.ORDER, Modality.OBJECT, r"^which (?:did you see |came )?first[,:;]? (?P<t>.+?) or (?P<o>.+)$"),
+    (
+        Intent.ORDER,
+        Modality.OBJECT,
+        rf"^(?:was|were|did|is|had|has|does) {_MET}(?P<t>.+?){_HAPPENED} {_ORDER_WORD} {_MET}(?P<o>.+?){_HAPPENED}$",
+    ),
     (
         Intent.ACTIVE,
         Modality.OBJECT,
@@ -280,15 +295,38 @@ def _parse_clause(text: str) -> ParsedQuestion | None:
         groups = match.groupdict()
         target = clean_target((groups.get("t") or "") + (groups.get("t2") or ""))
         other = clean_target(groups.get("o") or "")
-        if intent in (Intent.READ, Intent.AFTER) and groups.get("r"):
+        relation = ""
+        if intent is Intent.ORDER and groups.get("r"):
+            if not _order_sides(target, other):
+                continue
+            relation = "after" if groups["r"] in ("after", "later than") else "before"
+            modality = modality_named(normal) or modality
+            target, other = _without_message_noun(target), _without_message_noun(other)
+        elif intent in (Intent.READ, Intent.AFTER) and groups.get("r"):
             intent = Intent.AFTER if groups["r"].endswith("after") else Intent.BEFORE
         if modality in (Modality.OBJECT, Modality.TEXT) and (sign := _SIGN_TARGET.match(target)):
             modality, target = Modality.TEXT, clean_target(sign.group("t"))
         if not names_what_it_needs(intent, modality, target, other):
             continue
         now = intent is Intent.WHAT and ("now" in normal or normal.startswith(("what do", "what can", "what is")))
-        return ParsedQuestion(text, intent, target, modality, other, window, now)
+        return ParsedQuestion(text, intent, target, modality, other, window, now, relation)
     return None
+
+
+_INDEFINITE = re.compile(r"^(?:anything|something|anyone|someone|anybody|somebody|what|it)\b")
+_CLOCK = re.compile(r"^(?:\d|noon\b|midnight\b|(?:the )?(?:start|beginning|end)\b)|\b(?:o'clock|a\.?m\.?|p\.?m\.?)$")
+_MESSAGE_NOUN = re.compile(r"\s+(?:message|announcement|news|call|remark)s?$")
+
+
+def _order_sides(target: str, other: str) -> bool:
+    """Whether "was A before B" orders two things: not "did you see anything before B" (what came before it),
+    nor "was A seen before noon" (a time)."""
+    return bool(target and other) and not _INDEFINITE.match(target) and not _CLOCK.search(other)
+
+
+def _without_message_noun(name: str) -> str:
+    """ "the lift message" names the lift: what a message was about is what was heard."""
+    return _MESSAGE_NOUN.sub("", name) or name
 
 
 def asking_clause(text: str) -> str:
@@ -371,7 +409,10 @@ _STOPWORDS = frozenset(
 
 _SENSES = (
     (Modality.TEXT, re.compile(rf"\b(?:{_READ}|{_SIGN}|written)\b")),
-    (Modality.SPEECH, re.compile(rf"\b(?:{_HEAR}|{_SAY}|talk|talked|spoke|mentioned)\b")),
+    (
+        Modality.SPEECH,
+        re.compile(rf"\b(?:{_HEAR}|{_SAY}|talk|talked|spoke|mentioned|announced?|announcements?|told)\b"),
+    ),
     (Modality.OBJECT, re.compile(rf"\b(?:{_SEE}|seen|saw)\b")),
 )
 
