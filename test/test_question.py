@@ -35,6 +35,8 @@ COCO_LEXICON = LabelLexicon(VOCAB)
         ("When was the lift reported broken?", Intent.LAST, "lift broken"),
         ("How many radio calls have you heard up to now?", Intent.COUNT, ""),
         ("How long have you been driving around, from the start until now?", Intent.ACTIVE, ""),
+        ("How many minutes have passed since you set off?", Intent.ACTIVE, ""),
+        ("What is the overall operating time up to now?", Intent.ACTIVE, ""),
         ("How long have you been in the garage?", Intent.DURATION, "garage"),
         ("Did you spot a kettle at any point?", Intent.DID, "kettle"),  # trailing adverbials are not its name
         ("Were there any trolleys around?", Intent.DID, "trolleys"),

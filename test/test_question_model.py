@@ -175,6 +175,16 @@ def test_plans_are_checked_for_what_their_intent_needs(reply: str, expected: tup
             plan(intent="first", modality="speech", subject="the lift", other="the parcel one"),
             (Intent.ORDER, Modality.SPEECH, "lift", "parcel"),
         ),
+        (  # a count of messages named only by their kind counts every one heard
+            "How many radio calls came through so far?",
+            plan(intent="count", modality="speech", subject="radio calls"),
+            (Intent.COUNT, Modality.SPEECH, "", ""),
+        ),
+        (  # what they were about still narrows them
+            "How many calls about the elevator came through?",
+            plan(intent="count", modality="speech", subject="calls about the elevator"),
+            (Intent.COUNT, Modality.SPEECH, "calls about the elevator", ""),
+        ),
         (  # a sign that says something is still a sign: seen, not heard
             "Did you see a sign that said keep out?",
             plan(modality="text", subject="keep out"),

@@ -126,6 +126,19 @@ _PATTERNS: list[tuple[Intent, Modality, str]] = [
         r"^(?:for )?how long (?:have|had) you been (?:\w+ing(?: around| about| here)?|on (?:duty|patrol|the move|your round)|awake|active|"
         r"out|up)(?:,? (?:from|since) .*| so far| until now| up to now| in total| altogether)?$",
     ),
+    (  # time gone since the start: "how many minutes have passed since you started?"
+        Intent.ACTIVE,
+        Modality.OBJECT,
+        r"^how (?:long|much time|many (?:seconds|minutes|hours)) (?:has it been|(?:have|has) (?:passed|elapsed|gone by)"
+        r"|went by|passed|elapsed) since (?:(?:you|we|the robot) (?:first )?(?:started|began|set off|set out|were "
+        r"switched on|came online)|(?:the )?(?:start|beginning)(?: of [\w ]+)?)$",
+    ),
+    (  # "what is the total running time so far?"
+        Intent.ACTIVE,
+        Modality.OBJECT,
+        r"^what(?:'s| is| was) (?:the |your )?(?:total|overall|elapsed|whole) (?:\w+ )?time(?: so far| until now| up to "
+        r"now| in total| altogether)?$",
+    ),
     (
         Intent.COUNT,
         Modality.PLACE,
@@ -316,6 +329,18 @@ def _parse_clause(text: str) -> ParsedQuestion | None:
 _INDEFINITE = re.compile(r"^(?:anything|something|anyone|someone|anybody|somebody|what|it)\b")
 _CLOCK = re.compile(r"^(?:\d|noon\b|midnight\b|(?:the )?(?:start|beginning|end)\b)|\b(?:o'clock|a\.?m\.?|p\.?m\.?)$")
 _MESSAGE_NOUN = re.compile(r"\s+(?:message|announcement|news|call|remark)s?$")
+
+
+# A count of what was heard that names only the kind of thing heard ("radio calls"), not what it was about.
+_ANY_MESSAGE = re.compile(
+    r"^(?:(?:spoken|voice|radio|audio|verbal|different|separate|distinct|individual) )*(?:messages?|announcements?"
+    r"|sentences?|utterances?|remarks?|calls?|news|things? said|times?)$"
+)
+
+
+def names_any_message(target: str) -> bool:
+    """Whether a thing heard is named only as a message ("voice messages"): every message heard is meant."""
+    return bool(_ANY_MESSAGE.match(target.lower()))
 
 
 def _order_sides(target: str, other: str) -> bool:

@@ -24,6 +24,7 @@ from vidmem_ros.agent.question import (
     ParsedQuestion,
     clean_target,
     modality_named,
+    names_any_message,
     names_what_it_needs,
     parse_question,
     window_of,
@@ -224,6 +225,8 @@ def to_parsed(question: str, reply: PlanReply) -> ParsedQuestion | None:
         modality = Modality.SPEECH
     if intent is Intent.READ:
         modality = Modality.TEXT
+    if intent is Intent.COUNT and modality is Modality.SPEECH and names_any_message(target):
+        target = ""  # "how many voice messages came in": every message heard
     if not names_what_it_needs(intent, modality, target, other):
         return None
     if intent in (Intent.READ, Intent.SAID) and target:
