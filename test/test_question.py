@@ -1,7 +1,7 @@
 import pytest
 
 from vidmem_ros.agent.labels import LabelLexicon
-from vidmem_ros.agent.question import Intent, Modality, asked_words, parse_question, validate_question
+from vidmem_ros.agent.question import Intent, Modality, asked_words, clean_target, parse_question, validate_question
 from vidmem_ros.config import LexiconConfig
 from vidmem_ros.errors import InputError
 from vidmem_ros.perception.coco import COCO_LABELS
@@ -171,3 +171,17 @@ def test_asked_words_leave_out_a_kind_of_place_only_where_it_says_where() -> Non
     assert "room" not in asked_words("What was stacked on the shelf in the storage room?")
     assert asked_words("Which room number is on the plate in the boiler room?")[:2] == ["room", "number"]
     assert "area" in asked_words("How big was the area at the gate?")
+
+
+@pytest.mark.parametrize(
+    ("phrase", "name"),
+    [
+        ("spotting the kayak", "kayak"),
+        ("hearing about a leak", "leak"),
+        ("about the canteen menu", "canteen menu"),
+        ("reading room", "reading room"),  # a name that begins like a way of meeting it
+        ("the watching tower", "watching tower"),
+    ],
+)
+def test_how_a_thing_was_met_is_not_part_of_its_name(phrase: str, name: str) -> None:
+    assert clean_target(phrase) == name

@@ -217,6 +217,10 @@ _PATTERNS: list[tuple[Intent, Modality, str]] = [
 _COMPILED = [(intent, modality, re.compile(pattern)) for intent, modality, pattern in _PATTERNS]
 _SIGN_TARGET = re.compile(rf"^{_SIGN} {_SAYING} (?P<t>.+)$")
 _FILLER = re.compile(r"^(?:any|an|a|the|some|one|my|your)\s+")
+# How a thing was met, said before it ("seeing the dog", "hearing about a leak"): not part of its name.
+_MEETING = re.compile(
+    r"^(?:(?:seeing|spotting|noticing|watching|hearing|reading)(?: about)?|about)\s+(?=(?:the|a|an|any|some|that)\s)"
+)
 _TRAILING = re.compile(
     r"\s+(?:anywhere|around|at all|at any (?:point|time|stage)|today|ever|so far|before|yet|here|there|again|ones?"
     r"|(?:on|along|during|in the course of) (?:your|the|this|my) (?:patrol|rounds?|route|way|tour|shift|walk)"
@@ -418,7 +422,8 @@ def clean_target(target: str) -> str:
     target = target.strip()
     while previous != target:
         previous = target
-        target = _FILLER.sub("", _TRAILING.sub("", target.strip())).strip().strip(_QUOTES + ",;:").strip()
+        target = _FILLER.sub("", _MEETING.sub("", _TRAILING.sub("", target.strip()))).strip()
+        target = target.strip(_QUOTES + ",;:").strip()
     return target
 
 
