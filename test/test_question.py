@@ -90,6 +90,18 @@ def test_targets_map_onto_the_detector_vocabulary(phrase: str, labels: list[str]
         # the route the robot was on is no part of the thing asked about
         ("Was there a bench along your route?", Intent.DID, Modality.OBJECT, "bench", ""),
         ("Have you read the words 'KEEP CLEAR' on your rounds?", Intent.DID, Modality.TEXT, "keep clear", ""),
+        # the kind of thing a text was on is not among its words
+        ("Did you read a wet floor warning?", Intent.DID, Modality.TEXT, "wet floor", ""),
+        ("Where were you when you read the exit sign?", Intent.WHERE, Modality.TEXT, "exit", ""),
+        # other ways of saying a thing was heard, and of asking where
+        ("When was the parking fee brought up?", Intent.LAST, Modality.SPEECH, "parking fee", ""),
+        (
+            "Where were you standing when you were told the lift was fixed?",
+            Intent.WHERE,
+            Modality.SPEECH,
+            "lift was fixed",
+            "",
+        ),
         # coming across a thing is seeing it, not being somewhere
         ("How often did you come across a bench?", Intent.COUNT, Modality.OBJECT, "bench", ""),
         ("Did the scooter show up before or after the bench?", Intent.ORDER, Modality.OBJECT, "scooter", "bench"),

@@ -71,7 +71,8 @@ _BE_AT = (
 _MESSAGE = r"(?:the )?(?:message|announcement|one|news|call|remark|words?)(?: about| that| on| saying)?"
 # "Where were you", and the ways of asking for a position that mean the same.
 _WHERE_WERE_YOU = (
-    r"(?:where were you|what (?:was|were) your (?:x, y |x and y )?(?:coordinates|position|location)"
+    r"(?:where were you(?: standing| located| positioned)?"
+    r"|what (?:was|were) your (?:x, y |x and y )?(?:coordinates|position|location)"
     r"|(?:give|report|state|tell me) your (?:x, y |x and y )?(?:position|coordinates|location))"
 )
 _INTO = r"(?: back)?(?: to| in| into| at| inside| on| outside on| out on| out in| by| near)?"
@@ -79,8 +80,11 @@ _NEXT = r"(?:right |just |directly |immediately |straight )?"
 _PLACE = r"(?:room|place|area|location|spot|space|part of the building|site|stop)"
 _MOVE = r"(?:go to|go into|visit|enter|move to|head to|reach|come to|drive to|walk to|go)"
 _WHO = r"(?:someone|anyone|somebody|anybody|they|people|a person|the person|you)"
-_SAY = r"(?:say|said|mention|mentioned|talk about|talked about|speak about|spoke about)"
-_HEAR = rf"(?:hear (?:{_WHO} )?(?:say|mention|talk about)|hear|heard)"
+_SAY = (
+    r"(?:say|said|mention|mentioned|talk about|talked about|speak about|spoke about|bring up|brought up|refer to"
+    r"|referred to)"
+)
+_HEAR = rf"(?:hear (?:{_WHO} )?(?:say|mention|talk about)|hear|heard|(?:were|was|got) told(?: that| about)?)"
 _READ = r"(?:read|see written|see the words?)"
 _SIGN = r"(?:a |the |any )?(?:sign|text|notice|label|poster|screen|board)"
 _SAYING = (
@@ -195,7 +199,8 @@ _PATTERNS: list[tuple[Intent, Modality, str]] = [
     (
         Intent.LAST,
         Modality.SPEECH,
-        r"^when (?:was|were|is|are) (?P<t>.+?) (?:reported|announced|mentioned|said to be|declared)(?P<t2> .+)?$",
+        r"^when (?:was|were|is|are) (?P<t>.+?) (?:reported|announced|mentioned|brought up|talked about|referred to"
+        r"|said to be|declared)(?P<t2> .+)?$",
     ),
     (Intent.WHERE, Modality.SPEECH, rf"^where did you {_HEAR} (?P<t>.+)$"),
     (Intent.DID, Modality.SPEECH, rf"^(?:did|has|have) {_WHO} (?:ever |already )?{_SAY} (?P<t>.+)$"),
@@ -325,6 +330,8 @@ def _parse_clause(text: str) -> ParsedQuestion | None:
             modality, target = Modality.TEXT, clean_target(sign.group("t"))
         if not names_what_it_needs(intent, modality, target, other):
             continue
+        if modality is Modality.TEXT:
+            target = sign_words(target)
         now = intent is Intent.WHAT and ("now" in normal or normal.startswith(("what do", "what can", "what is")))
         return ParsedQuestion(text, intent, target, modality, other, window, now, relation)
     return None
@@ -340,6 +347,18 @@ _ANY_MESSAGE = re.compile(
     r"^(?:(?:spoken|voice|radio|audio|verbal|different|separate|distinct|individual) )*(?:messages?|announcements?"
     r"|sentences?|utterances?|remarks?|calls?|news|things? said|times?)$"
 )
+
+
+# The kind of thing a text was written on, said after its words ("a wet floor warning", "the exit sign").
+_TEXT_KIND = re.compile(
+    r"\s+(?:sign|notice|label|poster|warning|board|plaque|placard|banner|note|screen|display|sticker)s?$"
+)
+
+
+def sign_words(target: str) -> str:
+    """The words a text asked about holds: "wet floor" of "a wet floor warning" (a sign that reads WARNING is
+    still found by the words before it)."""
+    return _TEXT_KIND.sub("", target) or target
 
 
 def names_any_message(target: str) -> bool:

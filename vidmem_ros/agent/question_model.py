@@ -27,6 +27,7 @@ from vidmem_ros.agent.question import (
     names_any_message,
     names_what_it_needs,
     parse_question,
+    sign_words,
     window_of,
 )
 from vidmem_ros.agent.question_similarity import SimilarityParser
@@ -225,6 +226,8 @@ def to_parsed(question: str, reply: PlanReply) -> ParsedQuestion | None:
         modality = Modality.SPEECH
     if intent is Intent.READ:
         modality = Modality.TEXT
+    if modality is Modality.TEXT:
+        target = sign_words(target)
     if intent is Intent.COUNT and modality is Modality.SPEECH and names_any_message(target):
         target = ""  # "how many voice messages came in": every message heard
     if not names_what_it_needs(intent, modality, target, other):

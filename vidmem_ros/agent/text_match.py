@@ -32,4 +32,15 @@ def words_covered(query: str, text: str) -> float:
     if not wanted:
         return 1.0
     have = squash(text)
-    return sum(w[: max(4, len(w) - 2)] in have for w in wanted) / len(wanted)
+    return sum(stem(w) in have for w in wanted) / len(wanted)
+
+
+def stem(word: str) -> str:
+    """What a word's forms share, to be found inside a text: "stay" of "staying" and "stays", "clos" of
+    "closed"; never under four letters (shorter ones turn up inside unrelated words)."""
+    if len(word) > 6 and word.endswith("ing"):
+        base = word[:-3]
+        base = base[:-1] if base[-1] == base[-2] else base  # "stopping" -> "stop"
+        if len(base) >= 4:
+            return base
+    return word[: max(4, len(word) - 2)]

@@ -1,0 +1,26 @@
+"""Matching a question's words against words read or heard: another form of a word still matches, a short
+stem does not match inside unrelated words."""
+
+from __future__ import annotations
+
+import pytest
+
+from vidmem_ros.agent.text_match import stem, words_covered
+
+
+@pytest.mark.parametrize(
+    ("query", "text", "share"),
+    [
+        ("pool staying open", "The pool will stay open late tonight.", 1.0),
+        ("lift stopping", "The lift stops at every floor.", 1.0),
+        ("boiler closing", "The boiler room is closed.", 1.0),
+        ("kettle running", "The kettle is broken.", 0.5),
+    ],
+)
+def test_a_word_matches_in_another_form(query: str, text: str, share: float) -> None:
+    assert words_covered(query, text) == share
+
+
+def test_a_stem_keeps_four_letters_at_least() -> None:
+    assert stem("running") == "runni" and stem("staying") == "stay" and stem("gate") == "gate"
+    assert words_covered("running", "The prune juice is here.") == 0.0
