@@ -162,6 +162,17 @@ def test_the_answer_is_read_out_of_the_sign_that_matches_the_question(answerer: 
     assert answer.stamp == T0 + 45 and answer.evidence[0].ref.startswith("text/")
 
 
+def test_where_according_to_a_label_is_read_out_of_the_label(answerer: Reasoner) -> None:
+    from vidmem_ros.memory.records import Moment
+    from vidmem_ros.perception.types import TextLine
+
+    lines = [TextLine("TEAPOT", 0.95), TextLine("Made in Kyoto, Japan", 0.9)]
+    answerer.store.add_moment(Moment(T0 + 45, "/cam", 64, 48, None, texts=lines))
+    answer = answerer.answer("Where was the teapot made, according to its label?")
+    assert "Kyoto" in str(answer.value) and answer.stamp == T0 + 45, answer.text
+    assert not answer.text.startswith("I cannot give a position"), answer.text
+
+
 def test_the_answer_is_read_out_of_the_sentence_heard_that_matches_the_question(answerer: Reasoner) -> None:
     from vidmem_ros.memory.records import Transcript
 

@@ -32,6 +32,8 @@ CASES = [
     ("Tell me the code written on the locker.", Asked.NAME),
     ("Which corridor did you take after the library?", Asked.NAME),
     ("Isn't there a whiteboard in the staff kitchen?", Asked.YES_NO),
+    ("Where was the teapot made, according to its label?", Asked.NAME),  # what a text or someone says
+    ("According to the guard, when does the gate open?", Asked.NAME),
 ]
 
 

@@ -90,6 +90,10 @@ def test_targets_map_onto_the_detector_vocabulary(phrase: str, labels: list[str]
         # the route the robot was on is no part of the thing asked about
         ("Was there a bench along your route?", Intent.DID, Modality.OBJECT, "bench", ""),
         ("Have you read the words 'KEEP CLEAR' on your rounds?", Intent.DID, Modality.TEXT, "keep clear", ""),
+        # a thing asked for by what was said of it, and other ways of asking where
+        ("What did someone say was leaking in the garage?", Intent.SAID, Modality.SPEECH, "leaking in the garage", ""),
+        ("At which position did you see the ladder?", Intent.WHERE, Modality.OBJECT, "ladder", ""),
+        ("In what location did you read the exit sign?", Intent.WHERE, Modality.TEXT, "exit", ""),
         # the kind of thing a text was on is not among its words
         ("Did you read a wet floor warning?", Intent.DID, Modality.TEXT, "wet floor", ""),
         ("Where were you when you read the exit sign?", Intent.WHERE, Modality.TEXT, "exit", ""),
@@ -197,3 +201,9 @@ def test_asked_words_leave_out_a_kind_of_place_only_where_it_says_where() -> Non
 )
 def test_how_a_thing_was_met_is_not_part_of_its_name(phrase: str, name: str) -> None:
     assert clean_target(phrase) == name
+
+
+def test_where_or_when_according_to_a_text_asks_for_its_words_not_a_position_or_moment() -> None:
+    assert parse_question("Where was the teapot made, according to its label?") is None
+    assert parse_question("When was the bridge built, according to the plaque?") is None
+    assert parse_question("Where did you see the teapot?") is not None

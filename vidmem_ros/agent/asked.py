@@ -49,6 +49,8 @@ _TIME_SAID = re.compile(
     r"|\b(?:supposed to|scheduled|due|planned|expected to)\b"
 )
 _YES_NO = re.compile(rf"^{_AUXILIARY}\b")
+# "Where was it made, according to the label?": the answer is what a text or a person says, in words.
+_CITED = re.compile(r"\baccording to\b")
 
 
 # A request wrapped around a question ("can you tell me where ...", "do you know when ..."): the question inside.
@@ -81,8 +83,14 @@ def asked_kind(question: str) -> Asked:
         (Asked.YES_NO, _YES_NO),
     ):
         if pattern.search(clause):
-            return Asked.NAME if kind is Asked.TIME and _TIME_SAID.search(clause) else kind
+            said = kind is Asked.TIME and _TIME_SAID.search(clause)
+            return Asked.NAME if said or (kind in (Asked.TIME, Asked.POSITION) and cites_a_source(clause)) else kind
     return Asked.NAME
+
+
+def cites_a_source(question: str) -> bool:
+    """Whether a question says its answer is what a text or someone says ("according to the caption")."""
+    return bool(_CITED.search(question.lower()))
 
 
 PoseAt = Callable[[float], Pose | None]

@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass, replace
 from enum import Enum
 
-from vidmem_ros.agent.asked import interrogative
+from vidmem_ros.agent.asked import cites_a_source, interrogative
 from vidmem_ros.errors import InputError
 
 
@@ -75,6 +75,7 @@ _WHERE_WERE_YOU = (
     r"|what (?:was|were) your (?:x, y |x and y )?(?:coordinates|position|location)"
     r"|(?:give|report|state|tell me) your (?:x, y |x and y )?(?:position|coordinates|location))"
 )
+_AT_WHICH_POSITION = r"(?:at|in|from) (?:which|what) (?:position|location|spot|point|coordinates|x, y)"
 _INTO = r"(?: back)?(?: to| in| into| at| inside| on| outside on| out on| out in| by| near)?"
 _NEXT = r"(?:right |just |directly |immediately |straight )?"
 _PLACE = r"(?:room|place|area|location|spot|space|part of the building|site|stop)"
@@ -184,6 +185,8 @@ _PATTERNS: list[tuple[Intent, Modality, str]] = [
     (Intent.READ, Modality.TEXT, rf"^what (?:did|does) {_SIGN}(?P<w>.*?) say$"),
     (Intent.READ, Modality.TEXT, r"^what (?:was|is) written(?P<w>.*)$"),
     (Intent.SAID, Modality.SPEECH, rf"^what did {_WHO} (?:say|mention|talk about)(?: about (?P<t>.+?))?(?P<w>)$"),
+    # "what did someone say was broken": the thing the message was about is asked for, by what was said of it
+    (Intent.SAID, Modality.SPEECH, rf"^what did {_WHO} say (?:was|is|were|are|had|has|would|will) (?P<t>.+)$"),
     (Intent.SAID, Modality.SPEECH, r"^what did you hear(?: about (?P<t>.+?))?(?P<w>)$"),
     (Intent.SAID, Modality.SPEECH, r"^what was said(?: about (?P<t>.+?))?(?P<w>)$"),
     (Intent.WHAT, Modality.OBJECT, r"^what (?:do|can) you see(?: now| right now| at the moment)?$"),
@@ -195,6 +198,8 @@ _PATTERNS: list[tuple[Intent, Modality, str]] = [
     (Intent.WHERE, Modality.SPEECH, rf"^{_WHERE_WERE_YOU} when {_WHO} {_SAY} (?P<t>.+)$"),
     (Intent.WHERE, Modality.SPEECH, rf"^{_WHERE_WERE_YOU} when you {_HEAR} (?P<t>.+)$"),
     (Intent.WHERE, Modality.TEXT, rf"^{_WHERE_WERE_YOU} when you (?:first |last )?{_READ} (?P<t>.+)$"),
+    (Intent.WHERE, Modality.TEXT, rf"^{_AT_WHICH_POSITION} (?:did|have) you (?:first |last )?{_READ} (?P<t>.+)$"),
+    (Intent.WHERE, Modality.OBJECT, rf"^{_AT_WHICH_POSITION} (?:did|have) you (?:first |last )?{_SEE} (?P<t>.+)$"),
     (Intent.WHERE, Modality.OBJECT, rf"^{_WHERE_WERE_YOU} when you (?:first |last )?{_SEE} (?P<t>.+)$"),
     (
         Intent.LAST,
@@ -328,7 +333,7 @@ def _parse_clause(text: str) -> ParsedQuestion | None:
             intent = Intent.AFTER if groups["r"].endswith("after") else Intent.BEFORE
         if modality in (Modality.OBJECT, Modality.TEXT) and (sign := _SIGN_TARGET.match(target)):
             modality, target = Modality.TEXT, clean_target(sign.group("t"))
-        if not names_what_it_needs(intent, modality, target, other):
+        if not names_what_it_needs(intent, modality, target, other) or cites_a_text(intent, normal):
             continue
         if modality is Modality.TEXT:
             target = sign_words(target)
@@ -350,15 +355,20 @@ _ANY_MESSAGE = re.compile(
 
 
 # The kind of thing a text was written on, said after its words ("a wet floor warning", "the exit sign").
-_TEXT_KIND = re.compile(
-    r"\s+(?:sign|notice|label|poster|warning|board|plaque|placard|banner|note|screen|display|sticker)s?$"
-)
+_TEXT_KINDS = r"(?:sign|notice|label|poster|warning|board|plaque|placard|banner|note|screen|display|sticker|caption)"
+_TEXT_KIND = re.compile(rf"\s+{_TEXT_KINDS}s?$")
 
 
 def sign_words(target: str) -> str:
     """The words a text asked about holds: "wet floor" of "a wet floor warning" (a sign that reads WARNING is
     still found by the words before it)."""
     return _TEXT_KIND.sub("", target) or target
+
+
+def cites_a_text(intent: Intent, question: str) -> bool:
+    """Whether a question about where or when says its answer is what a text or someone says ("where was it
+    made, according to the label?"): those words are asked for, not the robot's position or a moment."""
+    return intent in (Intent.WHERE, Intent.FIRST, Intent.LAST) and cites_a_source(question)
 
 
 def names_any_message(target: str) -> bool:

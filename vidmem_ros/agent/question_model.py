@@ -22,6 +22,7 @@ from vidmem_ros.agent.question import (
     Intent,
     Modality,
     ParsedQuestion,
+    cites_a_text,
     clean_target,
     modality_named,
     names_any_message,
@@ -230,7 +231,7 @@ def to_parsed(question: str, reply: PlanReply) -> ParsedQuestion | None:
         target = sign_words(target)
     if intent is Intent.COUNT and modality is Modality.SPEECH and names_any_message(target):
         target = ""  # "how many voice messages came in": every message heard
-    if not names_what_it_needs(intent, modality, target, other):
+    if not names_what_it_needs(intent, modality, target, other) or cites_a_text(intent, question):
         return None
     if intent in (Intent.READ, Intent.SAID) and target:
         return None  # the contents of one sign or message: a value asked about
