@@ -90,6 +90,11 @@ def test_targets_map_onto_the_detector_vocabulary(phrase: str, labels: list[str]
         # the route the robot was on is no part of the thing asked about
         ("Was there a bench along your route?", Intent.DID, Modality.OBJECT, "bench", ""),
         ("Have you read the words 'KEEP CLEAR' on your rounds?", Intent.DID, Modality.TEXT, "keep clear", ""),
+        # talk named as a thing, a place passed through, the robot named as such, a thing owned in context
+        ("Was there any mention of a rooftop party?", Intent.DID, Modality.SPEECH, "rooftop party", ""),
+        ("How often did you walk through the lobby?", Intent.COUNT, Modality.PLACE, "lobby", ""),
+        ("Where was the robot when it heard about the flood?", Intent.WHERE, Modality.SPEECH, "flood", ""),
+        ("I misplaced my umbrella. Have you seen it?", Intent.DID, Modality.OBJECT, "umbrella", ""),
         # a thing asked for by what was said of it, and other ways of asking where
         ("What did someone say was leaking in the garage?", Intent.SAID, Modality.SPEECH, "leaking in the garage", ""),
         ("At which position did you see the ladder?", Intent.WHERE, Modality.OBJECT, "ladder", ""),

@@ -185,6 +185,21 @@ def test_plans_are_checked_for_what_their_intent_needs(reply: str, expected: tup
             plan(intent="count", modality="speech", subject="calls about the elevator"),
             (Intent.COUNT, Modality.SPEECH, "calls about the elevator", ""),
         ),
+        (  # talk named as a thing is heard
+            "Was there any word about the delivery?",
+            plan(subject="any word about the delivery"),
+            (Intent.DID, Modality.SPEECH, "delivery", ""),
+        ),
+        (  # a place passed through is a place visited
+            "How often did you cut through the courtyard?",
+            plan(intent="count", subject="through the courtyard"),
+            (Intent.COUNT, Modality.PLACE, "courtyard", ""),
+        ),
+        (  # a pronoun stands for what the context named
+            "I misplaced my umbrella. Did you notice it?",
+            plan(subject="it"),
+            (Intent.DID, Modality.OBJECT, "umbrella", ""),
+        ),
         (  # a sign that says something is still a sign: seen, not heard
             "Did you see a sign that said keep out?",
             plan(modality="text", subject="keep out"),

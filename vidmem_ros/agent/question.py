@@ -65,13 +65,13 @@ _SEE = (
 # Being at a place, and the prepositions that lead to its description.
 _BE_AT = (
     r"(?:were you|have you been|had you been|was the robot|did you (?:go|come(?! across| upon)|get|stay|stop|remain"
-    r"|return|end up)"
+    r"|return|end up|pass through|walk through|drive through|go through|cross)"
     r"|did you visit|have you visited|did you make|have you made|did you pay|have you paid)"
 )
 _MESSAGE = r"(?:the )?(?:message|announcement|one|news|call|remark|words?)(?: about| that| on| saying)?"
 # "Where were you", and the ways of asking for a position that mean the same.
 _WHERE_WERE_YOU = (
-    r"(?:where were you(?: standing| located| positioned)?"
+    r"(?:where (?:were you|was the robot)(?: standing| located| positioned)?"
     r"|what (?:was|were) your (?:x, y |x and y )?(?:coordinates|position|location)"
     r"|(?:give|report|state|tell me) your (?:x, y |x and y )?(?:position|coordinates|location))"
 )
@@ -80,6 +80,7 @@ _INTO = r"(?: back)?(?: to| in| into| at| inside| on| outside on| out on| out in
 _NEXT = r"(?:right |just |directly |immediately |straight )?"
 _PLACE = r"(?:room|place|area|location|spot|space|part of the building|site|stop)"
 _MOVE = r"(?:go to|go into|visit|enter|move to|head to|reach|come to|drive to|walk to|go)"
+_SELF = r"(?:you|it|the robot)"  # the robot, as a question names it
 _WHO = r"(?:someone|anyone|somebody|anybody|they|people|a person|the person|you)"
 _SAY = (
     r"(?:say|said|mention|mentioned|talk about|talked about|speak about|spoke about|bring up|brought up|refer to"
@@ -196,11 +197,11 @@ _PATTERNS: list[tuple[Intent, Modality, str]] = [
     (Intent.LAST, Modality.SPEECH, rf"^when (?:did|have) {_WHO} (?:last )?{_SAY} (?P<t>.+)$"),
     (Intent.LAST, Modality.SPEECH, rf"^when did you (?:last )?{_HEAR} (?P<t>.+)$"),
     (Intent.WHERE, Modality.SPEECH, rf"^{_WHERE_WERE_YOU} when {_WHO} {_SAY} (?P<t>.+)$"),
-    (Intent.WHERE, Modality.SPEECH, rf"^{_WHERE_WERE_YOU} when you {_HEAR} (?P<t>.+)$"),
-    (Intent.WHERE, Modality.TEXT, rf"^{_WHERE_WERE_YOU} when you (?:first |last )?{_READ} (?P<t>.+)$"),
+    (Intent.WHERE, Modality.SPEECH, rf"^{_WHERE_WERE_YOU} when {_SELF} {_HEAR} (?P<t>.+)$"),
+    (Intent.WHERE, Modality.TEXT, rf"^{_WHERE_WERE_YOU} when {_SELF} (?:first |last )?{_READ} (?P<t>.+)$"),
     (Intent.WHERE, Modality.TEXT, rf"^{_AT_WHICH_POSITION} (?:did|have) you (?:first |last )?{_READ} (?P<t>.+)$"),
     (Intent.WHERE, Modality.OBJECT, rf"^{_AT_WHICH_POSITION} (?:did|have) you (?:first |last )?{_SEE} (?P<t>.+)$"),
-    (Intent.WHERE, Modality.OBJECT, rf"^{_WHERE_WERE_YOU} when you (?:first |last )?{_SEE} (?P<t>.+)$"),
+    (Intent.WHERE, Modality.OBJECT, rf"^{_WHERE_WERE_YOU} when {_SELF} (?:first |last )?{_SEE} (?P<t>.+)$"),
     (
         Intent.LAST,
         Modality.SPEECH,
@@ -306,7 +307,7 @@ def _antecedent(context: str) -> str:
     about = re.search(r"\babout (?P<t>[^,.;:!?]+)", words)
     if about:
         return clean_target(about.group("t"))
-    new = re.search(rf"\b(?:a|an|some) (?P<t>{_NAME}){_NAME_END}", words)
+    new = re.search(rf"\b(?:a|an|some|my|our|his|her|their) (?P<t>{_NAME}){_NAME_END}", words)
     if new:
         return clean_target(new.group("t"))
     named = re.findall(rf"\bthe (?P<t>{_NAME}){_NAME_END}", words)
@@ -335,6 +336,8 @@ def _parse_clause(text: str) -> ParsedQuestion | None:
             modality, target = Modality.TEXT, clean_target(sign.group("t"))
         if not names_what_it_needs(intent, modality, target, other) or cites_a_text(intent, normal):
             continue
+        if modality is Modality.OBJECT and (heard := spoken_of(target)):
+            modality, target = Modality.SPEECH, heard
         if modality is Modality.TEXT:
             target = sign_words(target)
         now = intent is Intent.WHAT and ("now" in normal or normal.startswith(("what do", "what can", "what is")))
@@ -369,6 +372,33 @@ def cites_a_text(intent: Intent, question: str) -> bool:
     """Whether a question about where or when says its answer is what a text or someone says ("where was it
     made, according to the label?"): those words are asked for, not the robot's position or a moment."""
     return intent in (Intent.WHERE, Intent.FIRST, Intent.LAST) and cites_a_source(question)
+
+
+# Talk named as a thing: "any mention of a leak", "word about the delivery".
+_TALK_OF = re.compile(
+    r"^(?:(?:any|a|an|some|the) )?(?:mention|talk|word|news|announcement|discussion|message|rumou?r)s? (?:of|about|on"
+    r"|regarding|concerning) (?P<t>.+)$"
+)
+
+
+def spoken_of(target: str) -> str:
+    """What talk named as a thing was about ("a leak" of "any mention of a leak"), or "" when it is no talk."""
+    match = _TALK_OF.match(target.lower())
+    return clean_target(match.group("t")) if match else ""
+
+
+# Moving through a place, said before it: "through the lobby" of "how often did you pass through the lobby".
+_THROUGH = re.compile(r"^(?:through|into|inside|in|to|at|across) ")
+
+
+def place_passed(target: str) -> str:
+    """The place a visit is described by ("lobby" of "through the lobby"), or "" when it names no place so."""
+    return clean_target(_THROUGH.sub("", target)) if _THROUGH.match(target.lower()) else ""
+
+
+def resolve_context(parsed: ParsedQuestion) -> ParsedQuestion:
+    """A plan whose thing is a pronoun ("have you seen it?") about what the question's context named."""
+    return _resolved(parsed, _context(parsed.text))
 
 
 def names_any_message(target: str) -> bool:

@@ -28,7 +28,10 @@ from vidmem_ros.agent.question import (
     names_any_message,
     names_what_it_needs,
     parse_question,
+    place_passed,
+    resolve_context,
     sign_words,
+    spoken_of,
     window_of,
 )
 from vidmem_ros.agent.question_similarity import SimilarityParser
@@ -231,13 +234,17 @@ def to_parsed(question: str, reply: PlanReply) -> ParsedQuestion | None:
         target = sign_words(target)
     if intent is Intent.COUNT and modality is Modality.SPEECH and names_any_message(target):
         target = ""  # "how many voice messages came in": every message heard
+    if modality is Modality.OBJECT and (heard := spoken_of(target)):
+        modality, target = Modality.SPEECH, heard  # "was there any mention of a leak"
+    if intent in (Intent.COUNT, Intent.DURATION) and modality is Modality.OBJECT and (place := place_passed(target)):
+        modality, target = Modality.PLACE, place  # "how often did you pass through the lobby"
     if not names_what_it_needs(intent, modality, target, other) or cites_a_text(intent, question):
         return None
     if intent in (Intent.READ, Intent.SAID) and target:
         return None  # the contents of one sign or message: a value asked about
     window = window_of(question)
     now = intent is Intent.WHAT and " now" in f" {question.lower()}"
-    return ParsedQuestion(question, intent, target, modality, other, window, now)
+    return resolve_context(ParsedQuestion(question, intent, target, modality, other, window, now))
 
 
 _ALTERNATIVES = re.compile(r"\bor\b", re.IGNORECASE)
