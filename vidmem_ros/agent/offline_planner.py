@@ -257,10 +257,7 @@ class OfflinePlanner:
             f"I first saw {p.target} {relation} {p.other}: {p.target} at {first_a.stamp - state.t0:.0f} s, "
             f"{p.other} at {first_b.stamp - state.t0:.0f} s after my memory begins."
         )
-        value: bool | str = relation
-        if p.relation:  # "was A before B?" is answered yes or no
-            value = relation == p.relation
-            text = f"{'Yes' if value else 'No'}, {text}"
+        value, text = _as_asked(p, relation, relation, text)
         yield answer(text, min(first_a.score, first_b.score), [first_a.ref, first_b.ref], value=value)
 
     def _one_side(self, state: AgentState, did: str, done: str, *sides: tuple[str, Finding | None]) -> Step:
@@ -335,10 +332,8 @@ class OfflinePlanner:
             f'{early} first: I heard "{f1.text}" at {f1.stamp - state.t0:.0f} s, and "{f2.text}" about {late} '
             f"at {f2.stamp - state.t0:.0f} s after my memory begins."
         )
-        value: bool | str = early
-        if p.relation:  # "was A mentioned before B?" is answered yes or no
-            value = (early == p.target) == (p.relation == "before")
-            text = f"{'Yes' if value else 'No'}, {text}"
+        relation = "before" if early == p.target else "after"
+        value, text = _as_asked(p, relation, early, text)
         return answer(text, min(f1.score, f2.score), [f1.ref, f2.ref], f1.ref, f1.ref, value=value)
 
     def _neighbour(self, state: AgentState, p: ParsedQuestion) -> Script:
@@ -588,6 +583,15 @@ class OfflinePlanner:
     @staticmethod
     def _when(state: AgentState, stamp: float) -> str:
         return f"at {utc_clock(stamp)} ({stamp - state.t0:.1f} s after my memory begins)"
+
+
+def _as_asked(p: ParsedQuestion, relation: str, value: str, text: str) -> tuple[bool | str, str]:
+    """An order's value and text as the question asked it: "was A before B?" (``p.relation``) is answered yes or
+    no by whether A came ``relation`` B; "which came first" by ``value``."""
+    if not p.relation:
+        return value, text
+    agrees = relation == p.relation
+    return agrees, f"{'Yes' if agrees else 'No'}, {text}"
 
 
 def call(tool: str, **args: Any) -> dict[str, Any]:

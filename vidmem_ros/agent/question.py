@@ -94,6 +94,11 @@ _SAYING = (
     r"|that warned (?:about|of)|announcing|about|for|with)"
 )
 _ANCHOR = rf"(?:(?:you )?(?:saw|seeing|{_SEE}) )?"
+# Things heard named only by their kind ("spoken messages", "radio calls"): every one of them, not what they said.
+_MESSAGE_KINDS = (
+    r"(?:(?:spoken|voice|radio|audio|verbal|different|separate|distinct|individual) )*(?:messages?|announcements?"
+    r"|sentences?|utterances?|remarks?|calls?|things? said)"
+)
 # One thing of a yes-or-no order question ("was the boiler fixed before the lift?"): who met it and how, what it
 # was about, and what happened to it are not part of its name.
 _MET = rf"(?:{_WHO} (?:{_SEE}|{_HEAR}|{_SAY}|{_READ}|report|reported|announce|announced) )?(?:about )?(?:{_MESSAGE} )?"
@@ -172,8 +177,7 @@ _PATTERNS: list[tuple[Intent, Modality, str]] = [
     (
         Intent.COUNT,
         Modality.SPEECH,
-        r"^how many (?:(?:spoken|different|separate|voice|radio) )?(?:messages|announcements|sentences|utterances"
-        r"|remarks|calls|things said)(?: (?:did|have) you (?:hear|heard)| (?:were|have been) (?:said|made|announced"
+        rf"^how many {_MESSAGE_KINDS}(?: (?:did|have) you (?:hear|heard)| (?:were|have been) (?:said|made|announced"
         r"|heard))(?P<w>.*)$",
     ),
     (Intent.COUNT, Modality.OBJECT, rf"^how (?:many times|often) (?:did|have) you {_SEE} (?P<t>.+)$"),
@@ -334,12 +338,9 @@ def _parse_clause(text: str) -> ParsedQuestion | None:
             intent = Intent.AFTER if groups["r"].endswith("after") else Intent.BEFORE
         if modality in (Modality.OBJECT, Modality.TEXT) and (sign := _SIGN_TARGET.match(target)):
             modality, target = Modality.TEXT, clean_target(sign.group("t"))
+        modality, target = refined(intent, modality, target)
         if not names_what_it_needs(intent, modality, target, other) or cites_a_text(intent, normal):
             continue
-        if modality is Modality.OBJECT and (heard := spoken_of(target)):
-            modality, target = Modality.SPEECH, heard
-        if modality is Modality.TEXT:
-            target = sign_words(target)
         now = intent is Intent.WHAT and ("now" in normal or normal.startswith(("what do", "what can", "what is")))
         return ParsedQuestion(text, intent, target, modality, other, window, now, relation)
     return None
@@ -351,15 +352,27 @@ _MESSAGE_NOUN = re.compile(r"\s+(?:message|announcement|news|call|remark)s?$")
 
 
 # A count of what was heard that names only the kind of thing heard ("radio calls"), not what it was about.
-_ANY_MESSAGE = re.compile(
-    r"^(?:(?:spoken|voice|radio|audio|verbal|different|separate|distinct|individual) )*(?:messages?|announcements?"
-    r"|sentences?|utterances?|remarks?|calls?|news|things? said|times?)$"
-)
+_ANY_MESSAGE = re.compile(rf"^(?:{_MESSAGE_KINDS}|news|times?)$")
 
 
 # The kind of thing a text was written on, said after its words ("a wet floor warning", "the exit sign").
 _TEXT_KINDS = r"(?:sign|notice|label|poster|warning|board|plaque|placard|banner|note|screen|display|sticker|caption)"
 _TEXT_KIND = re.compile(rf"\s+{_TEXT_KINDS}s?$")
+
+
+def refined(intent: Intent, modality: Modality, target: str) -> tuple[Modality, str]:
+    """How a plan's thing was met and its name, as its words say, whoever read the question (rules or model):
+    "any mention of a leak" was heard, "through the lobby" is a place, "a wet floor warning" is read as "wet
+    floor", and "voice messages" counted are all messages."""
+    if modality is Modality.OBJECT and (heard := spoken_of(target)):
+        modality, target = Modality.SPEECH, heard
+    if intent in (Intent.COUNT, Intent.DURATION) and modality is Modality.OBJECT and (place := place_passed(target)):
+        modality, target = Modality.PLACE, place
+    if modality is Modality.TEXT:
+        target = sign_words(target)
+    if intent is Intent.COUNT and modality is Modality.SPEECH and names_any_message(target):
+        target = ""
+    return modality, target
 
 
 def sign_words(target: str) -> str:

@@ -25,13 +25,10 @@ from vidmem_ros.agent.question import (
     cites_a_text,
     clean_target,
     modality_named,
-    names_any_message,
     names_what_it_needs,
     parse_question,
-    place_passed,
+    refined,
     resolve_context,
-    sign_words,
-    spoken_of,
     window_of,
 )
 from vidmem_ros.agent.question_similarity import SimilarityParser
@@ -230,14 +227,7 @@ def to_parsed(question: str, reply: PlanReply) -> ParsedQuestion | None:
         modality = Modality.SPEECH
     if intent is Intent.READ:
         modality = Modality.TEXT
-    if modality is Modality.TEXT:
-        target = sign_words(target)
-    if intent is Intent.COUNT and modality is Modality.SPEECH and names_any_message(target):
-        target = ""  # "how many voice messages came in": every message heard
-    if modality is Modality.OBJECT and (heard := spoken_of(target)):
-        modality, target = Modality.SPEECH, heard  # "was there any mention of a leak"
-    if intent in (Intent.COUNT, Intent.DURATION) and modality is Modality.OBJECT and (place := place_passed(target)):
-        modality, target = Modality.PLACE, place  # "how often did you pass through the lobby"
+    modality, target = refined(intent, modality, target)
     if not names_what_it_needs(intent, modality, target, other) or cites_a_text(intent, question):
         return None
     if intent in (Intent.READ, Intent.SAID) and target:
