@@ -33,7 +33,7 @@ CASES = [
     ("Which corridor did you take after the library?", Asked.NAME),
     ("Isn't there a whiteboard in the staff kitchen?", Asked.YES_NO),
     ("Where was the teapot made, according to its label?", Asked.NAME),  # what a text or someone says
-    ("According to the guard, when does the gate open?", Asked.NAME),
+    ("According to the guard, when does the pool open?", Asked.NAME),
 ]
 
 
