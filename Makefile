@@ -18,9 +18,20 @@ $(STAMPS)/venv:
 	$(PIP) install pip==26.3 setuptools==84.2.1 wheel==0.48.0
 	@mkdir -p $(STAMPS) && touch $@
 
+# llama.cpp for the question parser, compiled here (about 9 minutes on 2 cores) for the x86-64 level nearly every
+# machine has (AVX2, FMA, F16C) rather than -march=native: a virtual machine may report AMX tiles that its host does
+# not let a process use, and a native build then crashes on the first prompt of more than one token.  Never from
+# pip's wheel cache, which may hold a native build made before.
+LLAMA_VERSION := $(shell sed -n 's/^llama-cpp-python==//p' requirements/parser.txt)
+ifeq ($(shell uname -m),x86_64)
+LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON
+endif
+$(STAMPS)/llama: $(STAMPS)/venv requirements/parser.txt
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(PIP) install --no-cache-dir --force-reinstall --no-deps llama-cpp-python==$(LLAMA_VERSION)
+	@touch $@
+
 # torch first, from its pinned CPU build, so nothing pulls a CUDA build.
-# parser.txt compiles llama.cpp (about 9 minutes on 2 cores the first time; pip caches the wheel).
-$(STAMPS)/deps: $(STAMPS)/venv requirements/constraints.txt requirements/ros-jazzy.txt requirements/base.txt requirements/perception.txt requirements/parser.txt requirements/fleet.txt requirements/no-deps.txt requirements/dev.txt
+$(STAMPS)/deps: $(STAMPS)/venv $(STAMPS)/llama requirements/constraints.txt requirements/ros-jazzy.txt requirements/base.txt requirements/perception.txt requirements/parser.txt requirements/fleet.txt requirements/no-deps.txt requirements/dev.txt
 	$(PIP) install -c requirements/constraints.txt torch==2.13.0
 	$(PIP) install -c requirements/constraints.txt -r requirements/ros-jazzy.txt -r requirements/base.txt -r requirements/perception.txt -r requirements/parser.txt -r requirements/fleet.txt -r requirements/dev.txt
 	$(PIP) install --no-deps -r requirements/no-deps.txt

@@ -18,6 +18,7 @@ from typing import Any
 from vidmem_ros.agent.asked import Asked, asked_kind, interrogative
 from vidmem_ros.agent.description import head_words, held_in
 from vidmem_ros.agent.fitting import fit_to_schema
+from vidmem_ros.agent.grounding import CLAIM_MIN, Sense, source_named
 from vidmem_ros.agent.harness import AgentState, Observation, PlannerError
 from vidmem_ros.agent.labels import singular
 from vidmem_ros.agent.question import Intent, Modality, ParsedQuestion, asked_words, content_words, modality_named
@@ -532,42 +533,32 @@ class OfflinePlanner:
         return True
 
     def _read_out(self, state: AgentState, words: list[str]) -> Generator[Step, list[Observation], bool]:
-        """Read the answer out of what was read or heard: the sign or sentence that best matches the question's
-        words; for a sign, every line read with the matching one, those that are not wholly the question's own
-        words first (the value).  False when nothing read or heard matches."""
-        state.plan("find what was read or heard that matches the question", "read the answer out of it")
-        obs = (yield [call("search", query=" ".join(words), sources=["texts", "transcripts"], limit=6)])[0]
-        question = " ".join(words)
-        asked = " ".join(asked_words(state.question))
-        best = next(
-            (
-                f
-                for f in obs.result.findings
-                if f.kind == "transcript" or (f.kind == "text" and words_covered(f.text, asked) > 0)
-            ),
-            None,
-        )  # a line read must share a word with what is asked, not merely contain one run together or name the place
+        """Read the answer out of what was read or heard: the sign or sentence the question is grounded in (by
+        words and meaning, restricted to the source it names); for a sign, every line read with it, those that are
+        not wholly the question's own words first (the value).  False when nothing read or heard matches."""
+        state.plan("ground the question in what was read or heard", "read the answer out of it")
+        how = [s.value for s in source_named(state.question) if s is not Sense.SEEN] or ["read", "heard"]
+        # The place a question says a thing was at ("in the storage room") tells where, not what was written.
+        described = " ".join(asked_words(state.question)) or state.question
+        obs = (yield [call("ground", description=described, how=how, limit=8)])[0]
+        found = obs.result.findings
+        best = next((f for f in found if f.data.get("claimed")), None)
+        if best is None and found and found[0].score >= CLAIM_MIN and float(found[0].data.get("words", 0)) > 0:
+            best = found[0]  # not ahead by the margin, but the question's own words are there: offered, less sure
         if best is None:
             return False
+        sure = 0.6 if best.data.get("claimed") else 0.35
         when = self._when(state, best.stamp)
-        if best.kind == "transcript":
-            yield answer(
-                f'"{best.text}", as I heard {when}.',
-                0.5 * min(1.0, best.score),
-                [best.ref],
-                best.ref,
-                best.ref,
-                value=best.text,
-            )
+        if best.data.get("record") == "transcript":
+            text = f'"{best.text}", as I heard {when}.'
+            yield answer(text, sure * best.score, [best.ref], best.ref, best.ref, value=best.text)
             return True
-        t = best.stamp - state.t0
-        around = (yield [call("timeline", start_t=max(0.0, t - 1.0), end_t=t + 1.0, what=["text"], limit=20)])[0]
-        lines = list(dict.fromkeys([best.text, *(str(f.data.get("read", "")) for f in around.result.findings)]))
-        lines = [line for line in lines if line]
+        lines = [line.strip() for line in best.text.split(" / ") if line.strip()]
+        question = " ".join(words)
         values = [line for line in lines if words_covered(line, question) < 1.0] or lines
         listed = ", ".join(f'"{line}"' for line in lines)
         text = f"{'; '.join(values)}: I read {listed} together {when}."
-        yield answer(text, 0.5, [best.ref], best.ref, best.ref, value="; ".join(values))
+        yield answer(text, sure * best.score, [best.ref], best.ref, best.ref, value="; ".join(values))
         return True
 
     # -- helpers -----------------------------------------------------------------------

@@ -14,6 +14,7 @@ from dataclasses import replace
 from vidmem_ros.agent.answer import Answer
 from vidmem_ros.agent.asked import asked_kind, settle
 from vidmem_ros.agent.fleet_answer import FleetAnswerer
+from vidmem_ros.agent.grounding import MeaningCache
 from vidmem_ros.agent.harness import Budget, Harness, PlannerFactory
 from vidmem_ros.agent.labels import LabelLexicon
 from vidmem_ros.agent.offline_planner import OfflinePlanner
@@ -65,6 +66,7 @@ class Reasoner:
         self.fleet = fleet  # questions over every robot's memory (scope "fleet"); None without a fleet store
         self.cold = cold
         self.reader = MemoryReader(store, images, cold)  # what the tools read, and the query node's services too
+        self.meaning = MeaningCache(text_embedder)  # records' sentence vectors, kept from question to question
 
     def answer(
         self,
@@ -120,6 +122,7 @@ class Reasoner:
             places=self.places,
             text_embedder=self.text_embedder,
             lexicon=self.lexicon,
+            meaning=self.meaning,
         )
 
     def _trimmed(self, answer: Answer, question: str, as_of: float | None) -> Answer:

@@ -92,6 +92,16 @@ class TimelineArgs(_Range):
     limit: int = Field(20, ge=1, le=50)
 
 
+class GroundArgs(_Range):
+    description: str = Field(
+        min_length=1, max_length=300, description="the thing as the question describes it: what it was, said or read"
+    )
+    how: list[Literal["read", "heard", "seen"]] = Field(
+        default_factory=list, description="how it was met, where the question says so; empty: every kind competes"
+    )
+    limit: int = Field(8, ge=1, le=20)
+
+
 class PlacesArgs(_Range):
     about: str = Field(
         "",

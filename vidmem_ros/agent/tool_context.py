@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from vidmem_ros.agent.grounding import MeaningCache
 from vidmem_ros.agent.labels import LabelLexicon
 from vidmem_ros.config import PlacesConfig
 from vidmem_ros.errors import VidmemError
@@ -112,6 +113,7 @@ class ToolContext:
     places: PlacesConfig = field(default_factory=PlacesConfig)
     text_embedder: TextEmbedder | None = None  # matches place descriptions by meaning as well as by words
     lexicon: LabelLexicon | None = None  # words -> detector labels; built from ``vocabulary`` on first use if None
+    meaning: MeaningCache | None = None  # records' sentence vectors, shared by the questions of one reasoner
 
     @property
     def reader(self) -> MemoryReader:

@@ -10,6 +10,7 @@ from typing import Any
 from vidmem_ros.agent.tool_args import (
     FindObjectArgs,
     FindTextArgs,
+    GroundArgs,
     InspectArgs,
     KindsArgs,
     NavigateArgs,
@@ -31,6 +32,7 @@ from vidmem_ros.agent.tools import (
     find_object,
     find_places,
     find_text,
+    ground,
     inspect_frames,
     kinds_of,
     navigate,
@@ -72,6 +74,13 @@ TOOLS: dict[str, ToolSpec] = {
             "moments (detected objects), events (captions), summaries (periods), transcripts (speech), texts (signs).",
             SearchArgs,
             search,
+        ),
+        ToolSpec(
+            "ground",
+            "What in memory a description refers to, whatever holds it: signs read, sentences heard, things seen "
+            "(detections, scene tags) and event captions, scored on one scale; the one that stands out is claimed.",
+            GroundArgs,
+            ground,
         ),
         ToolSpec(
             "find_object",

@@ -15,12 +15,14 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from vidmem_ros.agent.description import description_rest, head_words, wanted_count, without_count
+from vidmem_ros.agent.grounding import Grounder, Grounding, MeaningCache, Sense
 from vidmem_ros.agent.labels import LabelLexicon
 from vidmem_ros.agent.question import GENERIC_PLACES
 from vidmem_ros.agent.text_match import squash, text_match, words_covered
 from vidmem_ros.agent.tool_args import (
     FindObjectArgs,
     FindTextArgs,
+    GroundArgs,
     InspectArgs,
     KindsArgs,
     NavigateArgs,
@@ -98,6 +100,44 @@ def _hit_finding(ctx: ToolContext, hit: SearchHit) -> Finding:
     data = {"last_ref": f"moment/{last.id}", "_last_pose": last.pose} if last.id != moment.id else {}
     pose = hit.pose or moment.pose
     return Finding(f"moment/{hit.ref}", "moment", hit.stamp, last.stamp, hit.text, min(1.0, hit.score), pose, data)
+
+
+# -- grounding a description in every kind of record ---------------------------------
+
+
+def ground(ctx: ToolContext, args: GroundArgs) -> ToolResult:
+    """What in memory a description refers to, whatever kind of record holds it, best first; ``claimed`` marks
+    the one that is good enough and stands out from the rest."""
+    grounding = grounding_of(ctx, args.description, [Sense(h) for h in args.how], ctx.window(args.start_t, args.end_t))
+    claimed = grounding.claimed()
+    findings = [
+        Finding(
+            g.ref, "grounded", g.stamp, g.end, g.text, g.score, g.pose,
+            {
+                "how": g.sense.value, "record": g.kind, "records": g.count, "words": round(g.words, 2),
+                "meaning": round(g.meaning, 2), **({"claimed": True} if g is claimed else {}), **g.data,
+            },
+        )
+        for g in grounding.found[: args.limit]
+    ]  # fmt: skip
+    return ToolResult("ground", findings, "" if findings else f"nothing in memory matches {args.description!r}")
+
+
+def grounding_of(
+    ctx: ToolContext, description: str, senses: list[Sense], window: tuple[float, float] | None = None
+) -> Grounding:
+    """The description grounded in memory as of the question, over ``window`` (all of memory by default)."""
+    if ctx.meaning is None:
+        ctx.meaning = MeaningCache(ctx.text_embedder)
+    grounder = Grounder(
+        ctx.store,
+        ctx.as_of,
+        window or ctx.window(None, None),
+        ctx.meaning,
+        lambda phrase: labels_for(ctx, phrase),
+        ctx.min_score,
+    )
+    return grounder.ground(description, senses or tuple(Sense))
 
 
 # -- objects, text read, speech ------------------------------------------------------

@@ -1,0 +1,151 @@
+"""Grounding a description in every kind of record: signs, sentences heard, detections, tags, captions."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+
+from vidmem_ros.agent.grounding import (
+    CLAIM_MIN,
+    Grounder,
+    MeaningCache,
+    Sense,
+    found_in,
+    source_named,
+    terms,
+    word_score,
+)
+from vidmem_ros.memory.records import Detection, Moment, Pose, Transcript
+from vidmem_ros.memory.store import SqliteStore
+from vidmem_ros.perception.types import Tag, TextLine
+
+T0 = 1_800_000_000.0
+BOX = (0.0, 0.0, 10.0, 10.0)
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> SqliteStore:
+    store = SqliteStore(tmp_path / "memory.db")
+    signs = {
+        10: ["POOL OPENS", "AT 7 AM"],
+        30: ["BOILER ROOM", "STAFF ONLY"],
+        50: ["PLATFORM 4"],
+    }
+    for offset, lines in signs.items():
+        for k in range(3):  # a sign is read over a few frames
+            texts = [TextLine(line, 0.95) for line in lines]
+            store.add_moment(
+                Moment(T0 + offset + k, "/cam", 64, 48, None, texts=texts, pose=Pose("map", offset / 10, 0.0))
+            )
+    store.add_transcript(Transcript(T0 + 60, T0 + 63, "The pool will close early today because of a leak."))
+    store.add_transcript(Transcript(T0 + 80, T0 + 83, "Lunch is being served in the cafeteria on level two."))
+    kite = Detection("kite", 0.9, BOX)
+    for offset in (100, 101, 102):
+        store.add_moment(Moment(T0 + offset, "/cam", 64, 48, None, detections=[kite], pose=Pose("map", 10.0, 5.0)))
+    frog = Tag("tree frog", 0.6, ("tree frog", "frog", "amphibian", "animal"))
+    store.add_moment(Moment(T0 + 120, "/cam", 64, 48, None, tags=[frog], pose=Pose("map", 12.0, 5.0)))
+    heron = Tag("heron", 0.5, ("heron", "bird", "animal"))
+    for offset in (140, 141, 142):
+        store.add_moment(Moment(T0 + offset, "/cam", 64, 48, None, tags=[heron], pose=Pose("map", 14.0, 5.0)))
+    return store
+
+
+def grounder(store: SqliteStore, meaning: MeaningCache | None = None, as_of: float | None = None) -> Grounder:
+    labels = {"kite": ["kite"], "kites": ["kite"]}
+    return Grounder(
+        store,
+        as_of,
+        (-math.inf, math.inf),
+        meaning or MeaningCache(None),
+        lambda phrase: next((v for k, v in labels.items() if k in phrase.split()), []),
+    )
+
+
+@pytest.mark.parametrize(
+    "question, expected",
+    [
+        ("According to the notice by the pool, when does it open?", [Sense.READ]),
+        ("What did the voice on the intercom say about the pool?", [Sense.HEARD]),
+        ("The pool: what was announced about it?", [Sense.HEARD]),
+        ("Which hours were printed on the card at the desk?", [Sense.READ]),
+        ("You saw a plaque near the lift. What did it name?", [Sense.READ]),  # seeing a plaque is reading it
+        ("When does the pool open?", []),
+    ],
+)
+def test_the_source_a_question_names_restricts_the_search(question: str, expected: list[Sense]) -> None:
+    assert source_named(question) == expected
+
+
+def test_word_forms_match_without_hiding_inside_other_words() -> None:
+    assert found_in("leaking", "a leak in the roof") and found_in("plates", "PLATE 7")
+    assert not found_in("plate", "PLATFORM 4") and not found_in("lab", "LABEL")
+    assert found_in("eastwing", "the east wing") and found_in("tower", "EASTTOWER LIFTS")  # run together either way
+    assert terms("Which of the signs showed the time the pool opens?") == ["signs", "showed", "pool", "opens"]
+
+
+def test_words_no_record_holds_describe_the_bearer_and_weigh_little() -> None:
+    wanted = ["yellow", "notice", "pool", "opens"]
+    known = {"pool", "opens"}
+    assert word_score(wanted, "POOL OPENS / AT 7 AM", known) == pytest.approx(2 / 2.5)
+    assert word_score(["pool", "opens"], "POOL OPENS", known) == 1.0
+    assert word_score(wanted, "BOILER ROOM", known) == 0.0
+
+
+@pytest.mark.parametrize(
+    "description",
+    ["the yellow notice about the pool opening", "when the pool opens", "pool opening hours on the sign"],
+)
+def test_a_sign_is_grounded_by_its_words_whatever_else_the_description_says(
+    store: SqliteStore, description: str
+) -> None:
+    grounding = grounder(store).ground(description, [Sense.READ])
+    best = grounding.claimed()
+    assert best is not None and best.kind == "text" and best.text == "POOL OPENS / AT 7 AM"
+    assert (best.stamp, best.end, best.count) == (T0 + 10, T0 + 12, 3)
+    assert best.ref.startswith("text/") and best.pose == Pose("map", 1.0, 0.0)
+
+
+def test_a_named_source_keeps_other_kinds_out(store: SqliteStore) -> None:
+    heard = grounder(store).ground("the pool", [Sense.HEARD]).claimed()
+    read = grounder(store).ground("the pool", [Sense.READ]).claimed()
+    assert heard is not None and heard.kind == "transcript" and heard.stamp == T0 + 60
+    assert read is not None and read.kind == "text" and read.stamp == T0 + 10
+    both = grounder(store).ground("the pool")
+    assert {g.kind for g in both.found if g.score > 0} == {"text", "transcript"}
+
+
+def test_nothing_is_claimed_without_a_margin_over_the_next_thing(store: SqliteStore, tmp_path: Path) -> None:
+    twin = SqliteStore(tmp_path / "twin.db")
+    for offset, line in ((0, "EXIT NORTH"), (40, "EXIT SOUTH")):
+        twin.add_moment(Moment(T0 + offset, "/cam", 64, 48, None, texts=[TextLine(line, 0.9)]))
+    assert grounder(twin).ground("the exit sign", [Sense.READ]).claimed() is None
+    assert grounder(twin).ground("the south exit", [Sense.READ]).claimed() is not None
+
+
+def test_a_detection_grounds_a_thing_seen_and_a_tag_only_on_more_than_one_frame(store: SqliteStore) -> None:
+    kite = grounder(store).ground("a kite", [Sense.SEEN]).claimed()
+    assert kite is not None and kite.kind == "detection" and (kite.stamp, kite.count) == (T0 + 100, 3)
+    heron = grounder(store).ground("any birds", [Sense.SEEN]).claimed()
+    assert heron is not None and heron.kind == "tag" and heron.count == 3
+    frog = grounder(store).ground("a frog", [Sense.SEEN])
+    assert frog.found and frog.found[0].score < CLAIM_MIN and frog.claimed() is None  # one frame's guess
+
+
+def test_nothing_after_the_question_is_grounded(store: SqliteStore) -> None:
+    early = grounder(store, as_of=T0 + 70).ground("lunch in the cafeteria")
+    assert all(g.stamp <= T0 + 70 for g in early.found) and early.claimed() is None
+
+
+def test_meaning_grounds_a_description_that_shares_no_word_with_what_was_heard(store: SqliteStore) -> None:
+    from vidmem_ros.config import load_config
+    from vidmem_ros.perception.registry import build_text_embedder
+
+    embedder = build_text_embedder(load_config().text_embedder)
+    assert embedder is not None
+    meaning = MeaningCache(embedder)
+    for description in ("the message about a meal", "food being offered", "when meals are available"):
+        best = grounder(store, meaning).ground(description, [Sense.HEARD]).claimed()
+        assert best is not None and best.text.startswith("Lunch"), description
+        assert best.words == 0.0 and best.meaning > 0

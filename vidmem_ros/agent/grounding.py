@@ -1,0 +1,374 @@
+"""Grounding a description in all of memory: one retriever over every kind of record.
+
+A question names what it is about by a description ("the notice on the fridge", "the leaflet on the counter",
+"the warning about the lift").  The thing may have been read (the lines of a sign, taken together), heard (a
+sentence), detected or tagged (a label, widened through WordNet), or summarised (an event's caption).  Every kind
+is scored on one scale by two signals fused:
+
+- words: the share of the description's content words found in the record, by stem.  A word that no record of
+  that kind holds at all ("plate", "yellow", "notice") describes what bore the words rather than the words
+  themselves, so it counts for little;
+- meaning: the cosine of the description and the record under the text embedder, mapped from what unrelated and
+  paraphrased short texts score under such models onto [0, 1].
+
+A source the question names (read, heard, seen) restricts the search; with none named every kind competes.  A
+match is claimed only when it is good enough and stands out from the best other thing by a margin.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import TypeVar
+
+import numpy as np
+
+from vidmem_ros.agent.labels import singular
+from vidmem_ros.agent.text_match import squash, stem
+from vidmem_ros.memory.records import Pose
+from vidmem_ros.memory.view import MemoryView
+from vidmem_ros.perception.embedding import TextEmbedder
+
+# Cosines of a description and a record under a small sentence embedder (MiniLM): unrelated short texts rarely
+# pass the floor, a related sentence that shares no word with the description sits around 0.35-0.45, a paraphrase
+# above the top.  Between them the meaning score rises linearly.
+MEANING_FLOOR = 0.15
+MEANING_FULL = 0.55
+# A word no record of a kind holds cannot tell its records apart (it describes what bore the words): it weighs
+# this much of a word some record holds.
+UNKNOWN_WORD_WEIGHT = 0.25
+# A grounding is claimed at this score, and only this far ahead of the best other thing.
+CLAIM_MIN = 0.45
+CLAIM_MARGIN = 0.08
+# A scene tag is a sighting only on more than one frame: a classifier's passing guess is not.
+TAG_MIN_FRAMES = 2
+TAG_MIN_SCORE = 0.1
+# Records of one thing less than this apart are one occasion.
+OCCASION_GAP_S = 12.0
+# The most distinct records of one kind weighed by meaning for a question (the rest by words only).
+MEANING_CANDIDATES = 400
+T = TypeVar("T")
+
+
+class Sense(str, Enum):
+    """How a thing was met."""
+
+    READ = "read"
+    HEARD = "heard"
+    SEEN = "seen"
+
+
+@dataclass(frozen=True)
+class Grounded:
+    """One thing in memory a description may refer to: every record of it in a run, its best score."""
+
+    sense: Sense
+    kind: str  # text | transcript | detection | tag | caption
+    ref: str
+    stamp: float  # first record
+    end: float  # last record
+    text: str  # what was read or heard, the label seen, or the caption
+    score: float
+    words: float
+    meaning: float
+    pose: Pose | None = None
+    count: int = 1  # frames or lines
+    data: dict[str, object] = field(default_factory=dict)
+
+    @property
+    def identity(self) -> str:
+        return f"{self.sense.value}:{squash(self.text)}"
+
+
+@dataclass
+class Grounding:
+    """Everything a description was grounded in, best first."""
+
+    description: str
+    found: list[Grounded]
+
+    def claimed(self, min_score: float = CLAIM_MIN, margin: float = CLAIM_MARGIN) -> Grounded | None:
+        """The best match where it is good enough and ahead of the best *other* thing by ``margin``."""
+        if not self.found or self.found[0].score < min_score:
+            return None
+        best = self.found[0]
+        other = next((g for g in self.found[1:] if g.identity != best.identity), None)
+        return best if other is None or best.score - other.score >= margin else None
+
+    def of(self, identity: str) -> list[Grounded]:
+        """Every occasion of one thing, oldest first."""
+        return sorted((g for g in self.found if g.identity == identity), key=lambda g: g.stamp)
+
+
+# Words that say nothing of what a thing is: question and function words, and the verbs of meeting it.
+_STOP = frozenset(
+    re.findall(
+        r"[a-z']+",
+        """a an the and or but of to in on at for with from by about into onto over under above below behind
+        beside besides between near next across through along around inside outside up down off out is was were
+        are be been being am did do does done doing have has had having will would shall should can could may
+        might must you your yours i me my mine we us our it its this that these those there here what when where
+        which who whom whose how why any some every each all no not yet ever so just only also than then too
+        very please tell me say said see saw seen read heard hear notice noticed spot spotted one ones thing
+        things something anything someone anyone somebody anybody robot time first last most recent earlier
+        later before after while during still again already""",
+    )
+)
+
+
+def terms(description: str) -> list[str]:
+    """The content words of a description, in order, without repeats."""
+    words = re.findall(r"[a-z0-9][a-z0-9'-]*", description.lower())
+    return list(dict.fromkeys(w.strip("'-") for w in words if w not in _STOP and len(w.strip("'-")) > 1))
+
+
+def word_score(wanted: Sequence[str], text: str, known: set[str]) -> float:
+    """The share of ``wanted`` in ``text`` by word form, words outside ``known`` (those some record of the kind
+    holds) weighing little."""
+    matched = [w for w in wanted if found_in(w, text)]
+    if not matched:
+        return 0.0
+    unknown = sum(w not in matched and w not in known for w in wanted)
+    return len(matched) / (len(wanted) - unknown + UNKNOWN_WORD_WEIGHT * unknown)
+
+
+def known_words(wanted: Sequence[str], texts: Iterable[str]) -> set[str]:
+    """The words of ``wanted`` that some text holds in some form."""
+    joined = " ".join(dict.fromkeys(texts))
+    return {w for w in wanted if found_in(w, joined)}
+
+
+def found_in(word: str, text: str) -> bool:
+    """Whether a word is in a text in some form: a word of the text that begins with its stem and goes on at most
+    three letters ("plates" and "plated" for "plate", not "platform"), or, for a long word, run together with
+    others ("eastwing" holds "wing")."""
+    tokens = re.findall(r"[a-z0-9]+", text.lower())
+    word = squash(word)
+    if not word:
+        return False
+    if len(word) <= 3:  # short words ("c", "b12", "lab") must stand as words: they hide inside others
+        return word in tokens
+    forms = {stem(word), squash(singular(word))}
+    if any(t.startswith(f) and len(t) - len(f) <= 3 for t in tokens for f in forms):
+        return True
+    return len(word) >= 5 and word in "".join(tokens)
+
+
+def meaning_score(cosine: float) -> float:
+    return float(min(1.0, max(0.0, (cosine - MEANING_FLOOR) / (MEANING_FULL - MEANING_FLOOR))))
+
+
+def fused(words: float, meaning: float) -> float:
+    """Either signal alone can ground; both together ground better than either."""
+    return round(1.0 - (1.0 - words) * (1.0 - meaning), 4)
+
+
+class MeaningCache:
+    """Sentence vectors of records, kept across questions (records do not change once written)."""
+
+    def __init__(self, embedder: TextEmbedder | None, limit: int = 50_000) -> None:
+        self.embedder = embedder
+        self.limit = limit
+        self._vectors: dict[str, np.ndarray] = {}
+        self._lock = threading.Lock()  # the query node answers questions concurrently
+
+    def cosines(self, query: str, texts: Sequence[str]) -> list[float]:
+        if self.embedder is None or not texts:
+            return [0.0] * len(texts)
+        with self._lock:
+            missing = list(dict.fromkeys(t for t in texts if t not in self._vectors))
+            if missing:
+                if len(self._vectors) + len(missing) > self.limit:
+                    self._vectors.clear()
+                for text, vector in zip(missing, self.embedder.embed_texts(missing), strict=True):
+                    self._vectors[text] = vector
+            vectors = np.stack([self._vectors[t] for t in texts])
+            q = self.embedder.embed_texts([query])[0]
+        return [float(c) for c in vectors @ q]
+
+
+@dataclass(frozen=True)
+class _Record:
+    kind: str
+    ref: str
+    stamp: float
+    end: float
+    text: str
+    pose: Pose | None
+    score: float = 1.0  # a detector's or tagger's own confidence
+
+
+class Grounder:
+    """Grounds descriptions in one memory, as of one moment, over a window."""
+
+    def __init__(
+        self,
+        store: MemoryView,
+        as_of: float | None,
+        window: tuple[float, float],
+        meaning: MeaningCache,
+        labels_for: Callable[[str], list[str]] | None = None,
+        min_score: float = 0.5,
+    ) -> None:
+        self.store = store
+        self.as_of = as_of
+        self.lo, self.hi = window
+        self.meaning = meaning
+        self.labels_for = labels_for
+        self.min_score = min_score
+
+    def ground(self, description: str, senses: Iterable[Sense] = tuple(Sense)) -> Grounding:
+        wanted = terms(description)
+        found: list[Grounded] = []
+        for sense in dict.fromkeys(senses):
+            if sense is Sense.READ:
+                found += self._scored(Sense.READ, description, wanted, self._signs())
+            elif sense is Sense.HEARD:
+                found += self._scored(Sense.HEARD, description, wanted, self._sentences())
+            else:
+                found += self._seen(description)
+                found += self._scored(Sense.SEEN, description, wanted, self._captions())
+        found.sort(key=lambda g: (-g.score, g.stamp))
+        return Grounding(description, found)
+
+    # -- records of each kind ------------------------------------------------------------
+
+    def _signs(self) -> list[_Record]:
+        """What was read, a frame's lines taken together (a sign's words often span several lines)."""
+        lines = self.store.texts_read(self.lo, self.hi, self.as_of, limit=50_000)
+        by_frame: dict[int, list[str]] = {}
+        first: dict[int, tuple[float, Pose | None, int]] = {}
+        for line in lines:
+            by_frame.setdefault(line.moment_id, []).append(line.text)
+            first.setdefault(line.moment_id, (line.stamp, line.pose, line.id))
+        return [
+            _Record("text", f"text/{first[mid][2]}", first[mid][0], first[mid][0], " / ".join(texts), first[mid][1])
+            for mid, texts in by_frame.items()
+        ]
+
+    def _sentences(self) -> list[_Record]:
+        found = self.store.transcripts(self.lo, self.hi, self.as_of)
+        return [_Record("transcript", f"transcript/{t.id}", t.start, t.end, t.text, None) for t in found]
+
+    def _captions(self) -> list[_Record]:
+        events = self.store.events(self.lo, self.hi, self.as_of)
+        return [
+            _Record("caption", f"event/{e.id}", e.start, e.end, e.caption, e.start_pose)
+            for e in events
+            if e.caption and e.status == "closed"
+        ]
+
+    def _seen(self, description: str) -> list[Grounded]:
+        """Detections of the labels the description names, and scene tags that answer to its words."""
+        found: list[Grounded] = []
+        labels = self.labels_for(description) if self.labels_for is not None else []
+        if labels:
+            sightings = [
+                s for s in self.store.sightings(labels, self.as_of, self.min_score) if self.lo <= s.stamp <= self.hi
+            ]
+            for run in _runs(sightings, lambda s: s.stamp):
+                best = max(run, key=lambda s: s.score)
+                frames = len({s.moment_id for s in run})
+                score = round(min(0.95, 0.6 + 0.35 * best.score), 4)
+                found.append(
+                    Grounded(
+                        Sense.SEEN, "detection", f"moment/{best.moment_id}", run[0].stamp, run[-1].stamp,
+                        best.label, score, 1.0, 0.0, best.pose, frames, {"label": best.label},
+                    )
+                )  # fmt: skip
+        for word in _tag_words(description):
+            tags = [
+                s for s in self.store.tag_sightings(word, self.as_of, TAG_MIN_SCORE) if self.lo <= s.stamp <= self.hi
+            ]
+            for run in _runs(tags, lambda s: s.stamp):
+                frames = len({s.moment_id for s in run})
+                best = max(run, key=lambda s: s.score)
+                score = 0.55 if frames >= TAG_MIN_FRAMES else 0.25  # one frame's guess stays under a claim
+                found.append(
+                    Grounded(
+                        Sense.SEEN, "tag", f"moment/{best.moment_id}", run[0].stamp, run[-1].stamp, word, score,
+                        1.0, 0.0, best.pose, frames, {"label": best.label, "word": word},
+                    )
+                )  # fmt: skip
+        return found
+
+    # -- scoring -------------------------------------------------------------------------
+
+    def _scored(self, sense: Sense, description: str, wanted: list[str], records: list[_Record]) -> list[Grounded]:
+        if not records:
+            return []
+        known = known_words(wanted, (r.text for r in records))
+        words = {r.text: word_score(wanted, r.text, known) for r in records}
+        distinct = list(dict.fromkeys(r.text for r in records))
+        # Meaning for every distinct record where few; else for the best by words and the most recent.
+        if len(distinct) > MEANING_CANDIDATES:
+            by_words = sorted(distinct, key=lambda t: -words[t])[: MEANING_CANDIDATES // 2]
+            distinct = list(dict.fromkeys([*by_words, *distinct[-MEANING_CANDIDATES // 2 :]]))
+        cosines = dict(zip(distinct, self.meaning.cosines(description, [t.lower() for t in distinct]), strict=True))
+        out: list[Grounded] = []
+        by_text: dict[str, list[_Record]] = {}
+        for record in records:
+            by_text.setdefault(squash(record.text) or record.text, []).append(record)
+        for group in by_text.values():
+            for run in _runs(group, lambda r: r.stamp, end=lambda r: r.end):
+                text = run[len(run) // 2].text
+                w = max(words[r.text] for r in run)
+                m = meaning_score(max(cosines.get(r.text, 0.0) for r in run))
+                mid = run[len(run) // 2]
+                out.append(
+                    Grounded(
+                        sense, mid.kind, mid.ref, run[0].stamp, run[-1].end, text, fused(w, m), w, m, mid.pose,
+                        len(run), {"first_ref": run[0].ref, "last_ref": run[-1].ref},
+                    )
+                )  # fmt: skip
+        return out
+
+
+def _tag_words(description: str) -> list[str]:
+    """The words and two-word names a scene tag may answer to, singular."""
+    words = [singular(w) for w in terms(description)]
+    pairs = [" ".join(words[i : i + 2]) for i in range(len(words) - 1)]
+    return list(dict.fromkeys([*pairs, *words]))
+
+
+def _runs(items: Sequence[T], stamp: Callable[[T], float], end: Callable[[T], float] | None = None) -> list[list[T]]:
+    """Time-ordered runs of records no more than ``OCCASION_GAP_S`` apart."""
+    runs: list[list[T]] = []
+    until = end or stamp
+    for item in sorted(items, key=stamp):
+        if runs and stamp(item) - until(runs[-1][-1]) <= OCCASION_GAP_S:
+            runs[-1].append(item)
+        else:
+            runs.append([item])
+    return runs
+
+
+# What bears words that are read, and what carries words heard: general English nouns and verbs.  The first such
+# word in a question names its source ("the voice on the intercom", "the notice you saw", "what the label says").
+_READ_WORDS = (
+    r"read|reading|written|printed|painted|engraved|labell?ed|sign|signs|signpost|signboard|notice|label|plate"
+    r"|nameplate|plaque|placard|poster|board|whiteboard|blackboard|noticeboard|screen|display|banner|sticker|leaflet"
+    r"|flyer|inscription|caption|writing|lettering"
+)
+_HEARD_WORDS = (
+    r"hear|heard|hearing|voice|voices|spoken|speaker|loudspeaker|announcement|announcements|announced|broadcast"
+    r"|intercom|radio|said|say|says|saying|told|tell you|mention|mentioned|talk|talked|spoke|speak"
+)
+_SEEN_WORDS = (
+    r"see|saw|seen|spot|spotted|watch|watched|look at|looked at|notice|noticed|in view|come across|came across"
+)
+_SOURCE = re.compile(rf"\b(?:(?P<read>{_READ_WORDS})|(?P<heard>{_HEARD_WORDS})|(?P<seen>{_SEEN_WORDS}))\b")
+
+
+def source_named(question: str) -> list[Sense]:
+    """The senses a question restricts its search to, by the first word naming a source: read or heard; seen
+    restricts nothing (a sign is seen as much as read).  Empty where none is named: every kind competes."""
+    for match in _SOURCE.finditer(question.lower()):
+        if match.group("read"):
+            return [Sense.READ]
+        if match.group("heard"):
+            return [Sense.HEARD]
+    return []
