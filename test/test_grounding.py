@@ -44,7 +44,7 @@ def store(tmp_path: Path) -> SqliteStore:
     kite = Detection("kite", 0.9, BOX)
     for offset in (100, 101, 102):
         store.add_moment(Moment(T0 + offset, "/cam", 64, 48, None, detections=[kite], pose=Pose("map", 10.0, 5.0)))
-    frog = Tag("tree frog", 0.6, ("tree frog", "frog", "amphibian", "animal"))
+    frog = Tag("tree frog", 0.3, ("tree frog", "frog", "amphibian", "animal"))
     store.add_moment(Moment(T0 + 120, "/cam", 64, 48, None, tags=[frog], pose=Pose("map", 12.0, 5.0)))
     heron = Tag("heron", 0.5, ("heron", "bird", "animal"))
     for offset in (140, 141, 142):
@@ -124,13 +124,19 @@ def test_nothing_is_claimed_without_a_margin_over_the_next_thing(store: SqliteSt
     assert grounder(twin).ground("the south exit", [Sense.READ]).claimed() is not None
 
 
-def test_a_detection_grounds_a_thing_seen_and_a_tag_only_on_more_than_one_frame(store: SqliteStore) -> None:
+def test_a_detection_grounds_a_thing_seen_and_a_tag_only_on_more_than_one_frame_or_when_confident(
+    store: SqliteStore,
+) -> None:
     kite = grounder(store).ground("a kite", [Sense.SEEN]).claimed()
     assert kite is not None and kite.kind == "detection" and (kite.stamp, kite.count) == (T0 + 100, 3)
     heron = grounder(store).ground("any birds", [Sense.SEEN]).claimed()
     assert heron is not None and heron.kind == "tag" and heron.count == 3
     frog = grounder(store).ground("a frog", [Sense.SEEN])
-    assert frog.found and frog.found[0].score < CLAIM_MIN and frog.claimed() is None  # one frame's guess
+    assert frog.found and frog.found[0].score < CLAIM_MIN and frog.claimed() is None  # one frame's weak guess
+    sure = Tag("tree frog", 0.7, ("tree frog", "frog", "amphibian", "animal"))
+    store.add_moment(Moment(T0 + 160, "/cam", 64, 48, None, tags=[sure], pose=Pose("map", 16.0, 5.0)))
+    amphibian = grounder(store).ground("an amphibian", [Sense.SEEN]).claimed()
+    assert amphibian is not None and amphibian.stamp == T0 + 160  # one frame, but a confident tag
 
 
 def test_nothing_after_the_question_is_grounded(store: SqliteStore) -> None:

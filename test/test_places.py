@@ -118,3 +118,15 @@ def test_a_place_named_by_a_word_never_seen_is_found_by_what_its_description_say
     stayed = patrol.answer("How long were you in the lounge (the one with the feline)?")
     assert stayed.value == pytest.approx(22, abs=2) and stayed.pose is not None, stayed.text
     assert stayed.pose.x == pytest.approx(10.4, abs=0.5)
+
+
+def test_when_and_whether_the_robot_was_at_a_place(patrol: Reasoner) -> None:
+    arrived = patrol.answer("When did you first get to the room with the cat?")
+    assert arrived.stamp is not None and abs(arrived.stamp - (T0 + 42)) <= 3, arrived.text
+    back = patrol.answer("When did you last come back to the spot with the cup?")
+    assert back.stamp is not None and abs(back.stamp - (T0 + 75)) <= 6, back.text  # the kept frame nearest it
+    assert "75.0 s after my memory begins" in back.text
+    assert patrol.answer("Have you been to the room with the cat?").value is True
+    assert patrol.answer("Have you been to the room with the cat yet?", as_of=T0 + 30).value is False
+    after = patrol.answer("Once you had left the spot with the cup, where did you go next?")
+    assert after.pose is not None and after.pose.x == pytest.approx(10.4, abs=0.5), after.text

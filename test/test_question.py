@@ -37,6 +37,12 @@ COCO_LEXICON = LabelLexicon(VOCAB)
         ("How long have you been driving around, from the start until now?", Intent.ACTIVE, ""),
         ("How many minutes have passed since you set off?", Intent.ACTIVE, ""),
         ("What is the overall operating time up to now?", Intent.ACTIVE, ""),
+        # a closing "up to now" in other words bounds nothing the question asks
+        ("How long have you been cruising around up to this moment?", Intent.ACTIVE, ""),
+        ("For how long have you been on your rounds as of now?", Intent.ACTIVE, ""),
+        ("How long have you been on shift, to date?", Intent.ACTIVE, ""),
+        ("How much time did you spend in the atrium, all told?", Intent.DURATION, "atrium"),
+        ("How many spoken messages did you hear until this point?", Intent.COUNT, ""),
         ("How long have you been in the garage?", Intent.DURATION, "garage"),
         ("Did you spot a kettle at any point?", Intent.DID, "kettle"),  # trailing adverbials are not its name
         ("Were there any trolleys around?", Intent.DID, "trolleys"),
@@ -212,3 +218,35 @@ def test_where_or_when_according_to_a_text_asks_for_its_words_not_a_position_or_
     assert parse_question("Where was the teapot made, according to its label?") is None
     assert parse_question("When was the bridge built, according to the plaque?") is None
     assert parse_question("Where did you see the teapot?") is not None
+
+
+@pytest.mark.parametrize(
+    "text, intent, target, other",
+    [
+        ("When did you first reach the laundry?", Intent.FIRST, "laundry", ""),
+        ("At what time did you arrive at the loading bay?", Intent.FIRST, "loading bay", ""),
+        ("When did you last come back to the garage?", Intent.LAST, "garage", ""),
+        ("Have you been to the chapel yet?", Intent.DID, "chapel", ""),
+        ("Had you visited the greenhouse before?", Intent.DID, "greenhouse", ""),
+        ("Once you had left the gym, where did you go next?", Intent.AFTER, "", "gym"),
+        ("Which room did you head to after leaving the laundry?", Intent.AFTER, "", "laundry"),
+        ("Where had you been right before you entered the archive?", Intent.BEFORE, "", "archive"),
+        ("Right before arriving in the chapel, where were you?", Intent.BEFORE, "", "chapel"),
+    ],
+)
+def test_questions_about_being_at_a_place_are_read_from_their_verb_of_motion(
+    text: str, intent: Intent, target: str, other: str
+) -> None:
+    parsed = parse_question(text)
+    assert parsed is not None and parsed.modality is Modality.PLACE, text
+    assert (parsed.intent, parsed.target, parsed.other) == (intent, target, other)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["When did you see the garage door?", "How many times did you go to the gym?", "Did you hear about the chapel?"],
+)
+def test_seeing_hearing_and_counting_at_a_place_are_not_visit_times(text: str) -> None:
+    from vidmem_ros.agent.question import visit_question
+
+    assert visit_question(text) is None

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import TypeVar
 
@@ -43,11 +43,15 @@ UNKNOWN_WORD_WEIGHT = 0.25
 # A grounding is claimed at this score, and only this far ahead of the best other thing.
 CLAIM_MIN = 0.45
 CLAIM_MARGIN = 0.08
-# A scene tag is a sighting only on more than one frame: a classifier's passing guess is not.
+# A scene tag is a sighting on more than one frame, or on one at the score a detection needs: a classifier's weak
+# passing guess is not.
 TAG_MIN_FRAMES = 2
 TAG_MIN_SCORE = 0.1
 # Records of one thing less than this apart are one occasion.
 OCCASION_GAP_S = 12.0
+# An event's caption summarises many frames (on the cpu profile it is composed from their labels): as evidence of
+# one thing it weighs this much of a record of that thing itself.
+CAPTION_WEIGHT = 0.8
 # The most distinct records of one kind weighed by meaning for a question (the rest by words only).
 MEANING_CANDIDATES = 400
 T = TypeVar("T")
@@ -230,7 +234,8 @@ class Grounder:
                 found += self._scored(Sense.HEARD, description, wanted, self._sentences())
             else:
                 found += self._seen(description)
-                found += self._scored(Sense.SEEN, description, wanted, self._captions())
+                captions = self._scored(Sense.SEEN, description, wanted, self._captions())
+                found += [replace(g, score=round(g.score * CAPTION_WEIGHT, 4)) for g in captions]
         found.sort(key=lambda g: (-g.score, g.stamp))
         return Grounding(description, found)
 
@@ -286,7 +291,8 @@ class Grounder:
             for run in _runs(tags, lambda s: s.stamp):
                 frames = len({s.moment_id for s in run})
                 best = max(run, key=lambda s: s.score)
-                score = 0.55 if frames >= TAG_MIN_FRAMES else 0.25  # one frame's guess stays under a claim
+                sure = frames >= TAG_MIN_FRAMES or best.score >= self.min_score
+                score = 0.55 if sure else 0.25  # one frame's weak guess stays under a claim
                 found.append(
                     Grounded(
                         Sense.SEEN, "tag", f"moment/{best.moment_id}", run[0].stamp, run[-1].stamp, word, score,

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Generator
-from dataclasses import replace
 from typing import Any
 
 from vidmem_ros.agent.asked import Asked, asked_kind, interrogative
@@ -22,7 +21,7 @@ from vidmem_ros.agent.grounding import CLAIM_MIN, Sense, source_named
 from vidmem_ros.agent.harness import AgentState, Observation, PlannerError
 from vidmem_ros.agent.labels import singular
 from vidmem_ros.agent.question import Intent, Modality, ParsedQuestion, asked_words, content_words, modality_named
-from vidmem_ros.agent.text_match import words_covered
+from vidmem_ros.agent.text_match import squash, words_covered
 from vidmem_ros.agent.tool_args import TRANSCRIPTS_MAX, AnswerArgs
 from vidmem_ros.agent.tool_context import Finding
 from vidmem_ros.agent.tool_registry import ANSWER_TOOL, TOOLS
@@ -238,28 +237,33 @@ class OfflinePlanner:
             yield answer(f"Yes, I heard {quote} {when}.", confidence, _refs(lines), chosen.ref, value=True)
 
     def _order(self, state: AgentState, p: ParsedQuestion) -> Script:
+        """Which of two things came first: each grounded in memory (restricted to how the question says they were
+        met), its earliest occasion compared; the answer names what came first, then both times."""
         if p.modality is Modality.SPEECH:
             yield from self._heard_order(state, p)
             return
-        if modality_named(p.text) is None:
+        senses = ["read"] if p.modality is Modality.TEXT else [s.value for s in source_named(p.text)]
+        if not senses and modality_named(p.text) is None:
             # "Which came first, the A or the B?" says not how they were met: two messages both heard, perhaps.
             heard_a, heard_b = yield from self._first_heard(p)
             if heard_a is not None and heard_b is not None:
                 yield self._heard_answer(state, p, heard_a, heard_b)
                 return
-        state.plan(f"find when I first saw {p.target}", f"find when I first saw {p.other}", "compare")
-        first_a = yield from self._first_seen(p.target)
-        first_b = yield from self._first_seen(p.other)
+        state.plan(f"find when I first met {p.target}", f"find when I first met {p.other}", "compare")
+        first_a = yield from self._first_seen(p.target, senses)
+        first_b = yield from self._first_seen(p.other, senses)
         if first_a is None or first_b is None:
             yield self._one_side(state, "saw", "seen", (p.target, first_a), (p.other, first_b))
             return
-        relation = "before" if first_a.stamp < first_b.stamp else "after"
+        (early, f1), (late, f2) = sorted(((p.target, first_a), (p.other, first_b)), key=lambda nf: nf[1].stamp)
+        verb = "read" if senses == ["read"] else "saw"
         text = (
-            f"I first saw {p.target} {relation} {p.other}: {p.target} at {first_a.stamp - state.t0:.0f} s, "
-            f"{p.other} at {first_b.stamp - state.t0:.0f} s after my memory begins."
+            f"{early} first: I {verb} {early} at {f1.stamp - state.t0:.0f} s, and {late} at "
+            f"{f2.stamp - state.t0:.0f} s after my memory begins."
         )
-        value, text = _as_asked(p, relation, relation, text)
-        yield answer(text, min(first_a.score, first_b.score), [first_a.ref, first_b.ref], value=value)
+        relation = "before" if early == p.target else "after"
+        value, text = _as_asked(p, relation, early, text)
+        yield answer(text, min(f1.score, f2.score), [f1.ref, f2.ref], f1.ref, f1.ref, value=value)
 
     def _one_side(self, state: AgentState, did: str, done: str, *sides: tuple[str, Finding | None]) -> Step:
         """Two things to order, one (or both) not in memory: lead with what was found and when, then say what was
@@ -285,21 +289,31 @@ class OfflinePlanner:
         scenes = (yield [call("timeline", what=["scenes"], limit=5, **span)])[0].result.findings  # those holding it
         return max([at, *(f.end for f in scenes)]) if after else min([at, *(f.stamp for f in scenes)])
 
-    def _first_seen(self, name: str) -> Generator[Step, list[Observation], Finding | None]:
-        """The first occasion something was seen: detected, or, for a thing the detector has no label for or never
-        reported, the earliest stretch of frames, events or signs whose tags, caption or text name it."""
-        obs = (yield [call("find_object", name=name)])[0]
-        first = next((f for f in obs.result.findings if f.kind == "occasion"), None)
-        if first is not None:
-            return first
-        named = yield from self._named(name, name, ["moments", "events", "texts"], {})
-        if not named:
+    def _first_seen(
+        self, name: str, senses: list[str] | None = None
+    ) -> Generator[Step, list[Observation], Finding | None]:
+        """The first occasion something was met: detected (where nothing restricts it to words read or heard), or
+        the earliest occasion of what its description is grounded in: a sign, a sentence, a tag or a caption."""
+        if not senses or senses == ["seen"]:
+            obs = (yield [call("find_object", name=name)])[0]
+            first = next((f for f in obs.result.findings if f.kind == "occasion"), None)
+            if first is not None:
+                return first
+        obs = (yield [call("ground", description=name, how=senses or [], limit=20)])[0]
+        found = obs.result.findings
+        best = next((f for f in found if f.data.get("claimed")), None)
+        if best is None and found and found[0].score >= CLAIM_MIN:
+            best = found[0]
+        if best is None:
             return None
-        # A stretch of mentions is one occasion: a sign read over many frames is seen until its last read.  A
-        # single mention where other stretches hold several is a weak model's passing match, not a first sighting.
-        runs = group_runs(named, lambda f: f.stamp, OCCASION_GAP_S, end=lambda f: f.end)
-        run: list[Finding] = next((r for r in runs if len(r) > 1), runs[0])
-        return replace(run[0], end=max(f.end for f in run), score=max(f.score for f in run))
+        same = [  # every occasion of that thing that grounds it as well (not a passing single-frame guess)
+            f
+            for f in found
+            if f.data.get("how") == best.data.get("how")
+            and squash(f.text) == squash(best.text)
+            and f.score >= CLAIM_MIN
+        ]
+        return min(same or [best], key=lambda f: f.stamp)
 
     @staticmethod
     def _named(
@@ -399,11 +413,16 @@ class OfflinePlanner:
         best = found[0] if found and found[0].score >= PLACE_MATCH_MIN else None
         if best is None:
             why = "my path shows no place I stayed at" if not found else f"no place I stayed at matches {about}"
-            yield answer(f"I cannot tell: {why}.", NOT_SEEN_CONFIDENCE, _refs(found[:1]))
+            value = (
+                False if p.intent is Intent.DID and found else None
+            )  # "have you been there?": not as far as I can tell
+            yield answer(f"I cannot tell: {why}.", NOT_SEEN_CONFIDENCE, _refs(found[:1]), value=value)
             return
         visits = best.data["visits"]
         confidence = min(0.9, best.score)
-        if p.intent is Intent.COUNT:
+        if p.intent in (Intent.DID, Intent.FIRST, Intent.LAST, Intent.WHERE):
+            yield from self._visit_time(state, p, best, confidence)
+        elif p.intent is Intent.COUNT:
             spans = ", ".join(f"{a:.0f}-{b:.0f} s" for a, b in visits)
             text = f"I was at {_place_name(best)} {_visits(len(visits))} ({spans} after my memory begins)."
             yield answer(text, confidence, [best.ref], place_ref=best.ref, value=len(visits))
@@ -414,6 +433,25 @@ class OfflinePlanner:
             yield answer(text, confidence, [best.ref], place_ref=best.ref, value=round(dwell, 1))
         else:
             yield self._next_place(found, best, after=p.intent is Intent.AFTER, confidence=confidence)
+
+    def _visit_time(self, state: AgentState, p: ParsedQuestion, place: Finding, confidence: float) -> Script:
+        """Whether, when first or last, and where the robot was at a place: its first (or last) visit's start."""
+        start, end = place.data["visits"][-1 if p.intent is Intent.LAST else 0]
+        name = _place_name(place)
+        if p.intent is Intent.WHERE:
+            text = f"{name[0].upper()}{name[1:]}, first from {start:.0f} s to {end:.0f} s after my memory begins."
+            yield answer(text, confidence, [place.ref], place.ref, place.ref, value=name)
+            return
+        ref = place.ref  # its time is the first visit's start
+        if p.intent is Intent.LAST and len(place.data["visits"]) > 1:
+            at = (yield [call("pose_at", t=start)])[0].result.findings  # the kept frame nearest the last visit's start
+            ref = at[0].ref if at else ref
+        which = {Intent.FIRST: "first ", Intent.LAST: "last "}.get(p.intent, "")
+        text = f"I {which}got to {name} {self._when(state, state.t0 + start)} and stayed until {end:.0f} s."
+        if p.intent is Intent.DID:
+            text = f"Yes. {text}"
+        value = True if p.intent is Intent.DID else None
+        yield answer(text, confidence, [place.ref, ref], ref, place.ref, value=value)
 
     @staticmethod
     def _next_place(found: list[Finding], anchor: Finding, after: bool, confidence: float) -> Step:

@@ -64,9 +64,9 @@ _SEE = (
 )
 # Being at a place, and the prepositions that lead to its description.
 _BE_AT = (
-    r"(?:were you|have you been|had you been|was the robot|did you (?:go|come(?! across| upon)|get|stay|stop|remain"
-    r"|return|end up|pass through|walk through|drive through|go through|cross)"
-    r"|did you visit|have you visited|did you make|have you made|did you pay|have you paid)"
+    r"(?:were you|have you been|had you been|was the robot|has the robot been|did (?:you|the robot|it) (?:go|come"
+    r"(?! across| upon)|get|stay|stop|remain|return|end up|pass through|walk through|drive through|go through|cross)"
+    r"|did (?:you|the robot|it) visit|have you visited|did you make|have you made|did you pay|have you paid)"
 )
 _MESSAGE = r"(?:the )?(?:message|announcement|one|news|call|remark|words?)(?: about| that| on| saying)?"
 # "Where were you", and the ways of asking for a position that mean the same.
@@ -134,7 +134,7 @@ _PATTERNS: list[tuple[Intent, Modality, str]] = [
     (
         Intent.ACTIVE,
         Modality.OBJECT,
-        r"^(?:for )?how long (?:have|had) you been (?:\w+ing(?: around| about| here)?|on (?:duty|patrol|the move|your round)|awake|active|"
+        r"^(?:for )?how long (?:have|had) you been (?:\w+ing(?: around| about| here)?|on (?:duty|patrol|the move|(?:your |the )?rounds?|(?:your |the )?shift|the job)|awake|active|"
         r"out|up)(?:,? (?:from|since) .*| so far| until now| up to now| in total| altogether)?$",
     ),
     (  # time gone since the start: "how many minutes have passed since you started?"
@@ -280,7 +280,7 @@ _FORMAT_REMARK = re.compile(
 
 def parse_question(text: str) -> ParsedQuestion | None:
     """The intent and targets of a supported question, or None."""
-    parsed = _parse_clause(text)
+    parsed = visit_question(text) or _parse_clause(text)
     if parsed is None:
         return None
     return _resolved(parsed, _context(text))
@@ -344,6 +344,64 @@ def _parse_clause(text: str) -> ParsedQuestion | None:
         now = intent is Intent.WHAT and ("now" in normal or normal.startswith(("what do", "what can", "what is")))
         return ParsedQuestion(text, intent, target, modality, other, window, now, relation)
     return None
+
+
+# Moving to, being at or leaving a place, with the place it names ("reached the workshop", "got out onto the roof",
+# "been to the lab"): English verbs of motion and location, their particles and prepositions.
+_MOTION = (
+    r"(?:been|go|goes|went|gone|get|got|gotten|come|came|arrive|arrived|reach|reached|enter|entered|visit|visited"
+    r"|leave|left|exit|exited|head|headed|return|returned|drive|drove|driven|walk|walked|step|stepped|move|moved"
+    r"|pass|passed|make it|made it|going|getting|coming|arriving|reaching|entering|visiting|leaving|exiting"
+    r"|returning|heading)"
+)
+_LEAVING = re.compile(r"\b(?:leave|left|leaving|exit|exited|exiting|depart|departed|moved? on from|c[oa]me out of)\b")
+_ARRIVING = re.compile(
+    r"\b(?:reach|reached|reaching|arrive|arrived|arriving|enter|entered|entering|get|got|getting|come|came|coming"
+    r"|make it|made it)\b"
+)
+_PLACE_OBJECT = re.compile(
+    rf"\b{_MOTION}(?: (?:out|back|up|down|over|inside|outside|in))*(?: (?:to|into|onto|in|at|through|inside|by|across"
+    rf"|from|of))* (?P<place>(?:the|a|an|that|this|your) [a-z0-9' -]+?)(?=[,;:?.]|$| (?:and|before|after|when|while"
+    rf"|then|next|yet|so far|already|again|first|last|earlier|later|once|ever|at any)\b)"
+)
+_SENSING = re.compile(rf"\b(?:{_SEE}|{_HEAR}|{_READ}|{_SAY}|seen|saw|watch|look)\b")
+_MEASURE = re.compile(r"\bhow (?:many|often|long|much)\b")
+
+
+def visit_question(text: str) -> ParsedQuestion | None:
+    """A question about being at a place, read from its verb of motion and the place that verb names, not from a
+    sentence pattern: when the robot got to a place (first or last), whether it has been there, where it went after
+    leaving one or before reaching one.  None for anything else, and for questions that also see, read or hear
+    (counts and durations of visits are read by the patterns)."""
+    sentence = _UP_TO_NOW.sub("", _last_sentence(text))
+    found = _PLACE_OBJECT.search(sentence)
+    if found is None or _MEASURE.search(sentence):
+        return None
+    if _SENSING.search(sentence[: found.start("place")] + sentence[found.end("place") :]):
+        return None  # "the spot" names a place; "spotted" outside it is seeing
+    place = clean_target(found.group("place"))
+    if not place or _PRONOUN.match(place):
+        return None
+    asks_place = re.search(r"\b(?:where|which|what) (?:\w+ )?(?:place|room|area|spot|location)?", sentence)
+    if asks_place and (_LEAVING.search(sentence) or re.search(r"\b(?:next|after|then)\b", sentence)):
+        leaving_or_after = _LEAVING.search(sentence[: found.end()]) or " after " in f" {sentence} "
+        if leaving_or_after or re.search(r"\bnext\b", sentence):
+            return ParsedQuestion(text, Intent.AFTER, "", Modality.PLACE, place)
+    if asks_place and re.search(r"\bbefore\b", sentence) and _ARRIVING.search(sentence):
+        return ParsedQuestion(text, Intent.BEFORE, "", Modality.PLACE, place)
+    if sentence.startswith(("when", "at what time", "what time")) and _ARRIVING.search(sentence):
+        last = re.search(r"\b(?:last|most recently|latest)\b", sentence)
+        return ParsedQuestion(text, Intent.LAST if last else Intent.FIRST, place, Modality.PLACE)
+    if re.match(r"(?:have|had|has|did|were|was)\b", sentence) and re.search(
+        r"\b(?:been|visit|visited|go|gone|went)\b", sentence
+    ):
+        return ParsedQuestion(text, Intent.DID, place, Modality.PLACE)
+    return None
+
+
+def _last_sentence(text: str) -> str:
+    sentences = [s for s in re.split(r"(?<=[.?!])\s+", text.strip().lower()) if s.strip()]
+    return re.sub(r"\s+", " ", sentences[-1] if sentences else "").strip().rstrip("?.! ")
 
 
 _INDEFINITE = re.compile(r"^(?:anything|something|anyone|someone|anybody|somebody|what|it)\b")
@@ -441,8 +499,16 @@ def window_of(text: str) -> Window | None:
 
 
 def _clause(text: str) -> str:
-    """The interrogative clause, normalised: past context and format remarks left out."""
-    return _WHAT_TIME.sub("when ", interrogative(_FORMAT_REMARK.sub("", text)))
+    """The interrogative clause, normalised: past context, format remarks and a closing "up to now" left out."""
+    return _UP_TO_NOW.sub("", _WHAT_TIME.sub("when ", interrogative(_FORMAT_REMARK.sub("", text))))
+
+
+# A closing adverbial that bounds a question by the moment it is asked ("up to this moment", "until the present",
+# "to date"): every question sees only memory up to then, so it changes nothing asked.
+_UP_TO_NOW = re.compile(
+    r"(?:,? (?:up to|up until|until|till|as of|by|at) (?:now|this (?:moment|point|time|stage|minute|second)"
+    r"|the (?:present|current) (?:moment|time)|the present|present)|,? (?:to date|thus far|so far|as yet|all told))+$"
+)
 
 
 def content_words(text: str) -> list[str]:

@@ -586,20 +586,35 @@ def find_places(ctx: ToolContext, args: PlacesArgs) -> ToolResult:
     return ToolResult("places", findings, f"visits in order: {order}")
 
 
-# Words that say a description is of a place but not which one ("the room with the piano").
-
-
 def place_scores(ctx: ToolContext, about: str, listed: list[stays.Place]) -> list[float]:
-    """How well each place's description matches ``about``: by its words, and by meaning where a text embedder
-    is loaded (the better of the two)."""
+    """How well each place matches ``about``: the best record the description is grounded in during one of its
+    visits (a sign read there naming it, a sentence heard there, a thing seen there), or its whole description by
+    words and meaning where that is better."""
     named = _by_name(ctx, about, listed)
     things = _WITH_THING.findall(about)
     labels = [label for thing in things for label in labels_for(ctx, thing)]
     shares = [p.share_with(labels) for p in listed]
-    if not any(shares):  # the things were never detected: the description's words alone tell
-        return named
-    # "the room with the chess players": as much where the things were seen as what the place is called.
-    return [(a + b) / 2 for a, b in zip(named, shares, strict=True)]
+    if any(shares):  # "the room with the chess players": as much where the things were seen as what it is called
+        named = [(a + b) / 2 for a, b in zip(named, shares, strict=True)]
+    grounded = _grounded_at(ctx, about, listed)
+    return [max(a, b) for a, b in zip(named, grounded, strict=True)]
+
+
+def _grounded_at(ctx: ToolContext, about: str, listed: list[stays.Place]) -> list[float]:
+    """Per place, the best score of what ``about`` is grounded in while the robot was there: records that lie
+    mostly within its visits (an event that spans two places places neither)."""
+    description = " ".join(w for w in about.split() if w.lower().strip(",.()") not in GENERIC_PLACES)
+    if not description.strip():
+        return [0.0] * len(listed)
+    found = grounding_of(ctx, description, []).found
+    return [max((g.score for g in found if _mostly_during(g.stamp, g.end, place)), default=0.0) for place in listed]
+
+
+def _mostly_during(start: float, end: float, place: stays.Place) -> bool:
+    inside = sum(max(0.0, min(end, v.end) - max(start, v.start)) for v in place.visits)
+    if end - start < 1.0:
+        return any(v.start - 1.0 <= start <= v.end + 1.0 for v in place.visits)
+    return inside >= 0.5 * (end - start)
 
 
 # "(the one) with the X": things a place is described by, up to a bracket, comma or the next clause.
