@@ -46,7 +46,16 @@ CLAIM_MARGIN = 0.08
 # A scene tag is a sighting on more than one frame, or on one at the score a detection needs: a classifier's weak
 # passing guess is not.
 TAG_MIN_FRAMES = 2
-TAG_MIN_SCORE = 0.1
+TAG_MIN_SCORE = 0.1  # below it a tag is among a classifier's also-rans
+# A tag on one frame below a detection's score weighs this much of what its words and meaning say.
+WEAK_TAG_WEIGHT = 0.4
+# A tag that shares no word with a description but means something like it ("tool kit" for "workshop") is a
+# classifier's guess read by a second model's sense of words: it weighs this much.
+TAG_MEANING_WEIGHT = 0.8
+# A tag matched only by one of its broader words weighs this much of one matched by its own name.
+BROADER_WORD_WEIGHT = 0.6
+# The most frames whose tags one question reads.
+MAX_TAGGED_FRAMES = 20_000
 # Records of one thing less than this apart are one occasion.
 OCCASION_GAP_S = 12.0
 # An event's caption summarises many frames (on the cpu profile it is composed from their labels): as evidence of
@@ -81,6 +90,7 @@ class Grounded:
     pose: Pose | None = None
     count: int = 1  # frames or lines
     data: dict[str, object] = field(default_factory=dict)
+    confidence: float = 1.0  # the best a model said of its own records (a detector's or tagger's score)
 
     @property
     def identity(self) -> str:
@@ -203,6 +213,7 @@ class _Record:
     text: str
     pose: Pose | None
     score: float = 1.0  # a detector's or tagger's own confidence
+    terms: tuple[str, ...] = ()  # the broader words a tag answers to, matched as its words
 
 
 class Grounder:
@@ -216,6 +227,7 @@ class Grounder:
         meaning: MeaningCache,
         labels_for: Callable[[str], list[str]] | None = None,
         min_score: float = 0.5,
+        is_word: Callable[[str], bool] | None = None,
     ) -> None:
         self.store = store
         self.as_of = as_of
@@ -223,6 +235,15 @@ class Grounder:
         self.meaning = meaning
         self.labels_for = labels_for
         self.min_score = min_score
+        self.is_word = is_word  # a dictionary's test for a word; without one, length decides
+
+    def wordy(self, text: str) -> bool:
+        """Whether a record has words enough for its meaning to be read: two of three letters or more, or one
+        dictionary word of four or more."""
+        words = [w for w in re.findall(r"[a-z]{3,}", text.lower())]
+        if len(words) >= 2:
+            return True
+        return bool(words) and len(words[0]) >= 4 and (self.is_word is None or self.is_word(words[0]))
 
     def ground(self, description: str, senses: Iterable[Sense] = tuple(Sense)) -> Grounding:
         wanted = terms(description)
@@ -233,7 +254,7 @@ class Grounder:
             elif sense is Sense.HEARD:
                 found += self._scored(Sense.HEARD, description, wanted, self._sentences())
             else:
-                found += self._seen(description)
+                found += self._seen(description) + self._tags(description, wanted)
                 captions = self._scored(Sense.SEEN, description, wanted, self._captions())
                 found += [replace(g, score=round(g.score * CAPTION_WEIGHT, 4)) for g in captions]
         found.sort(key=lambda g: (-g.score, g.stamp))
@@ -267,38 +288,41 @@ class Grounder:
         ]
 
     def _seen(self, description: str) -> list[Grounded]:
-        """Detections of the labels the description names, and scene tags that answer to its words."""
-        found: list[Grounded] = []
+        """Detections of the labels the description names."""
         labels = self.labels_for(description) if self.labels_for is not None else []
-        if labels:
-            sightings = [
-                s for s in self.store.sightings(labels, self.as_of, self.min_score) if self.lo <= s.stamp <= self.hi
-            ]
-            for run in _runs(sightings, lambda s: s.stamp):
-                best = max(run, key=lambda s: s.score)
-                frames = len({s.moment_id for s in run})
-                score = round(min(0.95, 0.6 + 0.35 * best.score), 4)
-                found.append(
-                    Grounded(
-                        Sense.SEEN, "detection", f"moment/{best.moment_id}", run[0].stamp, run[-1].stamp,
-                        best.label, score, 1.0, 0.0, best.pose, frames, {"label": best.label},
-                    )
-                )  # fmt: skip
-        for word in _tag_words(description):
-            tags = [
-                s for s in self.store.tag_sightings(word, self.as_of, TAG_MIN_SCORE) if self.lo <= s.stamp <= self.hi
-            ]
-            for run in _runs(tags, lambda s: s.stamp):
-                frames = len({s.moment_id for s in run})
-                best = max(run, key=lambda s: s.score)
-                sure = frames >= TAG_MIN_FRAMES or best.score >= self.min_score
-                score = 0.55 if sure else 0.25  # one frame's weak guess stays under a claim
-                found.append(
-                    Grounded(
-                        Sense.SEEN, "tag", f"moment/{best.moment_id}", run[0].stamp, run[-1].stamp, word, score,
-                        1.0, 0.0, best.pose, frames, {"label": best.label, "word": word},
-                    )
-                )  # fmt: skip
+        if not labels:
+            return []
+        found: list[Grounded] = []
+        sightings = [
+            s for s in self.store.sightings(labels, self.as_of, self.min_score) if self.lo <= s.stamp <= self.hi
+        ]
+        for run in _runs(sightings, lambda s: s.stamp):
+            best = max(run, key=lambda s: s.score)
+            frames = len({s.moment_id for s in run})
+            score = round(min(0.95, 0.6 + 0.35 * best.score), 4)
+            found.append(
+                Grounded(
+                    Sense.SEEN, "detection", f"moment/{best.moment_id}", run[0].stamp, run[-1].stamp,
+                    best.label, score, 1.0, 0.0, best.pose, frames, {"label": best.label},
+                )
+            )  # fmt: skip
+        return found
+
+    def _tags(self, description: str, wanted: list[str]) -> list[Grounded]:
+        """Scene tags (a classifier's classes, with the broader words WordNet gives them), scored like any record;
+        a tag on one frame below the score a detection needs is a passing guess and weighs little."""
+        moments = self.store.moments(self.lo, self.hi, self.as_of, limit=MAX_TAGGED_FRAMES)
+        records = [
+            _Record("tag", f"moment/{m.id}", m.stamp, m.stamp, tag.label, m.pose, tag.score, tag.terms)
+            for m in moments
+            for tag in m.tags
+            if tag.score >= TAG_MIN_SCORE
+        ]
+        found = []
+        for g in self._scored(Sense.SEEN, description, wanted, records):
+            sure = g.count >= TAG_MIN_FRAMES or g.confidence >= self.min_score
+            weight = (1.0 if sure else WEAK_TAG_WEIGHT) * (1.0 if g.words > 0 else TAG_MEANING_WEIGHT)
+            found.append(replace(g, score=round(g.score * weight, 4)))
         return found
 
     # -- scoring -------------------------------------------------------------------------
@@ -306,14 +330,17 @@ class Grounder:
     def _scored(self, sense: Sense, description: str, wanted: list[str], records: list[_Record]) -> list[Grounded]:
         if not records:
             return []
-        known = known_words(wanted, (r.text for r in records))
-        words = {r.text: word_score(wanted, r.text, known) for r in records}
+        # Words no record holds describe what bore the words read or heard ("the notice", "the voice"); a thing
+        # seen is named by all of its words ("goods entrance" is not "goods").
+        known = known_words(wanted, (_words_of(r) for r in records)) if sense is not Sense.SEEN else set(wanted)
+        words = {r.text: _record_words(wanted, r, known) for r in records}
         distinct = list(dict.fromkeys(r.text for r in records))
         # Meaning for every distinct record where few; else for the best by words and the most recent.
         if len(distinct) > MEANING_CANDIDATES:
             by_words = sorted(distinct, key=lambda t: -words[t])[: MEANING_CANDIDATES // 2]
             distinct = list(dict.fromkeys([*by_words, *distinct[-MEANING_CANDIDATES // 2 :]]))
-        cosines = dict(zip(distinct, self.meaning.cosines(description, [t.lower() for t in distinct]), strict=True))
+        wordy = [t for t in distinct if self.wordy(t)]  # meaning of an OCR fragment ("CC", "PANDUCALE") is noise
+        cosines = dict(zip(wordy, self.meaning.cosines(description, [t.lower() for t in wordy]), strict=True))
         out: list[Grounded] = []
         by_text: dict[str, list[_Record]] = {}
         for record in records:
@@ -324,20 +351,28 @@ class Grounder:
                 w = max(words[r.text] for r in run)
                 m = meaning_score(max(cosines.get(r.text, 0.0) for r in run))
                 mid = run[len(run) // 2]
+                frames = len({r.ref for r in run})
+                data: dict[str, object] = {"first_ref": run[0].ref, "last_ref": run[-1].ref}
                 out.append(
                     Grounded(
                         sense, mid.kind, mid.ref, run[0].stamp, run[-1].end, text, fused(w, m), w, m, mid.pose,
-                        len(run), {"first_ref": run[0].ref, "last_ref": run[-1].ref},
+                        frames, data, max(r.score for r in run),
                     )
                 )  # fmt: skip
         return out
 
 
-def _tag_words(description: str) -> list[str]:
-    """The words and two-word names a scene tag may answer to, singular."""
-    words = [singular(w) for w in terms(description)]
-    pairs = [" ".join(words[i : i + 2]) for i in range(len(words) - 1)]
-    return list(dict.fromkeys([*pairs, *words]))
+def _record_words(wanted: Sequence[str], record: _Record, known: set[str]) -> float:
+    """A record's word score; a tag matched only through the broader words it answers to ("goods" of a uniform)
+    weighs less than one matched by its own name."""
+    own = word_score(wanted, record.text, known)
+    if not record.terms:
+        return own
+    return max(own, BROADER_WORD_WEIGHT * word_score(wanted, _words_of(record), known))
+
+
+def _words_of(record: _Record) -> str:
+    return " ".join((record.text, *record.terms)) if record.terms else record.text
 
 
 def _runs(items: Sequence[T], stamp: Callable[[T], float], end: Callable[[T], float] | None = None) -> list[list[T]]:

@@ -129,6 +129,7 @@ def grounding_of(
     """The description grounded in memory as of the question, over ``window`` (all of memory by default)."""
     if ctx.meaning is None:
         ctx.meaning = MeaningCache(ctx.text_embedder)
+    wordnet = _lexicon(ctx).wordnet
     grounder = Grounder(
         ctx.store,
         ctx.as_of,
@@ -136,6 +137,7 @@ def grounding_of(
         ctx.meaning,
         lambda phrase: labels_for(ctx, phrase),
         ctx.min_score,
+        (lambda word: bool(wordnet.senses(wordnet.base_form(word)))) if wordnet is not None else None,
     )
     return grounder.ground(description, senses or tuple(Sense))
 
