@@ -526,3 +526,37 @@ def test_the_read_side_answers_through_the_memory_view_alone(answerer: Reasoner,
     got = through_view.answer(question, as_of=T0 + 45)
     assert got.success == expected.success and got.text == expected.text, question
     assert view.called  # the answer was read through the view
+
+
+@pytest.mark.parametrize(
+    "question, early",
+    [
+        ("What's the latest moment the ferry boarding sign showed up?", False),
+        ("At what moment did you last catch sight of the notice about ferry boarding?", False),
+        ("When did you begin reading the ferry boarding notice?", True),
+    ],
+)
+def test_a_time_asked_in_words_no_reader_plans_is_read_off_what_the_description_is_grounded_in(
+    answerer: Reasoner, question: str, early: bool
+) -> None:
+    from vidmem_ros.memory.records import Moment
+    from vidmem_ros.perception.types import TextLine
+
+    lines = [TextLine("FERRY", 0.95), TextLine("BOARDING GATE 3", 0.9)]
+    for offset in (44, 46, 48, 50):
+        answerer.store.add_moment(Moment(T0 + offset, "/cam", 64, 48, None, texts=lines, pose=Pose("map", 7.0, 2.0)))
+    answer = answerer.answer(question)
+    assert answer.stamp == T0 + (44 if early else 50), answer.text
+    where = answerer.answer("Give the x, y of the robot at the moment it read the ferry sign's gate number.")
+    assert where.pose == Pose("map", 7.0, 2.0), where.text
+
+
+@pytest.mark.parametrize("question", ["Did you come across a harp anywhere?", "Was there any harp along the way?"])
+def test_one_weak_scene_tag_is_no_sighting(answerer: Reasoner, question: str) -> None:
+    from vidmem_ros.memory.records import Moment
+    from vidmem_ros.perception.types import Tag
+
+    harp = Tag("harp", 0.15, ("harp", "stringed instrument", "musical instrument"))
+    answerer.store.add_moment(Moment(T0 + 45, "/cam", 64, 48, None, tags=[harp]))
+    answer = answerer.answer(question)
+    assert answer.value is False and not answer.text.lower().startswith("yes"), answer.text

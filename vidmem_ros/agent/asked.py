@@ -41,7 +41,10 @@ _POSITION = re.compile(
     r"^where\b|\bcoordinates?\b|\bposition\b|\blocation\b|\(\s*x\s*,\s*y\s*\)|\bx\s*,\s*y\b|\bx and y\b"
 )
 # "when ..." and "at what time did ..." ask for a moment of memory; "what time will ..." asks what was said.
-_TIME = re.compile(r"^when\b|^(?:at )?what (?:time|moment)(?: of day)? (?:did|was|were|had)\b")
+_TIME = re.compile(
+    r"^when\b|^(?:at )?what (?:time|moment)(?: of day)? (?:did|was|were|had)\b"
+    r"|^what(?:'s| is| was) the (?:very )?(?:first|last|latest|earliest|most recent) (?:time|moment)\b"
+)
 # "When will / is / should ..." and "when was it due / supposed to ..." ask for a time that was said or written (what
 # was planned), not for a moment of memory; "when is the first time ..." still asks for one.
 _TIME_SAID = re.compile(

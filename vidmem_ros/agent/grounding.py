@@ -136,7 +136,8 @@ _STOP = frozenset(
 def terms(description: str) -> list[str]:
     """The content words of a description, in order, without repeats."""
     words = re.findall(r"[a-z0-9][a-z0-9'-]*", description.lower())
-    return list(dict.fromkeys(w.strip("'-") for w in words if w not in _STOP and len(w.strip("'-")) > 1))
+    words = [re.sub(r"'s$", "", w).strip("'-") for w in words]  # "the room's door" names the room
+    return list(dict.fromkeys(w for w in words if w not in _STOP and len(w) > 1))
 
 
 def word_score(wanted: Sequence[str], text: str, known: set[str]) -> float:
@@ -168,6 +169,8 @@ def found_in(word: str, text: str) -> bool:
     forms = {stem(word), squash(singular(word))}
     if any(t.startswith(f) and len(t) - len(f) <= 3 for t in tokens for f in forms):
         return True
+    if any(len(t) >= 4 and word.startswith(t) and len(word) - len(t) <= 4 for t in tokens):
+        return True  # a compound's first part: "stair" of "stairwell", "bath" of "bathroom"
     return len(word) >= 5 and word in "".join(tokens)
 
 
@@ -214,6 +217,7 @@ class _Record:
     pose: Pose | None
     score: float = 1.0  # a detector's or tagger's own confidence
     terms: tuple[str, ...] = ()  # the broader words a tag answers to, matched as its words
+    frame: str = ""  # the stored frame a text or tag was found in ("moment/N"), which has its own time and pose
 
 
 class Grounder:
@@ -271,7 +275,15 @@ class Grounder:
             by_frame.setdefault(line.moment_id, []).append(line.text)
             first.setdefault(line.moment_id, (line.stamp, line.pose, line.id))
         return [
-            _Record("text", f"text/{first[mid][2]}", first[mid][0], first[mid][0], " / ".join(texts), first[mid][1])
+            _Record(
+                "text",
+                f"text/{first[mid][2]}",
+                first[mid][0],
+                first[mid][0],
+                " / ".join(texts),
+                first[mid][1],
+                frame=f"moment/{mid}",
+            )
             for mid, texts in by_frame.items()
         ]
 
@@ -313,7 +325,9 @@ class Grounder:
         a tag on one frame below the score a detection needs is a passing guess and weighs little."""
         moments = self.store.moments(self.lo, self.hi, self.as_of, limit=MAX_TAGGED_FRAMES)
         records = [
-            _Record("tag", f"moment/{m.id}", m.stamp, m.stamp, tag.label, m.pose, tag.score, tag.terms)
+            _Record(
+                "tag", f"moment/{m.id}", m.stamp, m.stamp, tag.label, m.pose, tag.score, tag.terms, f"moment/{m.id}"
+            )
             for m in moments
             for tag in m.tags
             if tag.score >= TAG_MIN_SCORE
@@ -352,7 +366,10 @@ class Grounder:
                 m = meaning_score(max(cosines.get(r.text, 0.0) for r in run))
                 mid = run[len(run) // 2]
                 frames = len({r.ref for r in run})
-                data: dict[str, object] = {"first_ref": run[0].ref, "last_ref": run[-1].ref}
+                data: dict[str, object] = {
+                    "first_ref": run[0].frame or run[0].ref,
+                    "last_ref": run[-1].frame or run[-1].ref,
+                }
                 out.append(
                     Grounded(
                         sense, mid.kind, mid.ref, run[0].stamp, run[-1].end, text, fused(w, m), w, m, mid.pose,

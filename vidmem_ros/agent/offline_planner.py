@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Generator
+from dataclasses import replace
 from typing import Any
 
 from vidmem_ros.agent.asked import Asked, asked_kind, interrogative
@@ -88,11 +89,19 @@ class OfflinePlanner:
             return
         script = self._place if p.modality is Modality.PLACE else scripts.get(p.intent)
         if script is not None:
-            yield from script(state, p)
+            planned = script(state, p)
         elif p.modality is Modality.SPEECH:
-            yield from self._heard(state, p)
+            planned = self._heard(state, p)
         else:
-            yield from self._occasions(state, p)
+            planned = self._occasions(state, p)
+        final = yield from _held(planned)
+        asked = asked_kind(state.question)
+        if _unsupported(final) and asked not in (Asked.NAME, Asked.YES_NO) and p.intent is not Intent.ACTIVE:
+            # The plan found nothing: the question read as a whole may still be grounded in memory (a "no" stands:
+            # the plan looked for that very thing, and a partial match is no sighting of it).
+            grounded = yield from self._grounded(state, asked, claimed_only=True)
+            final = grounded or final
+        yield final
 
     def _occasions(self, state: AgentState, p: ParsedQuestion) -> Script:
         """Did / first / last / where / how many / how long, for a thing seen or words read."""
@@ -168,13 +177,31 @@ class OfflinePlanner:
             return answer(text, NOT_SEEN_CONFIDENCE, [best.ref], best.ref, best.ref, value=_empty_value(p))
         return answer(f"No, I have not {verb} {what}.", NOT_SEEN_CONFIDENCE, value=_empty_value(p))
 
+    def _weak_guess(self, state: AgentState, p: ParsedQuestion, guess: Finding) -> Step:
+        """The only sign of a thing is a guess too weak to call a sighting: whether it was seen stays "no"; when
+        or where is given, hedged (for "last", when the view it was guessed in ended)."""
+        if p.intent not in (Intent.FIRST, Intent.LAST, Intent.WHERE):
+            return self._not_seen(state, p, [replace(guess, text=f"weak {guess.text}")])
+        last = p.intent is Intent.LAST and "view_end_ref" in guess.data
+        ref = str(guess.data["view_end_ref"]) if last else guess.ref
+        stamp = float(guess.data["_view_end"]) if last else guess.stamp
+        what = "ended" if last else "was"
+        text = f"I am not sure I saw {p.target}: the only sign of it is a weak guess ({guess.text}), in a view that "
+        text += f"{what} {self._when(state, stamp)}."
+        return answer(text, NOT_SEEN_CONFIDENCE, [guess.ref], ref, ref)
+
     def _named_elsewhere(self, state: AgentState, p: ParsedQuestion, weak: list[Finding], known: bool) -> Script:
         """No clear detection (or no detector label at all): the scene tags, captions or signs may still name it."""
         # A thing the detector knows but missed may still be what a scene looked like (a tag); a sign naming it is
         # not a sighting of it.  For a thing it has no label for, captions and signs are evidence too.
-        sources = ["moments"] if known else ["moments", "events", "texts"]
-        named = yield from self._named(p.target, head_words(p.target), sources, self._window(state, p))
-        hits = [f for f in named if not known or f.text.startswith("looked like")]
+        if known:
+            named = yield from self._named(p.target, head_words(p.target), ["moments"], self._window(state, p))
+            hits = [f for f in named if f.text.startswith("looked like")]
+        else:  # whatever holds it: a sign, a sentence, a scene tag or a caption, grounded with a margin
+            best, hits = yield from self._occasions_of(p.target, [], weak=True)
+            if best is not None and best.score < CLAIM_MIN:  # one weak guess: said as such, never a sighting
+                yield self._weak_guess(state, p, best)
+                return
         if not hits:  # "a caged parrot": a scene that looked like the cage it was in
             hits = yield from self._held_in(state, p)
         if not hits:
@@ -186,7 +213,7 @@ class OfflinePlanner:
         chosen = hits[0] if p.intent is Intent.FIRST else hits[-1]
         lead = f"My detector did not see {p.target} clearly" if known else f"My detector has no label for {p.target}"
         if p.intent is Intent.LAST:  # last in view when the view it was named in ended
-            ref = str(chosen.data.get("last_ref", chosen.ref))
+            ref = str(chosen.data.get("view_end_ref", chosen.data.get("last_ref", chosen.ref)))
             text = (
                 f"{lead}, but memory mentions it ({chosen.text}) in a view that ended {self._when(state, chosen.end)}."
             )
@@ -527,6 +554,12 @@ class OfflinePlanner:
             read = yield from self._read_out(state, words)
             if read:
                 return
+        asked = asked_kind(state.question)
+        if words and asked is not Asked.NAME:
+            grounded = yield from self._grounded(state, asked)
+            if grounded is not None:
+                yield grounded
+                return
         state.plan("search memory for the question's words", "drill down from summaries", "compose")
         if words:
             obs = (yield [call("search", query=" ".join(words), limit=6)])[0]
@@ -552,6 +585,72 @@ class OfflinePlanner:
             "what did you see before or after X."
         )
         yield answer(text, 0.0)
+
+    def _grounded(
+        self, state: AgentState, asked: Asked, claimed_only: bool = False
+    ) -> Generator[Step, list[Observation], Step | None]:
+        """The answer to a question read as a whole: what its description is grounded in, given as the kind of
+        value its grammar asks for (a time, a position, yes or no, a count or a duration).  None when nothing
+        grounds it (or, with ``claimed_only``, nothing stands out)."""
+        state.plan("ground the question's description in memory", f"give the {asked.value} it asks for")
+        described = " ".join(asked_words(state.question)) or state.question
+        how = [s.value for s in source_named(state.question)]
+        best, occasions = yield from self._occasions_of(described, how)
+        if best is None or (claimed_only and not best.data.get("claimed")):
+            if asked is Asked.YES_NO and not claimed_only:
+                return answer("No, nothing I remember matches that.", NOT_SEEN_CONFIDENCE, value=False)
+            return None
+        sure = 0.7 if best.data.get("claimed") else 0.4
+        verb = {"read": "read", "heard": "heard"}.get(str(best.data.get("how")), "saw")
+        what = f'"{best.text}"' if verb != "saw" else best.text
+        first, last = occasions[0], occasions[-1]
+        refs = _refs(occasions)
+        confidence = sure * best.score
+        if asked is Asked.TIME:  # the start of the first occasion, or the end of the last (its last record)
+            early = _FIRST_WORDS.search(state.question.lower()) is not None
+            ref = str(first.data.get("first_ref", first.ref) if early else last.data.get("last_ref", last.ref))
+            stamp = first.stamp if early else last.end
+            which = "first" if early else "last"
+            text = f"{stamp - state.t0:.0f} s: I {which} {verb} {what} {self._when(state, stamp)}."
+            return answer(text, confidence, [ref, *refs], ref, ref)
+        if asked is Asked.POSITION:
+            where = f"x={best.pose.x:.1f} m, y={best.pose.y:.1f} m" if best.pose else "a place I have no pose for"
+            text = f"At {where}: I {verb} {what} there {self._when(state, best.stamp)}."
+            return answer(text, confidence, refs, best.ref, best.ref)
+        if asked is Asked.YES_NO:
+            text = f"Yes: I {verb} {what} {self._when(state, best.stamp)}."
+            return answer(text, confidence, refs, best.ref, best.ref, value=True)
+        if asked is Asked.COUNT:
+            text = f"{len(occasions)}: I {verb} {what} on {_times(len(occasions))}."
+            return answer(text, confidence, refs, value=len(occasions))
+        if asked is Asked.DURATION:
+            total = sum(f.end - f.stamp for f in occasions)
+            text = f"About {total:.0f} s: I {verb} {what} for that long over {_times(len(occasions))}."
+            return answer(text, confidence, refs, value=round(total, 1))
+        return None
+
+    def _occasions_of(
+        self, description: str, how: list[str], weak: bool = False
+    ) -> Generator[Step, list[Observation], tuple[Finding | None, list[Finding]]]:
+        """What a description is grounded in (claimed, or the best where good enough, or with ``weak`` the best
+        that matches at all) and every occasion of that same thing that grounds it as well, oldest first."""
+        obs = (yield [call("ground", description=description, how=how, limit=20)])[0]
+        found = obs.result.findings
+        best = next((f for f in found if f.data.get("claimed")), None)
+        if best is None and found and (found[0].score >= CLAIM_MIN or (weak and found[0].score > 0)):
+            best = found[0]
+        if best is None:
+            return None, []
+        if best.score < CLAIM_MIN:
+            return best, [best]
+        same = [
+            f
+            for f in found
+            if f.data.get("how") == best.data.get("how")
+            and squash(f.text) == squash(best.text)
+            and f.score >= CLAIM_MIN
+        ]
+        return best, sorted(same or [best], key=lambda f: f.stamp)
 
     def _kinds(self, state: AgentState, kind: str) -> Generator[Step, list[Observation], bool]:
         """ "What animal / which fruit ...": the things of that kind seen, or named on signs where the question goes
@@ -614,6 +713,20 @@ class OfflinePlanner:
         return f"at {utc_clock(stamp)} ({stamp - state.t0:.1f} s after my memory begins)"
 
 
+def _held(script: Script) -> Generator[Step, list[Observation], Step]:
+    """Run a script's tool steps, holding back its final answer step so another plan may still be weighed."""
+    step = next(script)
+    while step and step[0]["tool"] != ANSWER_TOOL:
+        step = script.send((yield step))
+    return step
+
+
+def _unsupported(step: Step) -> bool:
+    """Whether a final answer rests on nothing: no evidence cited and no more than the confidence of "not seen"."""
+    args = step[0]["args"]
+    return not args.get("evidence") and float(args.get("confidence", 0.0)) <= NOT_SEEN_CONFIDENCE
+
+
 def _as_asked(p: ParsedQuestion, relation: str, value: str, text: str) -> tuple[bool | str, str]:
     """An order's value and text as the question asked it: "was A before B?" (``p.relation``) is answered yes or
     no by whether A came ``relation`` B; "which came first" by ``value``."""
@@ -627,6 +740,8 @@ def call(tool: str, **args: Any) -> dict[str, Any]:
     return {"tool": tool, "args": fit_to_schema(TOOLS[tool].args, args)}
 
 
+# Words that ask for the first or earliest of several times ("when did you start reading ...").
+_FIRST_WORDS = re.compile(r"\b(?:first|earliest|start|started|starting|begin|began|begun|beginning|initially)\b")
 # "What animal ...", "which kind of fruit lived ...": a question for a thing of a kind (one or two words), before a
 # verb.
 _KIND_ASKED = re.compile(

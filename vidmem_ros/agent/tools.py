@@ -116,11 +116,24 @@ def ground(ctx: ToolContext, args: GroundArgs) -> ToolResult:
             {
                 "how": g.sense.value, "record": g.kind, "records": g.count, "words": round(g.words, 2),
                 "meaning": round(g.meaning, 2), **({"claimed": True} if g is claimed else {}), **g.data,
+                **_view_end(ctx, g.data.get("last_ref")),
             },
         )
         for g in grounding.found[: args.limit]
     ]  # fmt: skip
     return ToolResult("ground", findings, "" if findings else f"nothing in memory matches {args.description!r}")
+
+
+def _view_end(ctx: ToolContext, ref: object) -> dict[str, Any]:
+    """For a thing last met in a stored frame, the last frame of that frame's view (it stayed in view while the
+    view did)."""
+    if not isinstance(ref, str) or not ref.startswith("moment/"):
+        return {}
+    moment = ctx.store.moment(_ref_id(ref), with_payload=False)
+    if moment is None:
+        return {}
+    last = ctx.reader.view_end(moment, ctx.as_of)
+    return {"view_end_ref": f"moment/{last.id}", "_view_end": last.stamp}
 
 
 def grounding_of(
