@@ -38,6 +38,13 @@ class _Section(BaseModel):
 
 class StoreConfig(_Section):
     path: str = Field("~/.local/share/vidmem/memory.db", description="SQLite file holding the memory")
+    check_s: float = Field(
+        10.0,
+        ge=0.0,
+        le=3600.0,
+        description="Time a node may spend checking the store's file at start before writing it; tables the time "
+        "leaves unchecked (frame payloads last) are named in the log",
+    )
 
 
 class IngestConfig(_Section):

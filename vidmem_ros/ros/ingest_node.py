@@ -37,6 +37,7 @@ from vidmem_ros.ingest.stats import StatsSnapshot
 from vidmem_ros.ingest.worker import IngestPipeline, IngestWorker
 from vidmem_ros.memory.archive import QUARANTINED
 from vidmem_ros.memory.records import Event
+from vidmem_ros.memory.store import SqliteStore, open_writer_or_start_fresh
 from vidmem_ros.msg import AudioChunk, MemoryStats
 from vidmem_ros.msg import Event as EventMsg
 from vidmem_ros.ros.convert import event_msg
@@ -131,6 +132,10 @@ class IngestNode(MemoryNode):
         with self._intake_lock:
             self.pipeline = self.worker = self.audio = self.intake = None
         self.pose_node = self.pose_spinner = self.tf = None
+
+    def _open_store(self) -> SqliteStore:
+        # A damaged store is set aside, not written, and memory starts afresh: the robot goes on remembering.
+        return open_writer_or_start_fresh(self.config.store_path(), self.config.store.check_s)
 
     def _release(self) -> None:
         if self._store is not None:

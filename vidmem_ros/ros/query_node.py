@@ -23,7 +23,9 @@ from vidmem_ros.errors import InputError, VidmemError
 from vidmem_ros.memory.archive import EventArchive
 from vidmem_ros.memory.captions import ComposedCaptioner
 from vidmem_ros.memory.forget import forget
+from vidmem_ros.memory.integrity import DamagedStoreError
 from vidmem_ros.memory.reader import MemoryReader, Place
+from vidmem_ros.memory.store import SqliteStore
 from vidmem_ros.ros.convert import event_msg, fill_response, hit_evidence, time_range, to_seconds
 from vidmem_ros.ros.memory_node import MemoryNode
 from vidmem_ros.ros.runtime import run_nodes
@@ -51,6 +53,15 @@ class QueryNode(MemoryNode):
         return self.reasoner.reader  # the services read memory as the reasoner's tools do
 
     # -- lifecycle -----------------------------------------------------------------
+
+    def _open_store(self) -> SqliteStore:
+        """A damaged store is read, never written: what is readable still answers questions, and the ingest
+        node sets the file aside (a query node started before that keeps reading it until restarted)."""
+        try:
+            return super()._open_store()
+        except DamagedStoreError as exc:
+            self.get_logger().error(f"{exc}; answering from it read-only, forget refused")
+            return SqliteStore(self.config.store_path(), readonly=True)
 
     def _configure(self) -> None:
         # The store is read-write: refused questions are counted and forget removes memory from here.
@@ -86,7 +97,8 @@ class QueryNode(MemoryNode):
             request.question, as_of, request.max_turns, float(request.timeout_s), request.scope, list(request.robots)
         )
         if "rejected" in answer.trace:
-            self.store.bump_counter("rejected_queries")
+            if not self.store.readonly:
+                self.store.bump_counter("rejected_queries")
             self.get_logger().warning(f"refused a question: {answer.error}")
         return fill_response(response, answer, json.dumps(answer.trace, default=str))
 
