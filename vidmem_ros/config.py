@@ -274,11 +274,18 @@ class RetentionConfig(_Section):
     long_min_gap_s: float = Field(120.0, ge=0.0, description="Spacing of frame payloads kept in the long tier")
     long_max_side: int = Field(512, ge=32, le=8192, description="Longest side of long-tier JPEGs (px)")
     long_jpeg_quality: int = Field(45, ge=10, le=100, description="JPEG quality of long-tier frames")
+    fold_after_s: float = Field(
+        604800.0,
+        ge=0.0,
+        description="Closed events older than this have their ordinary frame rows folded into their summaries "
+        "(keyframes, the best sighting of each label and text read stay); the disk budget folds sooner when it "
+        "must (0: only the budget folds)",
+    )
     max_disk_mb: float = Field(
         4096.0,
         ge=0.0,
-        description="Hard budget of the store's files (database, WAL and shared memory); least valuable payloads "
-        "go first (0: none)",
+        description="Hard budget of the store's files (database, WAL and shared memory): payloads go first, then "
+        "vectors, then old frame rows are folded into their events, then old events into their periods (0: none)",
     )
     disk_high_mark: float = Field(
         0.9,
