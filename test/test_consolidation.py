@@ -20,6 +20,7 @@ from vidmem_ros.memory.captions import ComposedCaptioner
 from vidmem_ros.memory.engine import MemoryEngine, PerceivedFrame
 from vidmem_ros.memory.forget import forget
 from vidmem_ros.memory.records import Pose, Transcript
+from vidmem_ros.memory.retention import forgotten
 from vidmem_ros.memory.store import SqliteStore
 from vidmem_ros.perception.coco import COCO_LABELS
 from vidmem_ros.perception.types import Detection, TextLine
@@ -91,6 +92,7 @@ def test_a_month_stays_within_a_small_budget_and_day_one_is_still_answered(tmp_p
     assert max(sizes) <= budget * 1e6 * 1.1, f"peak {max(sizes) / 1e6:.2f} MB over a {budget} MB budget"
     store = SqliteStore(path)
     counters = store.counters()
+    assert forgotten(counters).startswith(f"{counters['budget_evicted_payloads']} frame images")
     for step in ("budget_evicted_payloads", "consolidated_frames", "consolidated_events"):
         assert counters.get(step, 0) > 0, f"{step} was reached"
     assert store.integrity_ok()

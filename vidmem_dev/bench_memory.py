@@ -406,6 +406,11 @@ def simulate(
     image_s = 0.0
     image_checks = 0
     rss: list[tuple[float, float]] = []  # (hours of robot time, RSS MB)
+    # The store's files after every kept frame, against the budget: the hour's largest, and how often over.
+    budget = config.retention.max_disk_mb * 1e6
+    disk_by_hour: list[tuple[float, int]] = []
+    hour_peak = 0
+    over_budget = over_margin = 0
     per_hour = round(3600 * hz)
     hour_frames = set(range(per_hour, frames + 1, per_hour)) | {frames}
     view_idx = timeline.view
@@ -454,6 +459,10 @@ def simulate(
                 else:
                     ms = (time.perf_counter() - a) * 1e3
                     this_hour.append(ms)
+                    size = store.disk_bytes()  # three stats, outside the timed observe
+                    hour_peak = max(hour_peak, size)
+                    over_budget += budget > 0 and size > budget
+                    over_margin += budget > 0 and size > budget * 1.1
                     if engine._next_retention != due:
                         retention_ms.append(ms)
                     elif engine.counts["events_closed"] != closed:
@@ -464,6 +473,8 @@ def simulate(
             now = time.perf_counter()
             loop_s += now - lap
             rss.append(((i + 1) / hz / 3600, rss_mb()))
+            disk_by_hour.append(((i + 1) / hz / 3600, hour_peak))
+            hour_peak = 0
             hourly.append({"hours": round((i + 1) / hz / 3600, 3), "wall_s": round(now - lap, 2)})
             hourly[-1].update(_percentiles(this_hour))
             this_hour = []
@@ -512,6 +523,10 @@ def simulate(
         "seed": seed,
         "store": str(store.path),
         "max_disk_mb": config.retention.max_disk_mb,
+        "disk_peak_bytes": max((b for _, b in disk_by_hour), default=0),
+        "disk_peak_by_hour": [(round(h, 3), b) for h, b in disk_by_hour],
+        "kept_frames_over_budget": over_budget,
+        "kept_frames_over_budget_by_10pct": over_margin,
         "setup_s": round(setup_s, 2),
         "input_frames": frames,
         "wall_s": round(loop_s, 2),
@@ -581,6 +596,12 @@ def _mb(n: float) -> str:
     return f"{n / 1e6:,.1f} MB"
 
 
+def _thin(rows: Sequence[Any], most: int) -> list[Any]:
+    """At most about ``most`` of ``rows``, evenly spaced, the last always among them (a month has 720 hours)."""
+    step = max(1, -(-len(rows) // most))
+    return [r for i, r in enumerate(rows) if (len(rows) - 1 - i) % step == 0]
+
+
 def format_memory(f: dict[str, Any]) -> str:
     """The simulation's figures as a readable table."""
     lines: list[str] = []
@@ -617,9 +638,9 @@ def format_memory(f: dict[str, Any]) -> str:
     if len(per_hour) > 1:
         row(
             "observe p50/p95 ms by hour",
-            "  ".join(f"{h['hours']:g}h:{h['p50_ms']:.1f}/{h['p95_ms']:.1f}" for h in per_hour if h["n"]),
+            "  ".join(f"{h['hours']:g}h:{h['p50_ms']:.1f}/{h['p95_ms']:.1f}" for h in _thin(per_hour, 24) if h["n"]),
         )
-        row("loop wall s by hour", "  ".join(f"{h['hours']:g}h:{h['wall_s']:.1f}" for h in per_hour))
+        row("loop wall s by hour", "  ".join(f"{h['hours']:g}h:{h['wall_s']:.1f}" for h in _thin(per_hour, 24)))
     row("finish (close last event)", f"{f['finish_s'] * 1e3:.1f} ms")
     row("events closed", f"{f['events_closed']:,}  (events in store {f['events']:,}, entities {f['entities']:,})")
     lines.append("  disk, per tier (payload = JPEG bytes):")
@@ -642,8 +663,20 @@ def format_memory(f: dict[str, Any]) -> str:
     row("  live pages + wal (budget counts)", f"{_mb(f['used_bytes'])}  = {_mb(f['used_bytes_per_robot_hour'])}/h")
     row("  files", ", ".join(f"{k} {_mb(v)}" for k, v in f["files"].items()))
     row("disk budget (retention.max_disk_mb)", f"{f['max_disk_mb']:g} MB")
+    if f["max_disk_mb"]:
+        budget = f["max_disk_mb"] * 1e6
+        row(
+            "  largest after a kept frame",
+            f"{_mb(f['disk_peak_bytes'])} ({f['disk_peak_bytes'] / budget:.1%} of the budget); "
+            f"over it after {f['kept_frames_over_budget']:,} kept frame(s), over by 10% after "
+            f"{f['kept_frames_over_budget_by_10pct']:,}",
+        )
+        row(
+            "  largest by robot hour",
+            "  ".join(f"{h:g}h:{_mb(b)}" for h, b in _thin(f["disk_peak_by_hour"], 24)),
+        )
     counters = f["counters"]
-    retention = {k: v for k, v in counters.items() if k.startswith(("retention_", "budget_"))}
+    retention = {k: v for k, v in counters.items() if k.startswith(("retention_", "budget_", "consolidated_"))}
     row("retention counters", ", ".join(f"{k}={v:,}" for k, v in sorted(retention.items())) or "none yet")
     row("other store counters", f"{len(counters) - len(retention)} (in the JSON)")
     row("vectors (store / index)", f"{f['moment_vectors']:,} / {f['index_vectors']:,}  (index {f['index_mb']:.1f} MB)")
@@ -653,7 +686,7 @@ def format_memory(f: dict[str, Any]) -> str:
         if len(by_hour) > 1:
             row(f"RSS at {by_hour[0][0]:g} h", f"{f['rss_mb_first_hour']:.0f} MB")
         row(f"RSS at {by_hour[-1][0]:g} h", f"{f['rss_mb_end']:.0f} MB  (growth {f['rss_growth_pct']:+.1f}%)")
-        row("RSS by hour (MB)", "  ".join(f"{h:g}h:{m:.0f}" for h, m in by_hour))
+        row("RSS by hour (MB)", "  ".join(f"{h:g}h:{m:.0f}" for h, m in _thin(by_hour, 24)))
     row("peak RSS", f"{f['peak_rss_mb']:.0f} MB")
     es = f["engine_search"]
     for label in ("none", "as_of half"):

@@ -365,6 +365,21 @@ def recompress(jpeg: bytes, max_side: int, quality: int) -> bytes:
     return encoded.tobytes() if ok and len(encoded) < len(jpeg) else jpeg
 
 
+# What each step of the order of forgetting counts, in that order, as diagnostics name it.
+FORGETTING_STEPS = (
+    ("budget_evicted_payloads", "frame images"),
+    ("budget_evicted_vectors", "frame vectors"),
+    ("consolidated_frames", "frame rows folded into events"),
+    ("consolidated_events", "events folded into periods"),
+)
+
+
+def forgotten(counters: dict[str, int]) -> str:
+    """What the disk budget and consolidation have forgotten so far, in the order they forget it."""
+    parts = [f"{counters[name]} {what}" for name, what in FORGETTING_STEPS if counters.get(name)]
+    return ", ".join(parts) or "nothing"
+
+
 def tier_bytes(store: SqliteStore) -> dict[str, dict[str, int]]:
     """Per tier: moments, payloads kept and payload bytes (for stats and benchmarks)."""
     with store.read() as db:

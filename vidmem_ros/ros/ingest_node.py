@@ -37,6 +37,7 @@ from vidmem_ros.ingest.stats import StatsSnapshot
 from vidmem_ros.ingest.worker import IngestPipeline, IngestWorker
 from vidmem_ros.memory.archive import QUARANTINED
 from vidmem_ros.memory.records import Event
+from vidmem_ros.memory.retention import forgotten
 from vidmem_ros.memory.store import SqliteStore, open_writer_or_start_fresh
 from vidmem_ros.msg import AudioChunk, MemoryStats
 from vidmem_ros.msg import Event as EventMsg
@@ -327,6 +328,7 @@ class IngestNode(MemoryNode):
             ("queue_depth", f"{stats.queue_depth}/{stats.queue_capacity}"),
             ("events", stats.events),
             ("disk_used_mb", f"{used / 1e6:.1f}"),
+            ("forgotten", forgotten(self.store.counters())),
             ("ram_mb", f"{stats.ram_bytes / 1e6:.1f}"),
             *self._fleet_values(),
         )
