@@ -90,6 +90,16 @@ def test_one_stamp_far_behind_is_refused_and_the_clock_stays() -> None:
     assert clock.admit(T0 + 0.1) == "" and clock.now == T0 + 0.1
 
 
+def test_a_first_zero_stamp_never_pins_the_clock() -> None:
+    """A first frame stamped 0.0 (its header never filled in) used to become the stream's time, so every later,
+    real stamp was refused as ahead of it."""
+    clock = StreamClock(max_ahead_s=60.0)
+    assert clock.admit(0.0) == "" and clock.now is None
+    assert [clock.admit(T0 + i) for i in range(3)] == ["", "", ""] and clock.now == T0 + 2
+    sim = StreamClock(max_ahead_s=60.0)  # sim time starts at zero and goes on from there
+    assert [sim.admit(t) for t in (0.0, 0.1, 0.2)] == ["", "", ""] and sim.now == 0.2
+
+
 # -- poses ----------------------------------------------------------------------------------
 
 

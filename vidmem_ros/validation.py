@@ -84,6 +84,8 @@ class StreamClock:
                     return "stamp_ahead" if ahead else "stamp_behind"
                 self.jumped_with = tuple(self._jump[:-1])
         self._jump.clear()
+        if stamp == 0.0 and now is None:
+            return ""  # a header nobody stamped (or sim time's first instant): taken as "now" it would pin the clock
         if now is None or stamp > now or stamp < now - CLOCK_RESET_S:
             self.now, self._arrived = stamp, arrived
         return ""
