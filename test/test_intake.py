@@ -311,6 +311,23 @@ def test_the_queue_holds_at_most_its_age_of_stream(config: VidmemConfig) -> None
     assert pipeline.stats.snapshot().dropped["queue_stale"] > 0
 
 
+def test_frames_seconds_apart_are_not_stale_for_their_stamp_gap(config: VidmemConfig) -> None:
+    """A sparse camera (or a bag played fast): frames 2 s apart, each one due at the working rate, wait behind a
+    busy worker without being dropped for the gap between their stamps."""
+    pipeline = IngestPipeline(config, SqliteStore(config.store_path()), None)
+    worker = IngestWorker(pipeline, capacity=16)
+    with pipeline.engine._lock:  # the worker is stuck on its first frame
+        worker.submit(FrameInput(T0, "/cam", DecodedImage(noise_frame(0, (48, 64)))))
+        while worker._queue:  # until the worker has taken it
+            time.sleep(0.01)
+        for i in (1, 2):
+            worker.submit(FrameInput(T0 + 2 * i, "/cam", DecodedImage(noise_frame(i, (48, 64)))))
+    assert worker.wait_idle(30.0)
+    worker.stop()
+    assert "queue_stale" not in pipeline.stats.snapshot().dropped
+    assert [m.stamp for m in pipeline.store.moments(T0 - 1, T0 + 10)] == [T0, T0 + 2, T0 + 4]
+
+
 def test_garbage_with_a_size_limit_is_still_a_decode_error() -> None:
     with pytest.raises(InputError) as refused:
         CompressedImage(b"not an image", "jpeg").decode(max_pixels=1000)

@@ -158,8 +158,8 @@ class IngestConfig(_Section):
         1.0,
         gt=0.0,
         le=60.0,
-        description="Frames waiting longer than this behind newer ones (in stream time) are dropped: a killed or "
-        "overloaded node loses at most this much of the stream",
+        description="The queue holds the frames the working rate keeps in this much stream time (plus the newest); "
+        "older ones are dropped as stale, by arrival order: a killed or overloaded node loses at most that much",
     )
     duplicate_min_ssim: float = Field(
         0.92,

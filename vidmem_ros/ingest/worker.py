@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import math
 import threading
 import time
 from collections import deque
@@ -223,9 +224,9 @@ class IngestPipeline:
 class IngestWorker:
     """Runs a pipeline on its own thread behind a bounded queue that drops the oldest frame when full.
 
-    The queue is bounded in count and in stream time (``ingest.queue_max_age_s``):
-    under overload the worker falls behind by at most that much, which is all a
-    killed process can lose.
+    The queue is bounded in count and in stream time (``ingest.queue_max_age_s``, counted in frames at the
+    working rate): under overload the worker falls behind by at most that much, which is all a killed process
+    can lose.
     """
 
     def __init__(self, pipeline: IngestPipeline, capacity: int) -> None:
@@ -252,7 +253,11 @@ class IngestWorker:
         small = self._shrink(frame)
         if small is None:
             return
-        max_age = self.pipeline.config.ingest.queue_max_age_s
+        cfg = self.pipeline.config.ingest
+        # Stale by arrival order, not by stamp gap: a frame is dropped for age once more frames wait behind it
+        # than the working rate keeps in queue_max_age_s.  Frames a few seconds apart (a sparse camera, a bag
+        # played fast) are each a frame at the working rate, not a second of stream gone by.
+        most = math.ceil(cfg.queue_max_age_s * cfg.sample_fps) + 1
         with self._cond:
             if self._holding_backlog:
                 self._backlog.append(small)
@@ -261,7 +266,7 @@ class IngestWorker:
             if len(self._queue) >= self.capacity:
                 self._queue.popleft()
                 self.pipeline.stats.dropped("queue_full")
-            while not self._backlog and self._queue and self._queue[0].stamp < small.stamp - max_age:
+            while not self._backlog and len(self._queue) >= most:
                 self._queue.popleft()
                 self.pipeline.stats.dropped("queue_stale")
             self._queue.append(small)
