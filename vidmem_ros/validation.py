@@ -113,6 +113,12 @@ class ThrottledLog:
         self._lock = threading.Lock()
 
     def warning(self, key: str, message: str) -> None:
+        self._emit(logging.WARNING, key, message)
+
+    def error(self, key: str, message: str) -> None:
+        self._emit(logging.ERROR, key, message)
+
+    def _emit(self, level: int, key: str, message: str) -> None:
         now = time.monotonic()
         with self._lock:
             last = self._last.get(key)
@@ -123,4 +129,4 @@ class ThrottledLog:
             suppressed = self._suppressed.pop(key, 0)
         if suppressed:
             message += f" ({suppressed} more like it since the last report)"
-        self.logger.warning(message)
+        self.logger.log(level, message)

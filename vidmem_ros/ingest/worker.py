@@ -19,7 +19,7 @@ from collections.abc import Iterator
 import numpy as np
 
 from vidmem_ros.config import VidmemConfig
-from vidmem_ros.errors import InputError, StoreError
+from vidmem_ros.errors import DiskFullError, InputError, StoreError
 from vidmem_ros.imaging import rgb_to_jpeg
 from vidmem_ros.ingest.frames import DecodedImage, FrameInput, RawImage
 from vidmem_ros.ingest.gates import RATE_TOLERANCE, RETRY_FRACTION, FrameGate
@@ -72,6 +72,7 @@ class IngestPipeline:
         self.frame_clock = StreamClock(config.ingest.max_stamp_jump_s, now=known, idle_s=_since_written(store))
         self.pose_clock = StreamClock(config.ingest.max_stamp_jump_s)
         self.warnings = ThrottledLog(log)
+        self.last_store_error: str | None = None  # why the store refused the last frame, while it refuses them
         self.track = PoseTrack(store, config.ingest, self.warnings)  # the path, downsampled, kept in the store
 
     @classmethod
@@ -175,8 +176,11 @@ class IngestPipeline:
         try:
             moment = self.engine.observe(perceived)
         except StoreError as exc:
-            log.error("could not store frame at %.3f: %s", frame.stamp, exc)
+            # Named once, then once per period with a count: a full disk refuses every frame.
+            self.last_store_error = "the disk is full" if isinstance(exc, DiskFullError) else str(exc)
+            self.warnings.error("store_error", f"could not store frame at {frame.stamp:.3f}: {exc}")
             return self._drop("store_error")
+        self.last_store_error = None
         self.stats.kept()
         return moment
 
@@ -185,6 +189,10 @@ class IngestPipeline:
         self.track.flush()
         try:
             self.engine.finish()
+        except DiskFullError:
+            log.warning(
+                "the last event stays open: the disk is full; its frames are stored and the next start closes it"
+            )
         except StoreError as exc:
             log.error("could not close the last event: %s", exc)
 

@@ -19,7 +19,7 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
-from vidmem_ros.errors import StoreError
+from vidmem_ros.errors import DiskFullError, StoreError
 from vidmem_ros.memory import schema
 from vidmem_ros.memory.integrity import DamagedStoreError, check_connection, is_sqlite_file, set_aside
 from vidmem_ros.memory.reads import StoreReads
@@ -289,7 +289,7 @@ def store_files(path: Path) -> list[Path]:
 def _store_error(path: Path, exc: sqlite3.Error) -> StoreError:
     text = str(exc)
     if "full" in text:
-        return StoreError(f"memory store {path}: the disk is full ({text}); nothing already committed was lost")
+        return DiskFullError(f"memory store {path}: the disk is full ({text}); nothing already committed was lost")
     if "locked" in text or "busy" in text:
         return StoreError(f"memory store {path} is locked by another process ({text})")
     return StoreError(f"memory store {path}: {text}")

@@ -311,6 +311,7 @@ class IngestNode(MemoryNode):
             self.config.retention.max_disk_mb * 1e6,
             audio_drops - self._last_audio_drops,
             quarantined=self.store.event_count(QUARANTINED),
+            store_problem=self.pipeline.last_store_error if self.pipeline is not None else None,
         )
         self._last_snapshot, self._last_audio_drops = snap, audio_drops
         cfg = self.config.ingest
