@@ -227,24 +227,28 @@ class Retention:
         for _ in range(_MAX_EVICTION_ROUNDS):
             if used <= target:
                 return
-            if not self._forget_next(used - low, report):
+            step = self._forget_next(used - low, report)
+            if step is None:
                 return
-            used, target = self.store.used_bytes(), high  # pages freed rarely match the bytes deleted exactly
+            # Evicting aims at the excess in one go, and pages freed rarely match the bytes deleted exactly: the
+            # high mark will do.  Folding goes a batch at a time: on to the low mark, so it runs once per that much
+            # writing, not after every frame.
+            used, target = self.store.used_bytes(), (high if step == "evicted" else low)
 
-    def _forget_next(self, excess: float, report: RetentionReport) -> bool:
-        """The next step of the order of forgetting that has something left; False when none has (or a reader
-        kept the WAL from being folded in)."""
+    def _forget_next(self, excess: float, report: RetentionReport) -> str | None:
+        """The next step of the order of forgetting that has something left ("evicted" or "folded"); None when
+        none has (or a reader kept the WAL from being folded in)."""
         through = self._evictable_through()
         with self.store.read() as db:
             victims = _least_valuable(db, "payloads", "jpeg", excess, through)
         if victims:
-            return self._evict(victims, report, payloads=True)
+            return "evicted" if self._evict(victims, report, payloads=True) else None
         with self.store.read() as db:
             victims = _least_valuable(db, "moment_vectors", "vector", excess, through)
         if victims:
-            return self._evict(victims, report, payloads=False)
+            return "evicted" if self._evict(victims, report, payloads=False) else None
         if self._fold_frames(np.inf, _FOLD_EVENTS, report) or self._fold_events(report):
-            return self.store.checkpoint(_CHECKPOINT_ATTEMPTS)
+            return "folded" if self.store.checkpoint(_CHECKPOINT_ATTEMPTS) else None
         if time.monotonic() - self._alarmed >= _ALARM_PERIOD_S:
             self._alarmed = time.monotonic()
             held = " that the fleet store has acknowledged" if self.synced_through is not None else ""
@@ -253,7 +257,7 @@ class Retention:
                 "and period summaries",
                 held,
             )
-        return False
+        return None
 
     def _fold_frames(self, before: float, limit: int, report: RetentionReport) -> bool:
         """Fold the frame rows of up to ``limit`` of the oldest closed events ending before ``before``, a batch per
