@@ -20,7 +20,7 @@ from vidmem_ros.memory.captions import ComposedCaptioner
 from vidmem_ros.memory.engine import MemoryEngine, PerceivedFrame
 from vidmem_ros.memory.forget import forget
 from vidmem_ros.memory.records import Pose, Transcript
-from vidmem_ros.memory.retention import forgotten
+from vidmem_ros.memory.retention import Retention, RetentionReport, forgotten
 from vidmem_ros.memory.store import SqliteStore
 from vidmem_ros.perception.coco import COCO_LABELS
 from vidmem_ros.perception.types import Detection, TextLine
@@ -177,3 +177,23 @@ def test_any_sequence_of_frames_budgets_and_forgets_keeps_the_cap(tmp_path: Path
     assert check.execute("PRAGMA foreign_key_check").fetchall() == []
     check.close()
     SqliteStore(path).close()  # a writer's start-up check passes: the store is readable and usable
+
+
+def test_with_a_fleet_store_only_events_it_acknowledged_are_folded_away(tmp_path: Path) -> None:
+    path = tmp_path / "memory.db"
+    store = SqliteStore(path)
+    config = month_config(path, 0)
+    engine = MemoryEngine(store, config)
+    burst(engine, T0, 80, np.random.default_rng(2), 0.0)
+    engine.finish()
+    with store.read() as db:
+        events = [int(r[0]) for r in db.execute("SELECT id FROM events ORDER BY start")]
+    with store.write() as db:
+        consolidate.fold_frames(db, events)
+    store.set_meta("fleet_synced_events", str(events[1]))  # the fleet store has the first two
+    retention = Retention(store, config.retention, synced_through=lambda: 2**40)
+    report = RetentionReport()
+    while retention._fold_events(report):
+        pass
+    assert report.folded_events == 2
+    assert [e.id for e in store.events()] == events[2:]

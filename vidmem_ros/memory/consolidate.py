@@ -84,12 +84,13 @@ def fold_frames(db: sqlite3.Connection, event_ids: list[int]) -> Folded:
     return folded
 
 
-def folded_events(db: sqlite3.Connection, limit: int) -> list[int]:
-    """The oldest events whose frames are folded, to fold into their periods."""
+def folded_events(db: sqlite3.Connection, limit: int, through: int) -> list[int]:
+    """The oldest events whose frames are folded, to fold into their periods: those at or below id ``through``
+    (acknowledged by a fleet store)."""
     rows = db.execute(
         "SELECT e.id FROM folded_events f JOIN events e ON e.id = f.event_id WHERE e.super_id IS NOT NULL "
-        "ORDER BY e.start LIMIT ?",
-        (limit,),
+        "AND e.id <= ? ORDER BY e.start LIMIT ?",
+        (through, limit),
     )
     return [int(r[0]) for r in rows]
 

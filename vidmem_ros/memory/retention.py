@@ -95,7 +95,8 @@ class RetentionReport:
 
 class Retention:
     """``synced_through``, with a fleet store: the highest moment id it acknowledged; no payload or vector past it
-    is thinned or evicted, so the fleet store gets every frame's vector first."""
+    is thinned or evicted, so the fleet store gets every frame's vector first.  Events are folded away only once
+    the fleet store has acknowledged them too."""
 
     def __init__(
         self, store: SqliteStore, config: RetentionConfig, synced_through: Callable[[], int] | None = None
@@ -281,7 +282,8 @@ class Retention:
 
     def _fold_events(self, report: RetentionReport) -> bool:
         with self.store.write() as db:
-            ids = consolidate.folded_events(db, _FOLD_EVENTS)
+            synced = self.store.synced_through("events") if self.synced_through is not None else 2**62
+            ids = consolidate.folded_events(db, _FOLD_EVENTS, synced)
             folded = consolidate.fold_events(db, ids)
         report.folded_events += len(folded.events)
         report.folded_through = max(report.folded_through, folded.end)
