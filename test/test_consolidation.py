@@ -197,3 +197,27 @@ def test_with_a_fleet_store_only_events_it_acknowledged_are_folded_away(tmp_path
         pass
     assert report.folded_events == 2
     assert [e.id for e in store.events()] == events[2:]
+
+
+def test_forgetting_a_range_removes_the_periods_folded_inside_it(tmp_path: Path) -> None:
+    path = tmp_path / "memory.db"
+    store = SqliteStore(path)
+    config = month_config(path, 0)
+    engine = MemoryEngine(store, config)
+    rng = np.random.default_rng(3)
+    for hour in range(4):  # four periods an hour apart (a gap starts a period)
+        burst(engine, T0 + hour * 3600, 40, rng, 0.0)
+    engine.finish()
+    with store.write() as db:
+        consolidate.fold_frames(db, [e.id for e in store.events()])
+    retention = Retention(store, config.retention)
+    report = RetentionReport()
+    while retention._fold_events(report):
+        pass
+    assert store.events() == [] and len(store.super_events()) == 4, "every event folded into its period"
+    forget(EventArchive(store, config, ComposedCaptioner()), T0 - 1, T0 + 3600 + 100)
+    left = store.super_events()
+    assert [round((s.start - T0) / 3600) for s in left] == [2, 3]
+    with store.read() as db:
+        assert db.execute("SELECT COUNT(*) FROM folded_periods").fetchone()[0] == 2
+    assert not [h for h in store.search_text("chair cup laptop", 20) if h.end_stamp < T0 + 3700]

@@ -58,6 +58,8 @@ def attach_to_super_event(db: sqlite3.Connection, event: Event, archive: Archive
 def refresh_super_event(db: sqlite3.Connection, super_id: int) -> None:
     rows = db.execute(f"SELECT {EVENT_SQL} FROM events WHERE super_id = ? ORDER BY start", (super_id,)).fetchall()
     if not rows:
+        if db.execute("SELECT 1 FROM folded_periods WHERE super_id = ?", (super_id,)).fetchone():
+            return  # its events were folded into it (consolidate.py): its summary is what is left of them
         db.execute("DELETE FROM super_events WHERE id = ?", (super_id,))
         remove_document(db, "super_event", super_id)
         return
