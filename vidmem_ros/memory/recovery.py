@@ -89,16 +89,14 @@ def _copy_table(
     try:
         have = {str(r[1]) for r in old.execute(f'PRAGMA table_info("{table}")')}
     except sqlite3.DatabaseError:
-        have = set()
-    common = [c for c in columns if c in have]
-    if not common:
         report.unreadable.append(table)
         return
-    if table == "meta":  # the new file's schema version is the one its rows now follow
-        common_sql = ", ".join(f'"{c}"' for c in common)
-        rows = _readable_rows(old, table, common_sql, report, where="key != 'schema_version'")
-    else:
-        rows = _readable_rows(old, table, ", ".join(f'"{c}"' for c in common), report)
+    common = [c for c in columns if c in have]
+    if not common:
+        return  # a table the damaged store's build did not have yet
+    # The new file's schema version is the one its rows now follow.
+    where = "key != 'schema_version'" if table == "meta" else "1"
+    rows = _readable_rows(old, table, ", ".join(f'"{c}"' for c in common), report, where)
     insert = f'INSERT OR IGNORE INTO "{table}" ({", ".join(common)}) VALUES ({", ".join("?" * len(common))})'
     copied = 0
     new.execute("BEGIN")
