@@ -4,8 +4,10 @@ SQLite's ``quick_check`` reads every page of the file (a 4 GB store took 56 s fr
 from the page cache), so it runs table by table under a deadline: the header first (a truncated file is seen
 without reading it), then the tables of records, which answers need, then the frame payloads and vectors,
 the bulk of the file.  Whatever the deadline leaves unchecked is named.  A damaged store is not written: the
-ingest side sets it aside (``set_aside``) and starts a fresh one, the query side reads it read-only, and
-``vidmem doctor --repair`` copies what is readable into a new file (``recovery.py``).
+ingest side sets it aside (``set_aside``) and starts a fresh one; the query side waits for that and answers
+from the fresh store, or, with no ingest node to set it aside, reads the damaged one read-only (every
+question that touches a damaged page fails); ``vidmem doctor --repair`` copies what is readable into a new
+file (``recovery.py``).
 """
 
 from __future__ import annotations
@@ -107,6 +109,25 @@ def check_connection(db: sqlite3.Connection, path: Path, budget_s: float) -> Sou
         timer.cancel()
     found.seconds = time.monotonic() - started
     return found
+
+
+def file_id(path: Path) -> tuple[int, int] | None:
+    """What tells one file at ``path`` from another put there later (None when there is none)."""
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        return None
+    return st.st_dev, st.st_ino
+
+
+def wait_until_replaced(path: Path, damaged: tuple[int, int] | None, timeout_s: float) -> bool:
+    """Wait up to ``timeout_s`` for another process (the ingest node) to set the damaged file aside."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if file_id(path) != damaged:
+            return True
+        time.sleep(0.25)
+    return file_id(path) != damaged
 
 
 def set_aside(path: Path) -> Path:
