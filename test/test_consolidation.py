@@ -221,3 +221,36 @@ def test_forgetting_a_range_removes_the_periods_folded_inside_it(tmp_path: Path)
     with store.read() as db:
         assert db.execute("SELECT COUNT(*) FROM folded_periods").fetchone()[0] == 2
     assert not [h for h in store.search_text("chair cup laptop", 20) if h.end_stamp < T0 + 3700]
+
+
+def test_periods_left_with_no_event_are_merged_into_days_keeping_their_counts(tmp_path: Path) -> None:
+    path = tmp_path / "memory.db"
+    store = SqliteStore(path)
+    config = month_config(path, 0)
+    engine = MemoryEngine(store, config)
+    rng = np.random.default_rng(4)
+    for burst_no in range(36):  # three days of a sparse camera: a period every two hours
+        burst(engine, T0 + burst_no * 7200, 10, rng, 0.0)
+    engine.finish()
+    with store.read() as db:
+        frames = dict(db.execute("SELECT label, COUNT(DISTINCT moment_id) FROM detections GROUP BY label"))
+    with store.write() as db:
+        consolidate.fold_frames(db, [e.id for e in store.events()])
+    retention = Retention(store, config.retention)
+    report = RetentionReport()
+    while retention._fold_events(report):
+        pass
+    assert len(store.super_events()) == 36
+    while retention._merge_periods(report):
+        pass
+    days = store.super_events()
+    assert len(days) == 3 and all(d.end - d.start <= DAY for d in days)
+    assert sum(d.event_count for d in days) == report.folded_events
+    totals: dict[str, float] = {}
+    with store.read() as db:
+        for (labels,) in db.execute("SELECT labels FROM folded_periods"):
+            for label, (n, *_) in consolidate.read_labels(labels).items():
+                totals[label] = totals.get(label, 0) + n
+    assert totals == {k: float(v) for k, v in frames.items()}, "every frame is still counted"
+    assert {h.ref for h in store.search_text("chair", 10, kinds=["super_event"])} == {d.id for d in days}
+    assert store.integrity_ok()

@@ -12,6 +12,9 @@ end.  Past them, memory is folded the way VAM, MemDreamer and MM-Mem keep a mont
    and times merged into their super event's (``folded_periods``), whose summary stays; the moments that
    read a text stay (text is small and kept longest), and so does everything heard, and so does the best
    sighting of a label no other moment saw: the last trace of a thing is kept, one moment per label at most.
+3. *periods into days* (``merge_periods``): the oldest periods left with no event are merged with their
+   neighbours, up to a day each, label counts and times summed and the summary rewritten from them: a sparse
+   camera makes a period of nearly every event, and a month of those would not fit a small budget.
 
 Each step goes oldest first, in batches small enough for the WAL bound.
 """
@@ -22,8 +25,10 @@ import json
 import sqlite3
 from dataclasses import dataclass
 
-from vidmem_ros.memory.writes import remove_document
+from vidmem_ros.memory.hierarchy import summarise_labels
+from vidmem_ros.memory.writes import add_document, remove_document
 
+DAY_S = 86400.0  # the longest span periods are merged into
 POSE_GAP_S = 5.0  # thinned pose track: a stay (places.min_stay_s, 5 s) still has two samples
 # Moment rows deleted per transaction at most (one event's frames are folded together, however many).
 MAX_ROWS_PER_BATCH = 400
@@ -124,6 +129,55 @@ def fold_events(db: sqlite3.Connection, event_ids: list[int]) -> Folded:
     return folded
 
 
+def merge_periods(db: sqlite3.Connection, limit: int) -> Folded:
+    """Merge the oldest periods whose events are all folded away into as few as span a day each, up to
+    ``limit`` periods looked at; the first of each run keeps its id and takes the others' counts."""
+    rows = db.execute(
+        "SELECT s.id, s.start, s.end, s.event_count, f.labels FROM super_events s "
+        "JOIN folded_periods f ON f.super_id = s.id "
+        "WHERE NOT EXISTS (SELECT 1 FROM events e WHERE e.super_id = s.id) ORDER BY s.start LIMIT ?",
+        (limit,),
+    ).fetchall()
+    folded = Folded([], 0, float("-inf"))
+    run: list[tuple[int, float, float, int, LabelSummary]] = []
+    for super_id, start, end, count, labels in rows:
+        if run and float(end) - run[0][1] > DAY_S:
+            _merge_run(db, run, folded)
+            run = []
+        run.append((int(super_id), float(start), float(end), int(count), read_labels(labels)))
+    if len(rows) == limit:  # the last run may go on past what was read: it waits for the next call
+        run = []
+    _merge_run(db, run, folded)
+    return folded
+
+
+def _merge_run(db: sqlite3.Connection, run: list[tuple[int, float, float, int, LabelSummary]], folded: Folded) -> None:
+    if len(run) < 2:
+        return
+    keep = run[0][0]
+    start, end = run[0][1], max(r[2] for r in run)
+    count = sum(r[3] for r in run)
+    labels: LabelSummary = {}
+    for *_, summary in run:
+        _add_labels(labels, summary)
+    for super_id, *_ in run[1:]:
+        remove_document(db, "super_event", super_id)
+        db.execute("DELETE FROM super_events WHERE id = ?", (super_id,))  # cascades its folded labels
+    text = summarise_labels(start, end, count, {k: int(v[0]) for k, v in labels.items()})
+    db.execute(
+        "UPDATE super_events SET start = ?, end = ?, event_count = ?, summary = ? WHERE id = ?",
+        (start, end, count, text, keep),
+    )
+    db.execute(
+        "UPDATE folded_periods SET events = (SELECT event_count FROM super_events WHERE id = ?), labels = ? "
+        "WHERE super_id = ?",
+        (keep, json.dumps(labels), keep),
+    )
+    add_document(db, "super_event", keep, start, end, text)
+    folded.events += [r[0] for r in run[1:]]
+    folded.end = max(folded.end, end)
+
+
 def period_labels(db: sqlite3.Connection, super_id: int) -> LabelSummary:
     row = db.execute("SELECT labels FROM folded_periods WHERE super_id = ?", (super_id,)).fetchone()
     return read_labels(row[0]) if row is not None else {}
@@ -174,17 +228,22 @@ def _last_witnesses(db: sqlite3.Connection, event_id: int) -> set[int]:
 
 def _merge_into_period(db: sqlite3.Connection, super_id: int, labels: LabelSummary) -> None:
     merged = period_labels(db, super_id)
-    for label, (frames, first, last, score) in labels.items():
-        if label in merged:
-            old = merged[label]
-            merged[label] = [old[0] + frames, min(old[1], first), max(old[2], last), max(old[3], score)]
-        else:
-            merged[label] = [frames, first, last, score]
+    _add_labels(merged, labels)
     db.execute(
         "INSERT INTO folded_periods VALUES (?, 1, ?) ON CONFLICT (super_id) DO UPDATE SET "
         "events = events + 1, labels = excluded.labels",
         (super_id, json.dumps(merged)),
     )
+
+
+def _add_labels(into: LabelSummary, labels: LabelSummary) -> None:
+    """Sum frame counts, widen first and last times, keep the best score."""
+    for label, (frames, first, last, score) in labels.items():
+        if label in into:
+            old = into[label]
+            into[label] = [old[0] + frames, min(old[1], first), max(old[2], last), max(old[3], score)]
+        else:
+            into[label] = [frames, first, last, score]
 
 
 def read_labels(text: object) -> LabelSummary:

@@ -112,6 +112,11 @@ def summarise_events(events: list[Event]) -> str:
     return _summary(events[0].start, max(e.end for e in events), len(events), labels, list(texts), heard)
 
 
+def summarise_labels(start: float, end: float, count: int, labels: dict[str, int]) -> str:
+    """A short account of a consolidated period: its span, how many events, and what was seen how often."""
+    return _summary(start, end, count, Counter(labels), [], 0)
+
+
 def _summary(start: float, end: float, count: int, labels: Counter[str], texts: list[str], heard: int) -> str:
     parts = [f"{utc_clock(start)} to {utc_clock(end)}, {count} event(s)."]
     if labels:

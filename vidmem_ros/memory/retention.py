@@ -62,6 +62,8 @@ _MAX_EVICTION_ROUNDS = 4
 _CHECKPOINT_ATTEMPTS = 3
 # Events looked at per folding batch (a batch holds at most consolidate.MAX_ROWS_PER_BATCH frame rows).
 _FOLD_EVENTS = 20
+# Periods looked at per merging batch.
+_MERGE_PERIODS = 200
 # Events folded by age per pass at most: a backlog is worked off over several passes.
 _MAX_FOLDS_PER_PASS = 200
 # An over-budget store with nothing left to forget says so at most this often (seconds of wall time).
@@ -79,6 +81,7 @@ class RetentionReport:
     folded_frames: int = 0  # frame rows folded into their events' summaries
     folded_frame_events: int = 0  # events whose frames were folded
     folded_events: int = 0  # events folded into their super events
+    merged_periods: int = 0  # periods merged into their neighbours (up to a day each)
     folded_through: float = float("-inf")  # the newest time folded
 
     @property
@@ -90,6 +93,7 @@ class RetentionReport:
             or self.evicted_vectors
             or self.folded_frame_events
             or self.folded_events
+            or self.merged_periods
         )
 
 
@@ -148,20 +152,22 @@ class Retention:
                 ("consolidated_frames", report.folded_frames),
                 ("consolidated_frame_events", report.folded_frame_events),
                 ("consolidated_events", report.folded_events),
+                ("consolidated_periods", report.merged_periods),
             ):
                 if value:
                     db.execute(
                         "INSERT INTO counters VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = value + ?",
                         (name, value, value),
                     )
-        if report.folded_frame_events or report.folded_events:
+        if report.folded_frame_events or report.folded_events or report.merged_periods:
             log.info(
                 "memory consolidated up to %s: frame rows of %d event(s) folded into their summaries (%d rows), "
-                "%d event(s) folded into their periods",
+                "%d event(s) folded into their periods, %d period(s) merged into days",
                 utc_clock(report.folded_through),
                 report.folded_frame_events,
                 report.folded_frames,
                 report.folded_events,
+                report.merged_periods,
             )
 
     def _age(self, tier: str, before: float, gap: float, side: int, quality: int, report: RetentionReport) -> None:
@@ -248,7 +254,7 @@ class Retention:
             victims = _least_valuable(db, "moment_vectors", "vector", excess, through)
         if victims:
             return "evicted" if self._evict(victims, report, payloads=False) else None
-        if self._fold_frames(np.inf, _FOLD_EVENTS, report) or self._fold_events(report):
+        if self._fold_frames(np.inf, _FOLD_EVENTS, report) or self._fold_events(report) or self._merge_periods(report):
             return "folded" if self.store.checkpoint(_CHECKPOINT_ATTEMPTS) else None
         if time.monotonic() - self._alarmed >= _ALARM_PERIOD_S:
             self._alarmed = time.monotonic()
@@ -288,6 +294,13 @@ class Retention:
         report.folded_events += len(folded.events)
         report.folded_through = max(report.folded_through, folded.end)
         return bool(folded.events)
+
+    def _merge_periods(self, report: RetentionReport) -> bool:
+        with self.store.write() as db:
+            merged = consolidate.merge_periods(db, _MERGE_PERIODS)
+        report.merged_periods += len(merged.events)
+        report.folded_through = max(report.folded_through, merged.end)
+        return bool(merged.events)
 
     def _evict(self, victims: list[tuple[int, int]], report: RetentionReport, payloads: bool) -> bool:
         """Delete a WAL's worth of payload (or, with ``payloads`` false, vector) bytes per transaction, each folded
@@ -377,6 +390,7 @@ FORGETTING_STEPS = (
     ("budget_evicted_vectors", "frame vectors"),
     ("consolidated_frames", "frame rows folded into events"),
     ("consolidated_events", "events folded into periods"),
+    ("consolidated_periods", "periods merged into days"),
 )
 
 
