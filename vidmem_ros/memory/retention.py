@@ -14,9 +14,10 @@ covers the excess:
    yet) and those before keyframes, low quality before high;
 2. frame vectors, in the same order;
 3. frame rows of the oldest closed events, folded into their event summaries;
-4. the oldest folded events, folded into their super events.
+4. the oldest folded events, folded into their super events;
+5. the oldest periods left with no event, merged into periods of up to a day.
 
-Text read and speech heard are small and outlive all four.  The budget counts
+Text read and speech heard are small and outlive all five.  The budget counts
 the database with its WAL and is checked after every kept frame; the WAL is
 bounded to a small share of it.
 """
