@@ -90,6 +90,16 @@ def test_one_stamp_far_behind_is_refused_and_the_clock_stays() -> None:
     assert clock.admit(T0 + 0.1) == "" and clock.now == T0 + 0.1
 
 
+def test_a_first_zero_stamp_never_pins_the_clock() -> None:
+    """A first frame stamped 0.0 (its header never filled in) used to become the stream's time, so every later,
+    real stamp was refused as ahead of it."""
+    clock = StreamClock(max_ahead_s=60.0)
+    assert clock.admit(0.0) == "" and clock.now is None
+    assert [clock.admit(T0 + i) for i in range(3)] == ["", "", ""] and clock.now == T0 + 2
+    sim = StreamClock(max_ahead_s=60.0)  # sim time starts at zero and goes on from there
+    assert [sim.admit(t) for t in (0.0, 0.1, 0.2)] == ["", "", ""] and sim.now == 0.2
+
+
 # -- poses ----------------------------------------------------------------------------------
 
 
@@ -299,6 +309,23 @@ def test_the_queue_holds_at_most_its_age_of_stream(config: VidmemConfig) -> None
     worker.stop()
     assert waiting and waiting[-1] - waiting[0] <= 1.0
     assert pipeline.stats.snapshot().dropped["queue_stale"] > 0
+
+
+def test_frames_seconds_apart_are_not_stale_for_their_stamp_gap(config: VidmemConfig) -> None:
+    """A sparse camera (or a bag played fast): frames 2 s apart, each one due at the working rate, wait behind a
+    busy worker without being dropped for the gap between their stamps."""
+    pipeline = IngestPipeline(config, SqliteStore(config.store_path()), None)
+    worker = IngestWorker(pipeline, capacity=16)
+    with pipeline.engine._lock:  # the worker is stuck on its first frame
+        worker.submit(FrameInput(T0, "/cam", DecodedImage(noise_frame(0, (48, 64)))))
+        while worker._queue:  # until the worker has taken it
+            time.sleep(0.01)
+        for i in (1, 2):
+            worker.submit(FrameInput(T0 + 2 * i, "/cam", DecodedImage(noise_frame(i, (48, 64)))))
+    assert worker.wait_idle(30.0)
+    worker.stop()
+    assert "queue_stale" not in pipeline.stats.snapshot().dropped
+    assert [m.stamp for m in pipeline.store.moments(T0 - 1, T0 + 10)] == [T0, T0 + 2, T0 + 4]
 
 
 def test_garbage_with_a_size_limit_is_still_a_decode_error() -> None:

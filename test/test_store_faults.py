@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import signal
 import sqlite3
@@ -15,6 +16,7 @@ import pytest
 from vidmem_ros.config import VidmemConfig, load_config
 from vidmem_ros.errors import StoreError
 from vidmem_ros.ingest.frames import DecodedImage, FrameInput
+from vidmem_ros.ingest.health import ERROR, assess
 from vidmem_ros.ingest.worker import IngestPipeline
 from vidmem_ros.memory.engine import MemoryEngine
 from vidmem_ros.memory.records import Moment
@@ -95,6 +97,31 @@ def test_a_full_disk_loses_only_the_frame_that_did_not_fit(config: VidmemConfig,
     assert store.moment_count() == 1 and store.integrity_ok()
     with pytest.raises(StoreError, match="disk is full"):
         store.add_moment(Moment(30.0, "/cam", 8, 8, b"x" * 50_000))
+
+
+def test_a_full_disk_is_named_once_not_once_a_frame(config: VidmemConfig, photos, caplog) -> None:  # type: ignore[no-untyped-def]
+    store = SqliteStore(config.store_path())
+    pipeline = IngestPipeline(config, store, None, ColorLayoutEmbedder())
+    assert pipeline.ingest(FrameInput(1.0, "/cam", DecodedImage(photos["coffee"]))) is not None
+    before = pipeline.stats.snapshot()
+    with store.write() as db:
+        db.execute(f"PRAGMA max_page_count = {db.execute('PRAGMA page_count').fetchone()[0]}")  # no room left
+    names = ("chelsea", "astronaut", "brick", "stereo_motorcycle")
+    with caplog.at_level(logging.WARNING):
+        for i in range(12):
+            pipeline.ingest(FrameInput(10.0 + 10 * i, "/cam", DecodedImage(photos[names[i % 4]])))
+        pipeline.finish()
+    now = pipeline.stats.snapshot()
+    assert now.dropped["store_error"] == 12 and pipeline.last_store_error == "the disk is full"
+    refusals = [r for r in caplog.records if "could not store frame" in r.getMessage()]
+    assert len(refusals) == 1 and refusals[0].levelname == "ERROR" and "disk is full" in refusals[0].getMessage()
+    health = assess(before, now, used_bytes=10, max_disk_bytes=0, store_problem=pipeline.last_store_error)
+    assert health.level == ERROR and health.message.endswith(
+        "could not be written to the memory store: the disk is full"
+    )
+    assert not [r for r in caplog.records if "could not close the last event" in r.getMessage()]
+    closed = store.event_count("open") == 0
+    assert closed or any("stays open: the disk is full" in r.getMessage() for r in caplog.records)
 
 
 @pytest.mark.parametrize("content", [b"this is not a database" * 400, b"SQLite format 3\x00" + b"\xff" * 4000])

@@ -38,16 +38,19 @@ from vidmem_ros.errors import StoreError
 from vidmem_ros.imaging import rgb_to_jpeg
 from vidmem_ros.ingest.gates import FrameGate, grey_thumbnail, sharpness
 from vidmem_ros.memory.engine import MemoryEngine, PerceivedFrame
-from vidmem_ros.memory.records import Pose
+from vidmem_ros.memory.records import Pose, Transcript
 from vidmem_ros.memory.retention import tier_bytes
 from vidmem_ros.memory.store import SqliteStore, store_files
 from vidmem_ros.perception.coco import COCO_LABELS
 from vidmem_ros.perception.embedding import ColorLayoutEmbedder, colour_histogram
-from vidmem_ros.perception.types import Detection
+from vidmem_ros.perception.types import Detection, TextLine
 
 EPOCH = 1_782_900_000.0  # sensor time of the first frame
 WIDTH, HEIGHT = 320, 240
 SOURCE = "/camera/image_raw"
+# Facts planted in the first kept frame, asked about once the simulation ends (day 30 of a month).
+PLANTED_SIGN = "LOCKER ROOM SEVEN"
+PLANTED_SPEECH = "the spare keys are under the blue mat"
 ODOM_FRAME = "odom"
 DEFAULT_SEARCH_SIZES = (10_000, 100_000, 1_000_000)
 QUICK_HOURS = 0.25
@@ -397,6 +400,9 @@ def simulate(
     store = SqliteStore(config.store_path())
     engine = MemoryEngine(store, config)
     gate = FrameGate(config.ingest)
+    planted: dict[str, Any] = {}
+    seen = {d.label for v in views for d in v.detections}
+    planted_label = next((x for x in sorted(set(COCO_LABELS.values())) if x not in seen), "umbrella")
     drops: Counter[str] = Counter()
     observe_ms: list[float] = []
     this_hour: list[float] = []  # every observe of the current robot hour
@@ -406,6 +412,11 @@ def simulate(
     image_s = 0.0
     image_checks = 0
     rss: list[tuple[float, float]] = []  # (hours of robot time, RSS MB)
+    # The store's files after every kept frame, against the budget: the hour's largest, and how often over.
+    budget = config.retention.max_disk_mb * 1e6
+    disk_by_hour: list[tuple[float, int]] = []
+    hour_peak = 0
+    over_budget = over_margin = 0
     per_hour = round(3600 * hz)
     hour_frames = set(range(per_hour, frames + 1, per_hour)) | {frames}
     view_idx = timeline.view
@@ -443,6 +454,12 @@ def simulate(
                     crop_embeddings=view.crops,
                     pose=_pose(timeline, i),
                 )
+                if not planted:  # day 1: a sign read, a thing seen at a place; a message heard below
+                    box = (10.0, 10.0, 60.0, 40.0)
+                    obs.texts = [TextLine(PLANTED_SIGN, 0.95, box)]
+                    obs.detections = [*obs.detections, Detection(planted_label, 0.9, box)]
+                    obs.crop_embeddings = [*obs.crop_embeddings, None]
+                    planted = {"stamp": stamp, "label": planted_label, "pose": obs.pose}
                 closed = engine.counts["events_closed"]
                 due = engine._next_retention  # private: only to tell retention passes apart
                 a = time.perf_counter()
@@ -454,6 +471,12 @@ def simulate(
                 else:
                     ms = (time.perf_counter() - a) * 1e3
                     this_hour.append(ms)
+                    if planted.get("stamp") == stamp:
+                        engine.add_transcript(Transcript(stamp + 1.0, stamp + 4.0, PLANTED_SPEECH))
+                    size = store.disk_bytes()  # three stats, outside the timed observe
+                    hour_peak = max(hour_peak, size)
+                    over_budget += budget > 0 and size > budget
+                    over_margin += budget > 0 and size > budget * 1.1
                     if engine._next_retention != due:
                         retention_ms.append(ms)
                     elif engine.counts["events_closed"] != closed:
@@ -464,6 +487,8 @@ def simulate(
             now = time.perf_counter()
             loop_s += now - lap
             rss.append(((i + 1) / hz / 3600, rss_mb()))
+            disk_by_hour.append(((i + 1) / hz / 3600, hour_peak))
+            hour_peak = 0
             hourly.append({"hours": round((i + 1) / hz / 3600, 3), "wall_s": round(now - lap, 2)})
             hourly[-1].update(_percentiles(this_hour))
             this_hour = []
@@ -499,6 +524,7 @@ def simulate(
     files = {p.name: p.stat().st_size for p in store_files(store.path) if p.exists()}
 
     engine_search = _engine_search(engine, views, rng, EPOCH + robot_h * 1800)
+    planted_answers = _ask_planted(store, config, planted) if planted else {}
     memory_s = image_s + sum(observe_ms + closing_ms + retention_ms) / 1e3
     rss_first, rss_last = (rss[0][1], rss[-1][1]) if rss else (rss_start, rss_start)
     figures: dict[str, Any] = {
@@ -512,6 +538,10 @@ def simulate(
         "seed": seed,
         "store": str(store.path),
         "max_disk_mb": config.retention.max_disk_mb,
+        "disk_peak_bytes": max((b for _, b in disk_by_hour), default=0),
+        "disk_peak_by_hour": [(round(h, 3), b) for h, b in disk_by_hour],
+        "kept_frames_over_budget": over_budget,
+        "kept_frames_over_budget_by_10pct": over_margin,
         "setup_s": round(setup_s, 2),
         "input_frames": frames,
         "wall_s": round(loop_s, 2),
@@ -551,9 +581,42 @@ def simulate(
         "rss_growth_pct": round((rss_last - rss_first) / rss_first * 100, 1),
         "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**10, 1),
         "engine_search": engine_search,
+        "planted": planted_answers,
     }
     store.close()
     return figures
+
+
+def _ask_planted(store: SqliteStore, config: VidmemConfig, planted: dict[str, Any]) -> dict[str, Any]:
+    """Ask, at the end, about what was planted in the first kept frame: answered means the answer carries it."""
+    from vidmem_ros.agent.reasoner import Reasoner
+
+    query = config.query.model_copy(update={"parser": "rules"})  # no language model: the read-out is the test
+    reasoner = Reasoner(store, query, tuple(COCO_LABELS.values()), detector_min_score=config.detector.min_score)
+    pose = planted["pose"]
+    asked = {
+        "sign read": (
+            "What did the sign say?",
+            lambda a: PLANTED_SIGN in a.text.upper() and a.stamp == planted["stamp"],
+        ),
+        "message heard": (
+            "What did someone say about the keys?",
+            lambda a: "blue mat" in a.text and a.stamp is not None and a.stamp - planted["stamp"] < 10,
+        ),
+        "thing seen at a place": (
+            f"Where did you first see a {planted['label']}?",
+            lambda a: a.stamp == planted["stamp"] and a.pose is not None and abs(a.pose.x - pose.x) < 1e-6,
+        ),
+    }
+    found = {}
+    for fact, (question, carries) in asked.items():
+        answer = reasoner.answer(question)
+        found[fact] = {
+            "question": question,
+            "answered": bool(answer.success and carries(answer)),
+            "answer": answer.text,
+        }
+    return {"stamp": planted["stamp"], "label": planted["label"], "facts": found}
 
 
 def _engine_search(engine: MemoryEngine, views: list[View], rng: np.random.Generator, as_of: float) -> dict[str, Any]:
@@ -579,6 +642,12 @@ def _engine_search(engine: MemoryEngine, views: list[View], rng: np.random.Gener
 
 def _mb(n: float) -> str:
     return f"{n / 1e6:,.1f} MB"
+
+
+def _thin(rows: Sequence[Any], most: int) -> list[Any]:
+    """At most about ``most`` of ``rows``, evenly spaced, the last always among them (a month has 720 hours)."""
+    step = max(1, -(-len(rows) // most))
+    return [r for i, r in enumerate(rows) if (len(rows) - 1 - i) % step == 0]
 
 
 def format_memory(f: dict[str, Any]) -> str:
@@ -617,9 +686,9 @@ def format_memory(f: dict[str, Any]) -> str:
     if len(per_hour) > 1:
         row(
             "observe p50/p95 ms by hour",
-            "  ".join(f"{h['hours']:g}h:{h['p50_ms']:.1f}/{h['p95_ms']:.1f}" for h in per_hour if h["n"]),
+            "  ".join(f"{h['hours']:g}h:{h['p50_ms']:.1f}/{h['p95_ms']:.1f}" for h in _thin(per_hour, 24) if h["n"]),
         )
-        row("loop wall s by hour", "  ".join(f"{h['hours']:g}h:{h['wall_s']:.1f}" for h in per_hour))
+        row("loop wall s by hour", "  ".join(f"{h['hours']:g}h:{h['wall_s']:.1f}" for h in _thin(per_hour, 24)))
     row("finish (close last event)", f"{f['finish_s'] * 1e3:.1f} ms")
     row("events closed", f"{f['events_closed']:,}  (events in store {f['events']:,}, entities {f['entities']:,})")
     lines.append("  disk, per tier (payload = JPEG bytes):")
@@ -642,8 +711,20 @@ def format_memory(f: dict[str, Any]) -> str:
     row("  live pages + wal (budget counts)", f"{_mb(f['used_bytes'])}  = {_mb(f['used_bytes_per_robot_hour'])}/h")
     row("  files", ", ".join(f"{k} {_mb(v)}" for k, v in f["files"].items()))
     row("disk budget (retention.max_disk_mb)", f"{f['max_disk_mb']:g} MB")
+    if f["max_disk_mb"]:
+        budget = f["max_disk_mb"] * 1e6
+        row(
+            "  largest after a kept frame",
+            f"{_mb(f['disk_peak_bytes'])} ({f['disk_peak_bytes'] / budget:.1%} of the budget); "
+            f"over it after {f['kept_frames_over_budget']:,} kept frame(s), over by 10% after "
+            f"{f['kept_frames_over_budget_by_10pct']:,}",
+        )
+        row(
+            "  largest by robot hour",
+            "  ".join(f"{h:g}h:{_mb(b)}" for h, b in _thin(f["disk_peak_by_hour"], 24)),
+        )
     counters = f["counters"]
-    retention = {k: v for k, v in counters.items() if k.startswith(("retention_", "budget_"))}
+    retention = {k: v for k, v in counters.items() if k.startswith(("retention_", "budget_", "consolidated_"))}
     row("retention counters", ", ".join(f"{k}={v:,}" for k, v in sorted(retention.items())) or "none yet")
     row("other store counters", f"{len(counters) - len(retention)} (in the JSON)")
     row("vectors (store / index)", f"{f['moment_vectors']:,} / {f['index_vectors']:,}  (index {f['index_mb']:.1f} MB)")
@@ -653,8 +734,14 @@ def format_memory(f: dict[str, Any]) -> str:
         if len(by_hour) > 1:
             row(f"RSS at {by_hour[0][0]:g} h", f"{f['rss_mb_first_hour']:.0f} MB")
         row(f"RSS at {by_hour[-1][0]:g} h", f"{f['rss_mb_end']:.0f} MB  (growth {f['rss_growth_pct']:+.1f}%)")
-        row("RSS by hour (MB)", "  ".join(f"{h:g}h:{m:.0f}" for h, m in by_hour))
+        row("RSS by hour (MB)", "  ".join(f"{h:g}h:{m:.0f}" for h, m in _thin(by_hour, 24)))
     row("peak RSS", f"{f['peak_rss_mb']:.0f} MB")
+    planted = f.get("planted") or {}
+    for fact, row_ in planted.get("facts", {}).items():
+        row(
+            f"day-1 {fact}",
+            f"{'answered' if row_['answered'] else 'NOT answered'} at {f['robot_hours']:g} h: {row_['answer'][:70]}",
+        )
     es = f["engine_search"]
     for label in ("none", "as_of half"):
         p = es[label]

@@ -38,6 +38,13 @@ class _Section(BaseModel):
 
 class StoreConfig(_Section):
     path: str = Field("~/.local/share/vidmem/memory.db", description="SQLite file holding the memory")
+    check_s: float = Field(
+        10.0,
+        ge=0.0,
+        le=3600.0,
+        description="Time a node may spend checking the store's file at start before writing it; tables the time "
+        "leaves unchecked (frame payloads last) are named in the log",
+    )
 
 
 class IngestConfig(_Section):
@@ -151,8 +158,8 @@ class IngestConfig(_Section):
         1.0,
         gt=0.0,
         le=60.0,
-        description="Frames waiting longer than this behind newer ones (in stream time) are dropped: a killed or "
-        "overloaded node loses at most this much of the stream",
+        description="The queue holds the frames the working rate keeps in this much stream time (plus the newest); "
+        "older ones are dropped as stale, by arrival order: a killed or overloaded node loses at most that much",
     )
     duplicate_min_ssim: float = Field(
         0.92,
@@ -267,11 +274,18 @@ class RetentionConfig(_Section):
     long_min_gap_s: float = Field(120.0, ge=0.0, description="Spacing of frame payloads kept in the long tier")
     long_max_side: int = Field(512, ge=32, le=8192, description="Longest side of long-tier JPEGs (px)")
     long_jpeg_quality: int = Field(45, ge=10, le=100, description="JPEG quality of long-tier frames")
+    fold_after_s: float = Field(
+        604800.0,
+        ge=0.0,
+        description="Closed events older than this have their ordinary frame rows folded into their summaries "
+        "(keyframes, the best sighting of each label and text read stay); the disk budget folds sooner when it "
+        "must (0: only the budget folds)",
+    )
     max_disk_mb: float = Field(
         4096.0,
         ge=0.0,
-        description="Hard budget of the store's files (database, WAL and shared memory); least valuable payloads "
-        "go first (0: none)",
+        description="Hard budget of the store's files (database, WAL and shared memory): payloads go first, then "
+        "vectors, then old frame rows are folded into their events, then old events into their periods (0: none)",
     )
     disk_high_mark: float = Field(
         0.9,

@@ -26,6 +26,10 @@ class StoreError(VidmemError):
     """The memory store cannot be opened or written."""
 
 
+class DiskFullError(StoreError):
+    """The memory store's file system (or SQLite's page limit) has no room for a write; nothing committed is lost."""
+
+
 class FleetUnavailableError(VidmemError):
     """The fleet store cannot be reached or refused a request; the robot's own memory is untouched and the sync
     tries again."""

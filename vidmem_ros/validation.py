@@ -84,6 +84,8 @@ class StreamClock:
                     return "stamp_ahead" if ahead else "stamp_behind"
                 self.jumped_with = tuple(self._jump[:-1])
         self._jump.clear()
+        if stamp == 0.0 and now is None:
+            return ""  # a header nobody stamped (or sim time's first instant): taken as "now" it would pin the clock
         if now is None or stamp > now or stamp < now - CLOCK_RESET_S:
             self.now, self._arrived = stamp, arrived
         return ""
@@ -111,6 +113,12 @@ class ThrottledLog:
         self._lock = threading.Lock()
 
     def warning(self, key: str, message: str) -> None:
+        self._emit(logging.WARNING, key, message)
+
+    def error(self, key: str, message: str) -> None:
+        self._emit(logging.ERROR, key, message)
+
+    def _emit(self, level: int, key: str, message: str) -> None:
         now = time.monotonic()
         with self._lock:
             last = self._last.get(key)
@@ -121,4 +129,4 @@ class ThrottledLog:
             suppressed = self._suppressed.pop(key, 0)
         if suppressed:
             message += f" ({suppressed} more like it since the last report)"
-        self.logger.warning(message)
+        self.logger.log(level, message)

@@ -30,13 +30,16 @@ def assess(
     max_disk_bytes: float,
     audio_drops: int = 0,
     quarantined: int = 0,
+    store_problem: str | None = None,
 ) -> Health:
     """Compare two consecutive snapshots: faults are errors; losses, a nearly full budget and quarantined
-    events (``quarantined``: how many the store holds now) are warnings."""
+    events (``quarantined``: how many the store holds now) are warnings.  ``store_problem`` says why the store
+    refused the last frame it refused ("the disk is full")."""
     new = _since(before.dropped if before else {}, now.dropped)
     faults = sum(new.get(r, 0) for r in FAULT_REASONS)
     if faults:
-        return Health(ERROR, f"{faults} frame(s) could not be written to the memory store")
+        why = f": {store_problem}" if store_problem else ""
+        return Health(ERROR, f"{faults} frame(s) could not be written to the memory store{why}")
     problems = []
     lost = sum(new.get(r, 0) for r in LOSS_REASONS)
     if lost:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import math
 import threading
 import time
 from collections import deque
@@ -18,7 +19,7 @@ from collections.abc import Iterator
 import numpy as np
 
 from vidmem_ros.config import VidmemConfig
-from vidmem_ros.errors import InputError, StoreError
+from vidmem_ros.errors import DiskFullError, InputError, StoreError
 from vidmem_ros.imaging import rgb_to_jpeg
 from vidmem_ros.ingest.frames import DecodedImage, FrameInput, RawImage
 from vidmem_ros.ingest.gates import RATE_TOLERANCE, RETRY_FRACTION, FrameGate
@@ -71,6 +72,7 @@ class IngestPipeline:
         self.frame_clock = StreamClock(config.ingest.max_stamp_jump_s, now=known, idle_s=_since_written(store))
         self.pose_clock = StreamClock(config.ingest.max_stamp_jump_s)
         self.warnings = ThrottledLog(log)
+        self.last_store_error: str | None = None  # why the store refused the last frame, while it refuses them
         self.track = PoseTrack(store, config.ingest, self.warnings)  # the path, downsampled, kept in the store
 
     @classmethod
@@ -174,8 +176,11 @@ class IngestPipeline:
         try:
             moment = self.engine.observe(perceived)
         except StoreError as exc:
-            log.error("could not store frame at %.3f: %s", frame.stamp, exc)
+            # Named once, then once per period with a count: a full disk refuses every frame.
+            self.last_store_error = "the disk is full" if isinstance(exc, DiskFullError) else str(exc)
+            self.warnings.error("store_error", f"could not store frame at {frame.stamp:.3f}: {exc}")
             return self._drop("store_error")
+        self.last_store_error = None
         self.stats.kept()
         return moment
 
@@ -184,6 +189,10 @@ class IngestPipeline:
         self.track.flush()
         try:
             self.engine.finish()
+        except DiskFullError:
+            log.warning(
+                "the last event stays open: the disk is full; its frames are stored and the next start closes it"
+            )
         except StoreError as exc:
             log.error("could not close the last event: %s", exc)
 
@@ -223,9 +232,9 @@ class IngestPipeline:
 class IngestWorker:
     """Runs a pipeline on its own thread behind a bounded queue that drops the oldest frame when full.
 
-    The queue is bounded in count and in stream time (``ingest.queue_max_age_s``):
-    under overload the worker falls behind by at most that much, which is all a
-    killed process can lose.
+    The queue is bounded in count and in stream time (``ingest.queue_max_age_s``, counted in frames at the
+    working rate): under overload the worker falls behind by at most that much, which is all a killed process
+    can lose.
     """
 
     def __init__(self, pipeline: IngestPipeline, capacity: int) -> None:
@@ -252,7 +261,11 @@ class IngestWorker:
         small = self._shrink(frame)
         if small is None:
             return
-        max_age = self.pipeline.config.ingest.queue_max_age_s
+        cfg = self.pipeline.config.ingest
+        # Stale by arrival order, not by stamp gap: a frame is dropped for age once more frames wait behind it
+        # than the working rate keeps in queue_max_age_s.  Frames a few seconds apart (a sparse camera, a bag
+        # played fast) are each a frame at the working rate, not a second of stream gone by.
+        most = math.ceil(cfg.queue_max_age_s * cfg.sample_fps) + 1
         with self._cond:
             if self._holding_backlog:
                 self._backlog.append(small)
@@ -261,7 +274,7 @@ class IngestWorker:
             if len(self._queue) >= self.capacity:
                 self._queue.popleft()
                 self.pipeline.stats.dropped("queue_full")
-            while not self._backlog and self._queue and self._queue[0].stamp < small.stamp - max_age:
+            while not self._backlog and len(self._queue) >= most:
                 self._queue.popleft()
                 self.pipeline.stats.dropped("queue_stale")
             self._queue.append(small)

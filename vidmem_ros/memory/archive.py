@@ -170,7 +170,10 @@ class EventArchive:
     def keyframes(self, event_id: int) -> list[Moment]:
         """The moments ``close`` will choose as keyframes, with payloads, from committed data."""
         moments = self.store.event_moments(event_id)  # without payloads: only the chosen few are loaded
-        chosen = (self.store.moment(k) for k in choose_keyframes(moments, self.config.archive.keyframes_per_event))
+        with self.store.read() as db:
+            imaged = with_image(db, event_id)
+        count = self.config.archive.keyframes_per_event
+        chosen = (self.store.moment(k) for k in choose_keyframes(moments, count, imaged))
         return [m for m in chosen if m is not None]
 
     def summarise(
@@ -182,7 +185,7 @@ class EventArchive:
             caption = self.captioner.caption(facts, previous)
         if caption_text:  # words a planner or captioner gave this event through a patch
             caption = Caption(caption_text, caption.change, caption.relations)
-        keyframes = choose_keyframes(moments, self.config.archive.keyframes_per_event)
+        keyframes = choose_keyframes(moments, self.config.archive.keyframes_per_event, with_image(db, event_id))
         write_pose_track(db, event_id, moments)
         db.execute("UPDATE moments SET keyframe = 0 WHERE event_id = ?", (event_id,))
         db.executemany("UPDATE moments SET keyframe = 1 WHERE id = ?", [(k,) for k in keyframes])
@@ -297,14 +300,23 @@ def _refused_by_store(exc: Exception) -> bool:
     return isinstance(exc, StoreError | sqlite3.Error)
 
 
-def choose_keyframes(moments: list[Moment], count: int) -> list[int]:
-    """The best-quality moment of each of ``count`` equal stretches of the event, so keyframes spread in time."""
+def with_image(db: sqlite3.Connection, event_id: int) -> set[int]:
+    """The event's moments whose image (payload) retention has kept."""
+    rows = db.execute(
+        "SELECT p.moment_id FROM payloads p JOIN moments m ON m.id = p.moment_id WHERE m.event_id = ?", (event_id,)
+    )
+    return {int(r[0]) for r in rows}
+
+
+def choose_keyframes(moments: list[Moment], count: int, imaged: set[int] | None = None) -> list[int]:
+    """The best-quality moment of each of ``count`` equal stretches of the event, so keyframes spread in time;
+    within a stretch a moment whose image is kept (``imaged``) comes before any whose image is gone."""
     if not moments:
         return []
     chunks = np.array_split(np.arange(len(moments)), min(count, len(moments)))
     chosen = []
     for chunk in chunks:
-        best = max((moments[i] for i in chunk), key=lambda m: m.quality)
+        best = max((moments[i] for i in chunk), key=lambda m: (imaged is None or m.id in imaged, m.quality))
         assert best.id is not None
         chosen.append(best.id)
     return chosen

@@ -8,6 +8,9 @@ recomputed from its moments), an unreadable list keeps its readable items, a
 moment stamped with no real time (it can be found at no time) is forgotten,
 then open and quarantined events are closed, each in its own transaction.
 
+A file that is itself damaged is not repaired in place: ``--repair`` copies what is readable of it into a new
+file beside it (``recovery.py``), in-process, and leaves the damaged one as it was.
+
 Run ``--repair`` with the ingest node stopped: the node keeps its open event
 and caches in memory, and would not see the repair.  On Linux the repair
 refuses to start while another process holds the store open for writing.
@@ -30,6 +33,8 @@ from vidmem_ros.memory.archive import QUARANTINE_COUNTER, QUARANTINED, EventArch
 from vidmem_ros.memory.captioner_backends import build_captioner
 from vidmem_ros.memory.captions import ComposedCaptioner, EventCaptioner
 from vidmem_ros.memory.forget import forget
+from vidmem_ros.memory.integrity import DamagedStoreError
+from vidmem_ros.memory.recovery import recover
 from vidmem_ros.memory.rows import POSE_SQL, cell, json_list, pose_columns, pose_from
 from vidmem_ros.memory.schema import POSE_COLUMNS
 from vidmem_ros.memory.store import SqliteStore
@@ -151,16 +156,21 @@ def run_doctor(path: Path, fix: bool, config: VidmemConfig, out: TextIO) -> int:
         return 2
     try:
         store = SqliteStore(path, readonly=not fix)
+    except DamagedStoreError as exc:  # found by the check a writer makes before it writes
+        say(f"file integrity: DAMAGED ({exc})")
+        return recover_into_new_file(path, say)
     except VidmemError as exc:
         say(f"cannot open the memory store: {exc}")
+        if not fix:
+            say(f"`vidmem doctor --store {path} --repair` copies what is readable of a damaged file into a new one")
         return 2
     try:
         found = check(store)
         _report(found, path, writers, say)
         if fix and found.integrity:
-            say("not repairing records: the file itself is damaged. Keep a copy, then rebuild it with")
-            say(f'  sqlite3 {path} ".recover" | sqlite3 {path.with_suffix(".recovered.db")}')
-        elif fix and found.problem_count:
+            store.close()
+            return recover_into_new_file(path, say)
+        if fix and found.problem_count:
             done = repair(store, found, _lazy_archive(store, config, say))
             say("repaired:")
             for line in done:
@@ -174,6 +184,29 @@ def run_doctor(path: Path, fix: bool, config: VidmemConfig, out: TextIO) -> int:
         return 2
     finally:
         store.close()
+
+
+def recover_into_new_file(path: Path, say: Callable[[str], None]) -> int:
+    """Copy what is readable of a damaged store into ``NAME.recovered.db`` beside it; 1 (the store at ``path``
+    is still damaged), or 2 when nothing could be recovered."""
+    target = path.with_name(f"{path.stem}.recovered{path.suffix or '.db'}")
+    say(f"the file itself is damaged: copying what is readable into {target}; {path} is left as it is")
+    try:
+        done = recover(path, target)
+    except VidmemError as exc:
+        say(f"cannot recover: {exc}")
+        return 2
+    for table, rows in done.copied.items():
+        skipped = done.damaged.get(table, 0)
+        dropped = done.dropped.get(table, 0)
+        notes = [f"{skipped} unreadable stretch(es) skipped"] * bool(skipped)
+        notes += [f"{dropped} dropped as pointing at rows lost"] * bool(dropped)
+        say(f"  {table}: {rows} row(s){' (' + '; '.join(notes) + ')' if notes else ''}")
+    if done.unreadable:
+        say(f"  unreadable: {', '.join(done.unreadable)}")
+    say(f"  integrity of {target}: {done.integrity}")
+    say(f"to use it, with the nodes stopped: keep {path} aside, then move {target} to {path}")
+    return 1
 
 
 def other_writers(path: Path) -> list[int]:

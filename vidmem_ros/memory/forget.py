@@ -79,6 +79,8 @@ def forget(
             _forget_or_resummarise(db, archive, event_id)
         for event_id in sorted(followers | heard):  # their "what changed", links or speech named what is gone
             archive.resummarise(db, event_id)
+        if start is not None and end is not None:
+            _forget_folded_periods(db, start, end)
         for super_id in supers:
             hierarchy.refresh_super_event(db, super_id)
         hierarchy.refresh_root(db)
@@ -151,6 +153,19 @@ def _forget_moments(db: sqlite3.Connection, moments: set[int]) -> None:
             remove_document(db, "text", text_id)
         # Cascades remove payloads, vectors, detections, texts read and entity sightings.
         db.execute(f"DELETE FROM moments WHERE id IN ({marks})", chunk)
+
+
+def _forget_folded_periods(db: sqlite3.Connection, start: float, end: float) -> None:
+    """Periods inside the range whose events were all folded into them (consolidate.py): their summary is all
+    that is left of that time, and it goes too."""
+    rows = db.execute(
+        "SELECT s.id FROM super_events s JOIN folded_periods f ON f.super_id = s.id WHERE s.start >= ? AND s.end <= ? "
+        "AND NOT EXISTS (SELECT 1 FROM events e WHERE e.super_id = s.id)",
+        (start, end),
+    ).fetchall()
+    for (super_id,) in rows:
+        remove_document(db, "super_event", super_id)
+        db.execute("DELETE FROM super_events WHERE id = ?", (super_id,))  # cascades its folded labels
 
 
 def _forget_transcripts(db: sqlite3.Connection, start: float, end: float) -> tuple[int, set[int]]:

@@ -58,6 +58,8 @@ def attach_to_super_event(db: sqlite3.Connection, event: Event, archive: Archive
 def refresh_super_event(db: sqlite3.Connection, super_id: int) -> None:
     rows = db.execute(f"SELECT {EVENT_SQL} FROM events WHERE super_id = ? ORDER BY start", (super_id,)).fetchall()
     if not rows:
+        if db.execute("SELECT 1 FROM folded_periods WHERE super_id = ?", (super_id,)).fetchone():
+            return  # its events were folded into it (consolidate.py): its summary is what is left of them
         db.execute("DELETE FROM super_events WHERE id = ?", (super_id,))
         remove_document(db, "super_event", super_id)
         return
@@ -108,6 +110,11 @@ def summarise_events(events: list[Event]) -> str:
         texts.update(dict.fromkeys(event.texts))
     heard = sum(len(e.transcript) for e in events)
     return _summary(events[0].start, max(e.end for e in events), len(events), labels, list(texts), heard)
+
+
+def summarise_labels(start: float, end: float, count: int, labels: dict[str, int]) -> str:
+    """A short account of a consolidated period: its span, how many events, and what was seen how often."""
+    return _summary(start, end, count, Counter(labels), [], 0)
 
 
 def _summary(start: float, end: float, count: int, labels: Counter[str], texts: list[str], heard: int) -> str:

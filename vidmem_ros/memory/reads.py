@@ -168,14 +168,19 @@ class StoreReads:
             row = db.execute("SELECT vector FROM moment_vectors WHERE moment_id = ?", (moment_id,)).fetchone()
         return None if row is None else cell(row[0], stored_vector, None)
 
-    def vectors(self, table: str, after: int = -1) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
-        """(ids, vectors, stamps) with ids above ``after``, in chunks, from ``moment_vectors`` or ``event_vectors``."""
+    def vectors(
+        self, table: str, after: int = -1, dim: int | None = None
+    ) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        """(ids, vectors, stamps) with ids above ``after``, in chunks, from ``moment_vectors`` or ``event_vectors``;
+        with ``dim``, only vectors of that many values."""
         key = _vector_key(table)
         last = after
+        size = "" if dim is None else f"AND LENGTH(vector) = {int(dim) * 4}"
         while True:
             with self.read() as db:
                 rows = db.execute(
-                    f"SELECT {key}, stamp, vector FROM {table} WHERE {key} > ? ORDER BY {key} LIMIT 20000", (last,)
+                    f"SELECT {key}, stamp, vector FROM {table} WHERE {key} > ? {size} ORDER BY {key} LIMIT 20000",
+                    (last,),
                 ).fetchall()
             if not rows:
                 return
@@ -184,6 +189,17 @@ class StoreReads:
             stamps = np.array([r[1] for r in rows], dtype=np.float64)
             vectors = np.stack([np.frombuffer(r[2], dtype=np.float32) for r in rows])
             yield ids, vectors, stamps
+
+    def vector_sizes(self, table: str) -> tuple[int | None, int]:
+        """The number of values of the newest vector in ``table``, and how many vectors have another size (made by
+        an embedder the configuration no longer names)."""
+        key = _vector_key(table)
+        with self.read() as db:
+            row = db.execute(f"SELECT LENGTH(vector) FROM {table} ORDER BY {key} DESC LIMIT 1").fetchone()
+            if row is None:
+                return None, 0
+            others = db.execute(f"SELECT COUNT(*) FROM {table} WHERE LENGTH(vector) != ?", (row[0],)).fetchone()[0]
+        return int(row[0]) // 4, int(others)
 
     # -- events, text read and heard, the path -----------------------------------------
 

@@ -147,6 +147,17 @@ CREATE TABLE IF NOT EXISTS pose_track (  -- the robot's path, downsampled (inges
     stamp REAL PRIMARY KEY,
     {_POSE_DDL}
 );
+CREATE TABLE IF NOT EXISTS folded_events (  -- consolidation: an event whose ordinary frame rows were folded away
+    event_id INTEGER PRIMARY KEY REFERENCES events (id) ON DELETE CASCADE,
+    frames INTEGER NOT NULL,  -- frame rows it had
+    kept INTEGER NOT NULL,  -- keyframes, best sighting per label, text read
+    labels TEXT NOT NULL DEFAULT '{{}}'  -- label -> [frames, first, last, best score]
+);
+CREATE TABLE IF NOT EXISTS folded_periods (  -- consolidation: events folded into their super event
+    super_id INTEGER PRIMARY KEY REFERENCES super_events (id) ON DELETE CASCADE,
+    events INTEGER NOT NULL DEFAULT 0,
+    labels TEXT NOT NULL DEFAULT '{{}}'
+);
 CREATE TABLE IF NOT EXISTS summaries (key TEXT PRIMARY KEY, start REAL, end REAL, text TEXT NOT NULL);
 CREATE VIRTUAL TABLE IF NOT EXISTS documents USING fts5 (
     text, kind UNINDEXED, ref UNINDEXED, stamp UNINDEXED, end_stamp UNINDEXED, tokenize = 'porter unicode61'

@@ -10,6 +10,7 @@ what a row means in ``rows``.
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 import threading
 import time
@@ -18,18 +19,25 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
-from vidmem_ros.errors import StoreError
+from vidmem_ros.errors import DiskFullError, StoreError
 from vidmem_ros.memory import schema
+from vidmem_ros.memory.integrity import DamagedStoreError, check_connection, is_sqlite_file, set_aside
 from vidmem_ros.memory.reads import StoreReads
 from vidmem_ros.memory.records import Moment, Pose, Transcript
 from vidmem_ros.memory.writes import insert_moment, insert_pose_track, insert_transcript, set_meta
 
+log = logging.getLogger(__name__)
+
 
 class SqliteStore(StoreReads):
-    def __init__(self, path: str | Path, readonly: bool = False, timeout_s: float = 5.0) -> None:
+    """``check_s``: the time a writer may spend checking an existing file before it writes anything; a damaged
+    file raises ``DamagedStoreError`` untouched (see ``integrity``)."""
+
+    def __init__(self, path: str | Path, readonly: bool = False, timeout_s: float = 5.0, check_s: float = 10.0) -> None:
         self.path = Path(path).expanduser()
         self.readonly = readonly
         self.timeout_s = timeout_s
+        self.check_s = check_s
         self._write_lock = threading.RLock()
         self._local = threading.local()
         self._connections: list[sqlite3.Connection] = []
@@ -40,6 +48,9 @@ class SqliteStore(StoreReads):
                 self._check_version(self._reader())
             else:
                 self._writer = self._open_writer()
+        except StoreError:
+            self.close()
+            raise
         except sqlite3.DatabaseError as exc:
             self.close()
             raise StoreError(f"cannot open memory store {self.path}: {exc}") from exc
@@ -49,8 +60,13 @@ class SqliteStore(StoreReads):
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise StoreError(f"cannot create the directory of memory store {self.path}: {exc.strerror}") from exc
+        existing = self.path.is_file() and self.path.stat().st_size > 0
+        if existing and not is_sqlite_file(self.path):
+            raise StoreError(f"{self.path} is not a SQLite file; it was left as it is")
         db = sqlite3.connect(self.path, timeout=self.timeout_s, check_same_thread=False, isolation_level=None)
         self._track(db)
+        if existing:
+            self._check_sound(db)
         self._check_is_store(db)
         if db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()[0] == 0:
             # Lets retention and forget hand freed pages back; only takes effect before the first table.
@@ -79,6 +95,19 @@ class SqliteStore(StoreReads):
     def _track(self, db: sqlite3.Connection) -> None:
         with self._connections_lock:
             self._connections.append(db)
+
+    def _check_sound(self, db: sqlite3.Connection) -> None:
+        found = check_connection(db, self.path, self.check_s)
+        if not found.ok:
+            raise DamagedStoreError(self.path, found)
+        if found.unchecked:
+            log.warning(
+                "memory store %s: checked %d table(s) in %.1f s (store.check_s); left unchecked: %s",
+                self.path,
+                len(found.checked),
+                found.seconds,
+                ", ".join(found.unchecked),
+            )
 
     def _check_is_store(self, db: sqlite3.Connection) -> None:
         try:
@@ -236,6 +265,23 @@ class SqliteStore(StoreReads):
         self._writer = None
 
 
+def open_writer_or_start_fresh(path: Path, check_s: float) -> SqliteStore:
+    """The store at ``path`` for writing; a damaged one is set aside, with an error logged, and a fresh one
+    started: the robot goes on remembering, and nothing is written into the damaged file."""
+    try:
+        return SqliteStore(path, check_s=check_s)
+    except DamagedStoreError as exc:
+        aside = set_aside(exc.path)
+        log.error(
+            "%s. It was set aside as %s and a fresh store started; `vidmem doctor --store %s --repair` "
+            "recovers what is readable of it",
+            exc,
+            aside,
+            aside,
+        )
+        return SqliteStore(path, check_s=check_s)
+
+
 def store_files(path: Path) -> list[Path]:
     return [path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")]
 
@@ -243,7 +289,7 @@ def store_files(path: Path) -> list[Path]:
 def _store_error(path: Path, exc: sqlite3.Error) -> StoreError:
     text = str(exc)
     if "full" in text:
-        return StoreError(f"memory store {path}: the disk is full ({text}); nothing already committed was lost")
+        return DiskFullError(f"memory store {path}: the disk is full ({text}); nothing already committed was lost")
     if "locked" in text or "busy" in text:
         return StoreError(f"memory store {path} is locked by another process ({text})")
     return StoreError(f"memory store {path}: {text}")

@@ -3,11 +3,14 @@
 SQLite is the truth; the index is a cache.  The writer's process adds and
 removes vectors as it writes them.  Another process (the query node) catches
 up before each search by reading rows it has not seen, rebuilds after a
-forget, and drops hits whose vectors retention has since deleted.
+forget, and drops hits whose vectors retention has since deleted.  A store holding
+vectors of two sizes (the embedder was changed) is searched over those the size of
+the newest; the others are counted and named in the log, not indexed.
 """
 
 from __future__ import annotations
 
+import logging
 import threading
 
 import numpy as np
@@ -16,6 +19,8 @@ from vidmem_ros.config import IndexConfig
 from vidmem_ros.memory.reads import existing_vectors
 from vidmem_ros.memory.store import SqliteStore
 from vidmem_ros.memory.vector_index import VectorHit, VectorIndex
+
+log = logging.getLogger(__name__)
 
 
 class VectorSearch:
@@ -44,12 +49,32 @@ class VectorSearch:
             generation = self.store.get_meta("forget_generation")
             if generation != self._generation:
                 self._index, self._last_id, self._generation = None, -1, generation
-            for ids, vectors, stamps in self.store.vectors(self.table, after=self._last_id):
-                self._add(ids, vectors, stamps)
+            self._load(self._index.dim if self._index is not None else self._newest_dim())
+
+    def _load(self, dim: int | None) -> None:
+        for ids, vectors, stamps in self.store.vectors(self.table, after=self._last_id, dim=dim):
+            self._add(ids, vectors, stamps)
+
+    def _newest_dim(self) -> int | None:
+        dim, others = self.store.vector_sizes(self.table)
+        if others:
+            log.warning(
+                "%s: %d vector(s) are not of the newest vectors' size (%d values; an earlier embedder made them): "
+                "they are left out of similarity search",
+                self.table,
+                others,
+                dim,
+            )
+        return dim
 
     def add(self, vector_id: int, vector: np.ndarray, stamp: float) -> None:
         """Index a vector this process just committed."""
         with self._lock:
+            if self._index is not None and vector.shape != (self._index.dim,):
+                # The embedder changed: the newest vectors' size wins, as at start; the index is rebuilt over them.
+                self._index, self._last_id = None, -1
+                self._load(int(vector.shape[0]))
+                return
             self._add(np.array([vector_id], dtype=np.int64), vector[None, :], np.array([stamp]))
 
     def remove(self, ids: list[int]) -> None:

@@ -37,6 +37,8 @@ from vidmem_ros.ingest.stats import StatsSnapshot
 from vidmem_ros.ingest.worker import IngestPipeline, IngestWorker
 from vidmem_ros.memory.archive import QUARANTINED
 from vidmem_ros.memory.records import Event
+from vidmem_ros.memory.retention import forgotten
+from vidmem_ros.memory.store import SqliteStore, open_writer_or_start_fresh
 from vidmem_ros.msg import AudioChunk, MemoryStats
 from vidmem_ros.msg import Event as EventMsg
 from vidmem_ros.ros.convert import event_msg
@@ -131,6 +133,10 @@ class IngestNode(MemoryNode):
         with self._intake_lock:
             self.pipeline = self.worker = self.audio = self.intake = None
         self.pose_node = self.pose_spinner = self.tf = None
+
+    def _open_store(self) -> SqliteStore:
+        # A damaged store is set aside, not written, and memory starts afresh: the robot goes on remembering.
+        return open_writer_or_start_fresh(self.config.store_path(), self.config.store.check_s)
 
     def _release(self) -> None:
         if self._store is not None:
@@ -305,6 +311,7 @@ class IngestNode(MemoryNode):
             self.config.retention.max_disk_mb * 1e6,
             audio_drops - self._last_audio_drops,
             quarantined=self.store.event_count(QUARANTINED),
+            store_problem=self.pipeline.last_store_error if self.pipeline is not None else None,
         )
         self._last_snapshot, self._last_audio_drops = snap, audio_drops
         cfg = self.config.ingest
@@ -322,6 +329,7 @@ class IngestNode(MemoryNode):
             ("queue_depth", f"{stats.queue_depth}/{stats.queue_capacity}"),
             ("events", stats.events),
             ("disk_used_mb", f"{used / 1e6:.1f}"),
+            ("forgotten", forgotten(self.store.counters())),
             ("ram_mb", f"{stats.ram_bytes / 1e6:.1f}"),
             *self._fleet_values(),
         )

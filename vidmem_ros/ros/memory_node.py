@@ -34,7 +34,7 @@ class MemoryNode(LifecycleNode):
 
     def on_configure(self, state: LifecycleState) -> TransitionCallbackReturn:
         try:
-            self._store = SqliteStore(self.config.store_path())
+            self._store = self._open_store()
             self._configure()
         except VidmemError as exc:
             self.startup_failure = exc
@@ -69,6 +69,10 @@ class MemoryNode(LifecycleNode):
         """Whatever the state: stop, then release (at the process's exit, and on shutdown)."""
         self._stop()
         self._release()
+
+    def _open_store(self) -> SqliteStore:
+        """The store for writing; a damaged one raises DamagedStoreError with nothing written."""
+        return SqliteStore(self.config.store_path(), check_s=self.config.store.check_s)
 
     def _configure(self) -> None:
         """What the node builds over the open store; raises VidmemError when it cannot."""

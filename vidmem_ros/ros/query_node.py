@@ -23,11 +23,16 @@ from vidmem_ros.errors import InputError, VidmemError
 from vidmem_ros.memory.archive import EventArchive
 from vidmem_ros.memory.captions import ComposedCaptioner
 from vidmem_ros.memory.forget import forget
+from vidmem_ros.memory.integrity import DamagedStoreError, file_id, wait_until_replaced
 from vidmem_ros.memory.reader import MemoryReader, Place
+from vidmem_ros.memory.store import SqliteStore
 from vidmem_ros.ros.convert import event_msg, fill_response, hit_evidence, time_range, to_seconds
 from vidmem_ros.ros.memory_node import MemoryNode
 from vidmem_ros.ros.runtime import run_nodes
 from vidmem_ros.srv import Forget, Query, SearchMemory, Summarize
+
+# Beyond the ingest node's own check of a damaged store, how long this node waits for it to set the file aside.
+REPLACE_WAIT_S = 10.0
 
 ResponseT = TypeVar("ResponseT", SearchMemory.Response, Summarize.Response, Forget.Response)
 
@@ -51,6 +56,24 @@ class QueryNode(MemoryNode):
         return self.reasoner.reader  # the services read memory as the reasoner's tools do
 
     # -- lifecycle -----------------------------------------------------------------
+
+    def _open_store(self) -> SqliteStore:
+        """A damaged store is never written.  The ingest node sets it aside and starts a fresh one, so this node
+        waits (as long as the ingest node's check may take, and a little more) to answer from that; with no
+        ingest node to do so, it reads the damaged file read-only: only what lies outside its damaged pages."""
+        path = self.config.store_path()
+        found = file_id(path)
+        try:
+            return super()._open_store()
+        except DamagedStoreError as exc:
+            if wait_until_replaced(path, found, 2 * self.config.store.check_s + REPLACE_WAIT_S):
+                self.get_logger().warning(f"{exc}; it was set aside: answering from the fresh store")
+                return super()._open_store()
+            self.get_logger().error(
+                f"{exc}; nothing set it aside, so it is read read-only (forget refused); "
+                f"`vidmem doctor --store {path} --repair` recovers what is readable"
+            )
+            return SqliteStore(path, readonly=True)
 
     def _configure(self) -> None:
         # The store is read-write: refused questions are counted and forget removes memory from here.
@@ -86,7 +109,8 @@ class QueryNode(MemoryNode):
             request.question, as_of, request.max_turns, float(request.timeout_s), request.scope, list(request.robots)
         )
         if "rejected" in answer.trace:
-            self.store.bump_counter("rejected_queries")
+            if not self.store.readonly:
+                self.store.bump_counter("rejected_queries")
             self.get_logger().warning(f"refused a question: {answer.error}")
         return fill_response(response, answer, json.dumps(answer.trace, default=str))
 
