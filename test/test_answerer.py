@@ -560,3 +560,25 @@ def test_one_weak_scene_tag_is_no_sighting(answerer: Reasoner, question: str) ->
     answerer.store.add_moment(Moment(T0 + 45, "/cam", 64, 48, None, tags=[harp]))
     answer = answerer.answer(question)
     assert answer.value is False and not answer.text.lower().startswith("yes"), answer.text
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["Did you pass a kayak anywhere?", "Have you come across a kayak, even a picture of one?", "Any kayaks so far?"],
+)
+def test_a_record_that_only_means_something_like_a_thing_is_no_sighting_of_it(
+    answerer: Reasoner, question: str
+) -> None:
+    """A scene tag 'canoe' is close to a kayak in meaning, but does not name one."""
+    from vidmem_ros.agent.grounding import MeaningCache
+    from vidmem_ros.config import load_config
+    from vidmem_ros.memory.records import Moment
+    from vidmem_ros.perception.registry import build_text_embedder
+    from vidmem_ros.perception.types import Tag
+
+    answerer.meaning = MeaningCache(build_text_embedder(load_config().text_embedder))  # meaning is weighed too
+    canoe = Tag("canoe", 0.7, ("canoe", "small boat", "boat"))
+    for offset in (44, 46):
+        answerer.store.add_moment(Moment(T0 + offset, "/cam", 64, 48, None, tags=[canoe]))
+    answer = answerer.answer(question)
+    assert answer.value is not True and "canoe" not in answer.text, answer.text

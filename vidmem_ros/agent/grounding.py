@@ -353,7 +353,8 @@ class Grounder:
         if len(distinct) > MEANING_CANDIDATES:
             by_words = sorted(distinct, key=lambda t: -words[t])[: MEANING_CANDIDATES // 2]
             distinct = list(dict.fromkeys([*by_words, *distinct[-MEANING_CANDIDATES // 2 :]]))
-        wordy = [t for t in distinct if self.wordy(t)]  # meaning of an OCR fragment ("CC", "PANDUCALE") is noise
+        # The meaning of an OCR fragment ("CC", "PANDUCALE"), or of a description without a word ("odom"), is noise.
+        wordy = [t for t in distinct if self.wordy(t)] if self.wordy(description) else []
         cosines = dict(zip(wordy, self.meaning.cosines(description, [t.lower() for t in wordy]), strict=True))
         out: list[Grounded] = []
         by_text: dict[str, list[_Record]] = {}

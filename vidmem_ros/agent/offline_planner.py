@@ -18,7 +18,7 @@ from typing import Any
 from vidmem_ros.agent.asked import Asked, asked_kind, interrogative
 from vidmem_ros.agent.description import head_words, held_in
 from vidmem_ros.agent.fitting import fit_to_schema
-from vidmem_ros.agent.grounding import CLAIM_MIN, Sense, source_named
+from vidmem_ros.agent.grounding import CLAIM_MARGIN, CLAIM_MIN, Sense, source_named
 from vidmem_ros.agent.harness import AgentState, Observation, PlannerError
 from vidmem_ros.agent.labels import singular
 from vidmem_ros.agent.question import Intent, Modality, ParsedQuestion, asked_words, content_words, modality_named
@@ -197,8 +197,8 @@ class OfflinePlanner:
         if known:
             named = yield from self._named(p.target, head_words(p.target), ["moments"], self._window(state, p))
             hits = [f for f in named if f.text.startswith("looked like")]
-        else:  # whatever holds it: a sign, a sentence, a scene tag or a caption, grounded with a margin
-            best, hits = yield from self._occasions_of(p.target, [], weak=True)
+        else:  # whatever holds it: a scene tag or a caption, or a sign or sentence that names it, with a margin
+            best, hits = yield from self._occasions_of(p.target, [], weak=True, sighting=True)
             if best is not None and best.score < CLAIM_MIN:  # one weak guess: said as such, never a sighting
                 yield self._weak_guess(state, p, best)
                 return
@@ -630,12 +630,18 @@ class OfflinePlanner:
         return None
 
     def _occasions_of(
-        self, description: str, how: list[str], weak: bool = False
+        self, description: str, how: list[str], weak: bool = False, sighting: bool = False
     ) -> Generator[Step, list[Observation], tuple[Finding | None, list[Finding]]]:
         """What a description is grounded in (claimed, or the best where good enough, or with ``weak`` the best
-        that matches at all) and every occasion of that same thing that grounds it as well, oldest first."""
+        that matches at all) and every occasion of that same thing that grounds it as well, oldest first.  For a
+        ``sighting`` a record counts only where it names the thing (a tag by its own name or a broader word, a sign
+        by its words): one that only means something like it ("STAIRS" for a ladder, a cassette for a piano) is no
+        sign of having seen it."""
         obs = (yield [call("ground", description=description, how=how, limit=20)])[0]
         found = obs.result.findings
+        if sighting:
+            found = [f for f in found if float(f.data.get("words", 0)) > 0]
+            found = [replace(f, data={**f.data, "claimed": f is _claimed(found)}) for f in found]
         best = next((f for f in found if f.data.get("claimed")), None)
         if best is None and found and (found[0].score >= CLAIM_MIN or (weak and found[0].score > 0)):
             best = found[0]
@@ -711,6 +717,21 @@ class OfflinePlanner:
     @staticmethod
     def _when(state: AgentState, stamp: float) -> str:
         return f"at {utc_clock(stamp)} ({stamp - state.t0:.1f} s after my memory begins)"
+
+
+def _claimed(found: list[Finding]) -> Finding | None:
+    """The best grounded finding where good enough and ahead of the best other thing by the margin."""
+    if not found or found[0].score < CLAIM_MIN:
+        return None
+    other = next(
+        (
+            f
+            for f in found[1:]
+            if (f.data.get("how"), squash(f.text)) != (found[0].data.get("how"), squash(found[0].text))
+        ),
+        None,
+    )
+    return found[0] if other is None or found[0].score - other.score >= CLAIM_MARGIN else None
 
 
 def _held(script: Script) -> Generator[Step, list[Observation], Step]:

@@ -325,7 +325,8 @@ def _parse_clause(text: str) -> ParsedQuestion | None:
         if match is None:
             continue
         groups = match.groupdict()
-        target = clean_target((groups.get("t") or "") + (groups.get("t2") or ""))
+        # A comma ends the thing's name: what follows adds to the question ("a penguin, even a picture of one").
+        target = clean_target(((groups.get("t") or "") + (groups.get("t2") or "")).split(", ")[0])
         other = clean_target(groups.get("o") or "")
         relation = ""
         if intent is Intent.ORDER and groups.get("r"):
