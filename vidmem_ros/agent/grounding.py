@@ -17,6 +17,7 @@ match is claimed only when it is good enough and stands out from the best other 
 
 from __future__ import annotations
 
+import itertools
 import re
 import threading
 from collections.abc import Callable, Iterable, Sequence
@@ -408,7 +409,8 @@ def _runs(items: Sequence[T], stamp: Callable[[T], float], end: Callable[[T], fl
 # What bears words that are read, and what carries words heard: general English nouns and verbs.  The first such
 # word in a question names its source ("the voice on the intercom", "the notice you saw", "what the label says").
 _READ_WORDS = (
-    r"read|reading|written|printed|painted|engraved|labell?ed|sign|signs|signpost|signboard|notice|label|plate"
+    r"read|reading|written|printed|painted|engraved|labell?ed|titled?|headline|sign|signs|signpost|signboard|notice"
+    r"|label|plate"
     r"|nameplate|plaque|placard|poster|board|whiteboard|blackboard|noticeboard|screen|display|banner|sticker|leaflet"
     r"|flyer|inscription|caption|writing|lettering"
 )
@@ -431,3 +433,50 @@ def source_named(question: str) -> list[Sense]:
         if match.group("heard"):
             return [Sense.HEARD]
     return []
+
+
+class ValueKind(str, Enum):
+    """The kind of value a question asks to be read out of what was read or heard."""
+
+    PERSON = "person"  # whose name, who
+    OCCUPATION = "occupation"  # a job title
+    NUMBER = "number"  # which number, floor, gate, code
+
+
+_VALUE_KINDS = (
+    (ValueKind.OCCUPATION, re.compile(r"\b(?:job|occupation|profession|role|position) ?(?:title)?\b|\bjob title\b")),
+    (ValueKind.PERSON, re.compile(r"^(?:who|whom|whose)\b|\bwhose name\b|\b(?:person|visitor|caller|guest)'s name\b")),
+    (
+        ValueKind.NUMBER,
+        re.compile(r"^(?:what|which) (?:\w+ )?(?:number|code|level|floor|gate|platform|digits?)\b|^how much\b"),
+    ),
+)
+_TITLE = re.compile(r"\b(?:mr|mrs|ms|miss|mister|dr|doctor|professor|prof)\b\.? [a-z]", re.IGNORECASE)
+_NUMBER_WORDS = re.compile(
+    r"\b(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|first|second|third|fourth|fifth)\b",
+    re.IGNORECASE,
+)
+
+
+def value_kind(clause: str) -> ValueKind | None:
+    """The kind of value an interrogative clause asks for, by its question phrase; None for any other."""
+    return next((kind for kind, pattern in _VALUE_KINDS if pattern.search(clause)), None)
+
+
+def holds_value(
+    kind: ValueKind, text: str, is_word: Callable[[str], bool] | None, is_person: Callable[[str], bool]
+) -> bool:
+    """Whether a record holds a value of the kind: a name (a title before a capitalised word, or two capitalised
+    words neither of which is a dictionary word), a word for a person's occupation, or a number."""
+    if kind is ValueKind.NUMBER:
+        return _NUMBER_WORDS.search(text) is not None
+    words = re.findall(r"[A-Za-z][a-z]+|[A-Z]{2,}", text)
+    if kind is ValueKind.OCCUPATION:
+        return any(is_person(w.lower()) for w in words)
+    if _TITLE.search(text):
+        return True
+    # Two capitalised words neither of which is a dictionary word ("Marta Okafor"; not "KEEP OUT" or "EXITWAY").
+    return any(
+        a[0].isupper() and b[0].isupper() and is_word is not None and not is_word(a.lower()) and not is_word(b.lower())
+        for a, b in itertools.pairwise(words)
+    )

@@ -18,10 +18,18 @@ from typing import Any
 from vidmem_ros.agent.asked import Asked, asked_kind, interrogative
 from vidmem_ros.agent.description import head_words, held_in
 from vidmem_ros.agent.fitting import fit_to_schema
-from vidmem_ros.agent.grounding import CLAIM_MARGIN, CLAIM_MIN, Sense, source_named
+from vidmem_ros.agent.grounding import CLAIM_MARGIN, CLAIM_MIN, Sense, source_named, value_kind
 from vidmem_ros.agent.harness import AgentState, Observation, PlannerError
 from vidmem_ros.agent.labels import singular
-from vidmem_ros.agent.question import Intent, Modality, ParsedQuestion, asked_words, content_words, modality_named
+from vidmem_ros.agent.question import (
+    Intent,
+    Modality,
+    ParsedQuestion,
+    asked_words,
+    content_words,
+    modality_named,
+    places_named,
+)
 from vidmem_ros.agent.text_match import squash, words_covered
 from vidmem_ros.agent.tool_args import TRANSCRIPTS_MAX, AnswerArgs
 from vidmem_ros.agent.tool_context import Finding
@@ -681,10 +689,20 @@ class OfflinePlanner:
         not wholly the question's own words first (the value).  False when nothing read or heard matches."""
         state.plan("ground the question in what was read or heard", "read the answer out of it")
         how = [s.value for s in source_named(state.question) if s is not Sense.SEEN] or ["read", "heard"]
-        # The place a question says a thing was at ("in the storage room") tells where, not what was written.
+        # The place a question says a thing was at ("in the storage room") tells where, not what was written:
+        # what was read or heard there, where that place stands out, else anywhere.
         described = " ".join(asked_words(state.question)) or state.question
-        obs = (yield [call("ground", description=described, how=how, limit=8)])[0]
-        found = obs.result.findings
+        kind = value_kind(interrogative(state.question))
+        value = {"value": kind.value} if kind else {}
+        found = []
+        for place in places_named(state.question):
+            step = [call("ground", description=described, how=how, at=place, limit=8, **value)]
+            there = (yield step)[0].result.findings
+            if any(f.data.get("claimed") for f in there):
+                found = there
+                break
+        if not found:
+            found = (yield [call("ground", description=described, how=how, limit=8, **value)])[0].result.findings
         best = next((f for f in found if f.data.get("claimed")), None)
         if best is None and found and found[0].score >= CLAIM_MIN and float(found[0].data.get("words", 0)) > 0:
             best = found[0]  # not ahead by the margin, but the question's own words are there: offered, less sure

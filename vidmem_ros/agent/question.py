@@ -500,8 +500,10 @@ def window_of(text: str) -> Window | None:
 
 
 def _clause(text: str) -> str:
-    """The interrogative clause, normalised: past context, format remarks and a closing "up to now" left out."""
-    return _UP_TO_NOW.sub("", _WHAT_TIME.sub("when ", interrogative(_FORMAT_REMARK.sub("", text))))
+    """The interrogative clause, normalised: past context, format remarks and a closing "up to now" left out, and
+    "next to" said as "beside" (a place, not the next thing in time)."""
+    clause = _UP_TO_NOW.sub("", _WHAT_TIME.sub("when ", interrogative(_FORMAT_REMARK.sub("", text))))
+    return re.sub(r"\bnext to\b", "beside", clause)
 
 
 # A closing adverbial that bounds a question by the moment it is asked ("up to this moment", "until the present",
@@ -533,6 +535,30 @@ _LOCATIVE = re.compile(
     rf"(?=\s+(?:{_PLACING}|and|that|which|where|when|while)\b|[,;.?!]|$)",
     re.IGNORECASE,
 )
+
+
+_OBJECTS = frozenset(("you", "it", "them", "us", "me", "him", "her"))
+_BE = frozenset(
+    ("is", "was", "were", "are", "be", "been", "did", "does", "do", "had", "has", "have", "about", "for", "with")
+)
+
+
+def places_named(text: str) -> list[str]:
+    """The places a question says something was at ("in the storage room", "by the lift"), without preposition
+    or determiner, that name a place by more than its kind alone."""
+    found = []
+    for match in _LOCATIVE.finditer(text.lower()):
+        words = match.group(0).split()
+        words = words[2:] if words[0] != "next" and words[:2] != ["across", "from"] else words[3:]
+        # The name ends before a verb: one with an object pronoun after it ("the lift warn you"), or a form of be.
+        ends = [i for i, w in enumerate(words) if w in _BE or (i + 1 < len(words) and words[i + 1] in _OBJECTS)]
+        words = words[: ends[0]] if ends else words
+        # A part of a place after its kind ("the storage room floor") is still that place.
+        kinds = [i for i, w in enumerate(words) if w in GENERIC_PLACES and i > 0]
+        name = " ".join(words[: kinds[0] + 1] if kinds else words)
+        if content_words(_GENERIC_PLACE.sub(" ", name)):
+            found.append(name)
+    return found
 
 
 def names_what_it_needs(intent: Intent, modality: Modality, target: str, other: str) -> bool:

@@ -99,6 +99,12 @@ class GroundArgs(_Range):
     how: list[Literal["read", "heard", "seen"]] = Field(
         default_factory=list, description="how it was met, where the question says so; empty: every kind competes"
     )
+    at: str = Field(
+        "", max_length=200, description='only what was met at the place this describes ("the storage room")'
+    )
+    value: Literal["", "person", "occupation", "number"] = Field(
+        "", description="the kind of value to be read out, where the question asks for one; records holding one first"
+    )
     limit: int = Field(8, ge=1, le=20)
 
 

@@ -15,7 +15,16 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from vidmem_ros.agent.description import description_rest, head_words, wanted_count, without_count
-from vidmem_ros.agent.grounding import Grounder, Grounding, MeaningCache, Sense
+from vidmem_ros.agent.grounding import (
+    CLAIM_MARGIN,
+    CLAIM_MIN,
+    Grounder,
+    Grounding,
+    MeaningCache,
+    Sense,
+    ValueKind,
+    holds_value,
+)
 from vidmem_ros.agent.labels import LabelLexicon
 from vidmem_ros.agent.question import GENERIC_PLACES
 from vidmem_ros.agent.text_match import squash, text_match, words_covered
@@ -49,6 +58,7 @@ from vidmem_ros.memory.captions import EventFacts, event_labels, event_texts
 from vidmem_ros.memory.hierarchy import ROOT_KEY
 from vidmem_ros.memory.reader import Place
 from vidmem_ros.memory.records import Event, Moment, Pose, SearchHit, Sighting, TextRead
+from vidmem_ros.perception.wordnet import LEX_PERSON
 
 
 def search(ctx: ToolContext, args: SearchArgs) -> ToolResult:
@@ -110,6 +120,18 @@ def ground(ctx: ToolContext, args: GroundArgs) -> ToolResult:
     the one that is good enough and stands out from the rest."""
     grounding = grounding_of(ctx, args.description, [Sense(h) for h in args.how], ctx.window(args.start_t, args.end_t))
     claimed = grounding.claimed()
+    if args.at.strip():
+        place = place_claimed(ctx, args.at)
+        if place is None:
+            return ToolResult("ground", note=f"no place I stayed at stands out as {args.at!r}")
+        # At one place, what the question names there stands out from the rest with any score.
+        grounding = Grounding(args.description, [g for g in grounding.found if _mostly_during(g.stamp, g.end, place)])
+        claimed = grounding.claimed(min_score=0.0)
+    if args.value:  # a record that holds the kind of value asked for answers before one that does not
+        holders = [g for g in grounding.found if _holds(ctx, ValueKind(args.value), g.text)]
+        rest = [g for g in grounding.found if g not in holders]
+        grounding = Grounding(args.description, holders + rest)
+        claimed = Grounding(args.description, holders).claimed(min_score=0.0)  # none holds one: nothing answers
     findings = [
         Finding(
             g.ref, "grounded", g.stamp, g.end, g.text, g.score, g.pose,
@@ -122,6 +144,18 @@ def ground(ctx: ToolContext, args: GroundArgs) -> ToolResult:
         for g in grounding.found[: args.limit]
     ]  # fmt: skip
     return ToolResult("ground", findings, "" if findings else f"nothing in memory matches {args.description!r}")
+
+
+def _holds(ctx: ToolContext, kind: ValueKind, text: str) -> bool:
+    wordnet = _lexicon(ctx).wordnet
+    if wordnet is None:
+        return holds_value(kind, text, None, lambda word: False)
+
+    def person(word: str) -> bool:
+        senses = wordnet.senses(wordnet.base_form(word))
+        return bool(senses) and wordnet.lexfile(senses[0]) == LEX_PERSON
+
+    return holds_value(kind, text, lambda word: bool(wordnet.senses(wordnet.base_form(word))), person)
 
 
 def _view_end(ctx: ToolContext, ref: object) -> dict[str, Any]:
@@ -599,6 +633,17 @@ def find_places(ctx: ToolContext, args: PlacesArgs) -> ToolResult:
     findings = [_place_finding(ctx, place, score) for score, place in ranked]
     order = " > ".join(f"place/{v.place}" for v in found)
     return ToolResult("places", findings, f"visits in order: {order}")
+
+
+def place_claimed(ctx: ToolContext, about: str) -> stays.Place | None:
+    """The place ``about`` describes, where one matches well enough and ahead of the next by the margin."""
+    lo, hi = ctx.window(None, None)
+    listed = stays.places(stays.described_visits(ctx.store, ctx.places, lo, hi, ctx.as_of, ctx.min_score))
+    if not listed:
+        return None
+    ranked = sorted(zip(place_scores(ctx, about, listed), listed, strict=True), key=lambda sp: -sp[0])
+    (best, place), runner_up = ranked[0], (ranked[1][0] if len(ranked) > 1 else 0.0)
+    return place if best >= CLAIM_MIN and best - runner_up >= CLAIM_MARGIN else None
 
 
 def place_scores(ctx: ToolContext, about: str, listed: list[stays.Place]) -> list[float]:
