@@ -305,6 +305,9 @@ class Grounder:
         labels = self.labels_for(description) if self.labels_for is not None else []
         if not labels:
             return []
+        # How much of the description a label stands for: "ball" of "the ball players" is half of it.
+        wanted = terms(description)
+        named = {w: set(self.labels_for(w)) for w in wanted} if self.labels_for is not None else {}
         found: list[Grounded] = []
         sightings = [
             s for s in self.store.sightings(labels, self.as_of, self.min_score) if self.lo <= s.stamp <= self.hi
@@ -312,7 +315,9 @@ class Grounder:
         for run in _runs(sightings, lambda s: s.stamp):
             best = max(run, key=lambda s: s.score)
             frames = len({s.moment_id for s in run})
-            score = round(min(0.95, 0.6 + 0.35 * best.score), 4)
+            covered = sum(best.label in named.get(w, ()) or found_in(w, best.label) for w in wanted)
+            share = covered / len(wanted) if wanted else 1.0
+            score = round(min(0.95, 0.6 + 0.35 * best.score) * (0.5 + 0.5 * share), 4)
             found.append(
                 Grounded(
                     Sense.SEEN, "detection", f"moment/{best.moment_id}", run[0].stamp, run[-1].stamp,
@@ -448,7 +453,7 @@ _VALUE_KINDS = (
     (ValueKind.PERSON, re.compile(r"^(?:who|whom|whose)\b|\bwhose name\b|\b(?:person|visitor|caller|guest)'s name\b")),
     (
         ValueKind.NUMBER,
-        re.compile(r"^(?:what|which) (?:\w+ )?(?:number|code|level|floor|gate|platform|digits?)\b|^how much\b"),
+        re.compile(r"^(?:what|which) (?:\w+ )?(?:number|code|digits?)\b|^how much\b"),
     ),
 )
 _TITLE = re.compile(r"\b(?:mr|mrs|ms|miss|mister|dr|doctor|professor|prof)\b\.? [a-z]", re.IGNORECASE)

@@ -124,9 +124,9 @@ def ground(ctx: ToolContext, args: GroundArgs) -> ToolResult:
         place = place_claimed(ctx, args.at)
         if place is None:
             return ToolResult("ground", note=f"no place I stayed at stands out as {args.at!r}")
-        # At one place, what the question names there stands out from the rest with any score.
+        # At one place, what the question names there needs only to relate to it and stand out from the rest.
         grounding = Grounding(args.description, [g for g in grounding.found if _mostly_during(g.stamp, g.end, place)])
-        claimed = grounding.claimed(min_score=0.0)
+        claimed = grounding.claimed(min_score=AT_PLACE_CLAIM_MIN)
     if args.value:  # a record that holds the kind of value asked for answers before one that does not
         holders = [g for g in grounding.found if _holds(ctx, ValueKind(args.value), g.text)]
         rest = [g for g in grounding.found if g not in holders]
@@ -144,6 +144,10 @@ def ground(ctx: ToolContext, args: GroundArgs) -> ToolResult:
         for g in grounding.found[: args.limit]
     ]  # fmt: skip
     return ToolResult("ground", findings, "" if findings else f"nothing in memory matches {args.description!r}")
+
+
+# What a question says was met at a place that stands out is claimed there from this score on.
+AT_PLACE_CLAIM_MIN = 0.1
 
 
 def _holds(ctx: ToolContext, kind: ValueKind, text: str) -> bool:
@@ -666,7 +670,14 @@ def _grounded_at(ctx: ToolContext, about: str, listed: list[stays.Place]) -> lis
     description = " ".join(w for w in about.split() if w.lower().strip(",.()") not in GENERIC_PLACES)
     if not description.strip():
         return [0.0] * len(listed)
-    found = grounding_of(ctx, description, []).found
+    # What names a place: words read or heard there that share a word with the description, or a thing seen
+    # there that it names whole.  A thing seen that only shares a word with it ("sports ball" for "the ball
+    # players") is the share of frames above, and a record that only means something like it is no name.
+    found = [
+        g
+        for g in grounding_of(ctx, description, []).found
+        if g.words >= 1.0 or (g.sense is not Sense.SEEN and g.words > 0)
+    ]
     return [max((g.score for g in found if _mostly_during(g.stamp, g.end, place)), default=0.0) for place in listed]
 
 
