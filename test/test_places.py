@@ -130,3 +130,15 @@ def test_when_and_whether_the_robot_was_at_a_place(patrol: Reasoner) -> None:
     assert patrol.answer("Have you been to the room with the cat yet?", as_of=T0 + 30).value is False
     after = patrol.answer("Once you had left the spot with the cup, where did you go next?")
     assert after.pose is not None and after.pose.x == pytest.approx(10.4, abs=0.5), after.text
+
+
+def test_a_place_says_how_many_of_a_thing_were_in_view_at_once() -> None:
+    from collections import Counter
+
+    from vidmem_ros.memory.places import Visit, counted
+
+    assert (counted("person", 2), counted("chair", 3), counted("cup", 1), counted("skis", 2)) == (
+        "2 people", "3 chairs", "cup", "2 skis",
+    )  # fmt: skip
+    visit = Visit(1, 0.0, 10.0, 0.0, 0.0, "map", seen=["person", "cup"], at_once=Counter(person=2, cup=1))
+    assert visit.description().startswith("saw 2 people, cup")

@@ -250,3 +250,31 @@ def test_seeing_hearing_and_counting_at_a_place_are_not_visit_times(text: str) -
     from vidmem_ros.agent.question import visit_question
 
     assert visit_question(text) is None
+
+
+@pytest.mark.parametrize(
+    "text, target, other, modality, latest",
+    [
+        ("Which came first, the kite or the ball?", "kite", "ball", Modality.OBJECT, False),
+        ("Which came first the kite or the ball?", "kite", "ball", Modality.OBJECT, False),
+        ("Museum map or exit sign: which one did you read earlier?", "museum map", "exit sign", Modality.TEXT, False),
+        ("Which did you hear sooner - the lift news or the parking reminder?", "lift", "parking reminder",
+         Modality.SPEECH, False),
+        ("Which announcement came later: the one about the boiler or the fire drill?", "boiler", "fire drill",
+         Modality.SPEECH, True),
+        ("Which did you see last, the bicycle or the umbrella?", "bicycle", "umbrella", Modality.OBJECT, True),
+    ],
+)  # fmt: skip
+def test_which_of_two_offered_things_came_first_is_read_from_the_or_and_a_word_of_time(
+    text: str, target: str, other: str, modality: Modality, latest: bool
+) -> None:
+    parsed = parse_question(text)
+    assert parsed is not None and parsed.intent is Intent.ORDER, text
+    assert (parsed.target, parsed.other, parsed.modality, parsed.latest) == (target, other, modality, latest)
+
+
+def test_a_choice_with_no_word_of_time_is_no_order() -> None:
+    from vidmem_ros.agent.question import alternatives_question
+
+    assert alternatives_question("Did you see a cat or a dog?") is None
+    assert alternatives_question("Which was bigger, the van or the truck?") is None

@@ -292,12 +292,11 @@ class OfflinePlanner:
             return
         (early, f1), (late, f2) = sorted(((p.target, first_a), (p.other, first_b)), key=lambda nf: nf[1].stamp)
         verb = "read" if senses == ["read"] else "saw"
-        text = (
-            f"{early} first: I {verb} {early} at {f1.stamp - state.t0:.0f} s, and {late} at "
-            f"{f2.stamp - state.t0:.0f} s after my memory begins."
-        )
+        times = f"{f1.stamp - state.t0:.0f} s, and {late} at {f2.stamp - state.t0:.0f} s after my memory begins"
+        lead = f"{late} last" if p.latest else f"{early} first"
+        text = f"{lead}: I {verb} {early} at {times}."
         relation = "before" if early == p.target else "after"
-        value, text = _as_asked(p, relation, early, text)
+        value, text = _as_asked(p, relation, late if p.latest else early, text)
         yield answer(text, min(f1.score, f2.score), [f1.ref, f2.ref], f1.ref, f1.ref, value=value)
 
     def _one_side(self, state: AgentState, did: str, done: str, *sides: tuple[str, Finding | None]) -> Step:
@@ -379,11 +378,11 @@ class OfflinePlanner:
     def _heard_answer(state: AgentState, p: ParsedQuestion, first_a: Finding, first_b: Finding) -> Step:
         (early, f1), (late, f2) = sorted(((p.target, first_a), (p.other, first_b)), key=lambda nf: nf[1].stamp)
         text = (
-            f'{early} first: I heard "{f1.text}" at {f1.stamp - state.t0:.0f} s, and "{f2.text}" about {late} '
-            f"at {f2.stamp - state.t0:.0f} s after my memory begins."
+            f'{f"{late} last" if p.latest else f"{early} first"}: I heard "{f1.text}" at {f1.stamp - state.t0:.0f} s, '
+            f'and "{f2.text}" about {late} at {f2.stamp - state.t0:.0f} s after my memory begins.'
         )
         relation = "before" if early == p.target else "after"
-        value, text = _as_asked(p, relation, early, text)
+        value, text = _as_asked(p, relation, late if p.latest else early, text)
         return answer(text, min(f1.score, f2.score), [f1.ref, f2.ref], f1.ref, f1.ref, value=value)
 
     def _neighbour(self, state: AgentState, p: ParsedQuestion) -> Script:

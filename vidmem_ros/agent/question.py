@@ -56,6 +56,7 @@ class ParsedQuestion:
     window: Window | None = None
     now: bool = False  # "what do you see now"
     relation: str = ""  # "before" / "after": a yes-or-no question whether the target came so relative to other
+    latest: bool = False  # an order question asking which of the two came last, not first
 
 
 _SEE = (
@@ -280,7 +281,7 @@ _FORMAT_REMARK = re.compile(
 
 def parse_question(text: str) -> ParsedQuestion | None:
     """The intent and targets of a supported question, or None."""
-    parsed = visit_question(text) or _parse_clause(text)
+    parsed = alternatives_question(text) or visit_question(text) or _parse_clause(text)
     if parsed is None:
         return None
     return _resolved(parsed, _context(text))
@@ -398,6 +399,39 @@ def visit_question(text: str) -> ParsedQuestion | None:
     ):
         return ParsedQuestion(text, Intent.DID, place, Modality.PLACE)
     return None
+
+
+# Words that ask which of two came first, or last.
+_EARLIER = r"earlier|earliest|first|sooner|soonest"
+_LATER = r"later|latest|last|more recently|most recently"
+_TIME_WORD = re.compile(rf"\b(?:(?P<early>{_EARLIER})|(?P<late>{_LATER}))\b")
+# What names one of the two before its description ("the one about", "the message concerning").
+_ALTERNATIVE_HEAD = re.compile(
+    r"^(?:the |a |an )?(?:one|ones|thing|message|announcement|sign|notice|news)? ?(?:about|on|concerning|regarding"
+    r"|with|saying|that said)? ?"
+)
+
+
+def alternatives_question(text: str) -> ParsedQuestion | None:
+    """ "Which came first, A or B?", in any arrangement of its parts ("A or B: which did you read earlier?",
+    "which announcement came later: the one about A or the B warning?"): the clause that offers two things joined
+    by "or", and a word asking which came first or last.  Read from that grammar, not a sentence pattern; how the
+    two were met (read, heard, seen) is left to the words naming it."""
+    sentence = _last_sentence(text)
+    when = _TIME_WORD.search(sentence)
+    if when is None or not re.search(r"\b(?:which|what|who)\b", sentence) or " or " not in sentence:
+        return None
+    offered = next((c for c in re.split(r"\s*[:;,]\s*|\s+-\s+", sentence) if " or " in c), "")
+    # Past the words that ask ("which came first the kite or the ball"): the two things follow them.
+    asking = re.match(rf"^.*?\b(?:{_EARLIER}|{_LATER})\b\s*", offered)
+    if asking and re.match(r"^(?:which|what|who)\b", offered):
+        offered = offered[asking.end() :]
+    a, _, b = offered.partition(" or ")
+    target, other = (_without_message_noun(clean_target(_ALTERNATIVE_HEAD.sub("", x.strip()))) for x in (a, b))
+    if not target or not other or _PRONOUN.match(target) or _PRONOUN.match(other):
+        return None
+    modality = modality_named(sentence) or Modality.OBJECT
+    return ParsedQuestion(text, Intent.ORDER, target, modality, other, latest=when.group("late") is not None)
 
 
 def _last_sentence(text: str) -> str:

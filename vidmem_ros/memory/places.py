@@ -41,14 +41,16 @@ class Visit:
     heard: list[str] = field(default_factory=list)
     frames: int = 0  # stored frames during the visit
     frames_with: Counter[str] = field(default_factory=Counter)  # label -> frames it was detected in
+    at_once: Counter[str] = field(default_factory=Counter)  # label -> the most detected in one frame
 
     @property
     def dwell_s(self) -> float:
         return self.end - self.start
 
     def description(self) -> str:
+        seen = [counted(label, self.at_once[label]) for label in self.seen[:8]]
         parts = [
-            f"saw {', '.join(self.seen[:8])}" if self.seen else "",
+            f"saw {', '.join(seen)}" if seen else "",
             f"looked like {', '.join(self.looked[:6])}" if self.looked else "",
             f"read {', '.join(repr(t) for t in self.read[:6])}" if self.read else "",
             f"heard {', '.join(repr(t) for t in self.heard[:3])}" if self.heard else "",
@@ -81,7 +83,20 @@ class Place:
         looked = _ranked(x for v in self.visits for x in v.looked)
         read = _ranked(x for v in self.visits for x in v.read)
         heard = _ranked(x for v in self.visits for x in v.heard)
-        return Visit(self.id, 0.0, 0.0, self.x, self.y, self.frame_id, seen, looked, read, heard).description()
+        at_once: Counter[str] = Counter()
+        for visit in self.visits:
+            at_once |= visit.at_once
+        described = Visit(self.id, 0.0, 0.0, self.x, self.y, self.frame_id, seen, looked, read, heard)
+        described.at_once = at_once
+        return described.description()
+
+
+def counted(label: str, most: int) -> str:
+    """A label with how many were in view at once, where more than one ("2 people", "3 chairs")."""
+    if most < 2:
+        return label
+    plural = "people" if label == "person" else label if label.endswith("s") else f"{label}s"
+    return f"{most} {plural}"
 
 
 def stays(track: Track, config: PlacesConfig) -> list[tuple[int, int]]:
@@ -143,6 +158,9 @@ def described_visits(
         visit.seen = _ranked(d.label for m in moments for d in m.detections if d.score >= min_score)
         visit.frames = len(moments)
         visit.frames_with = Counter(x for m in moments for x in {d.label for d in m.detections if d.score >= min_score})
+        for m in moments:
+            in_frame = Counter(d.label for d in m.detections if d.score >= min_score)
+            visit.at_once |= in_frame  # the most of each label in any one frame
         visit.looked = _ranked(t.label for m in moments for t in m.tags)
         visit.read = _ranked(t.text for m in moments for t in m.texts)
         visit.heard = [t.text for t in store.transcripts(visit.start, visit.end, as_of)]
