@@ -582,3 +582,33 @@ def test_a_record_that_only_means_something_like_a_thing_is_no_sighting_of_it(
         answerer.store.add_moment(Moment(T0 + offset, "/cam", 64, 48, None, tags=[canoe]))
     answer = answerer.answer(question)
     assert answer.value is not True and "canoe" not in answer.text, answer.text
+
+
+@pytest.mark.parametrize(
+    "question, expected",
+    [
+        ("Whose name is on the plaque by the entrance?", "IRENA VOSKUIJLEN"),
+        ("What is the name of the person on the plaque?", "IRENA VOSKUIJLEN"),
+        ("What number is written on the locker?", "LOCKER 214"),
+    ],
+)
+def test_a_question_for_a_name_or_number_is_read_out_of_a_record_that_holds_one(
+    answerer: Reasoner, question: str, expected: str
+) -> None:
+    from vidmem_ros.memory.records import Moment
+    from vidmem_ros.perception.types import TextLine
+
+    signs = {44: ["ENTRANCE", "PLEASE WIPE YOUR FEET"], 50: ["IRENA VOSKUIJLEN", "ARCHIVIST"], 56: ["LOCKER 214"]}
+    for offset, lines in signs.items():
+        answerer.store.add_moment(Moment(T0 + offset, "/cam", 64, 48, None, texts=[TextLine(x, 0.95) for x in lines]))
+    answer = answerer.answer(question)
+    assert expected in str(answer.value), answer.text
+
+
+def test_who_is_answered_by_the_sentence_that_names_a_person(answerer: Reasoner) -> None:
+    from vidmem_ros.memory.records import Transcript
+
+    answerer.store.add_transcript(Transcript(T0 + 41, T0 + 43, "The boiler room stays closed this week."))
+    answerer.store.add_transcript(Transcript(T0 + 46, T0 + 49, "The plumber will fix the boiler tomorrow."))
+    answer = answerer.answer("Someone is coming about the boiler. Who will fix it?")
+    assert "plumber" in str(answer.value), answer.text

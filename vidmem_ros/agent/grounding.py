@@ -450,7 +450,13 @@ class ValueKind(str, Enum):
 
 _VALUE_KINDS = (
     (ValueKind.OCCUPATION, re.compile(r"\b(?:job|occupation|profession|role|position) ?(?:title)?\b|\bjob title\b")),
-    (ValueKind.PERSON, re.compile(r"^(?:who|whom|whose)\b|\bwhose name\b|\b(?:person|visitor|caller|guest)'s name\b")),
+    (
+        ValueKind.PERSON,
+        re.compile(
+            r"^(?:who|whom|whose)\b|\bwhose name\b|\b(?:person|visitor|caller|guest|owner|man|woman)'s name\b"
+            r"|\bname of (?:the|a|that|this) (?:person|man|woman|visitor|caller|guest|owner|occupant|speaker)\b"
+        ),
+    ),
     (
         ValueKind.NUMBER,
         re.compile(r"^(?:what|which) (?:\w+ )?(?:number|code|digits?)\b|^how much\b"),
@@ -471,13 +477,16 @@ def value_kind(clause: str) -> ValueKind | None:
 def holds_value(
     kind: ValueKind, text: str, is_word: Callable[[str], bool] | None, is_person: Callable[[str], bool]
 ) -> bool:
-    """Whether a record holds a value of the kind: a name (a title before a capitalised word, or two capitalised
-    words neither of which is a dictionary word), a word for a person's occupation, or a number."""
+    """Whether a record holds a value of the kind: for a person, a word for one ("the cleaner") or a name (a title
+    before a capitalised word, or two capitalised words neither of which is a dictionary word); for an
+    occupation, a word for a person; or a number."""
     if kind is ValueKind.NUMBER:
         return _NUMBER_WORDS.search(text) is not None
     words = re.findall(r"[A-Za-z][a-z]+|[A-Z]{2,}", text)
+    if any(is_person(w.lower()) for w in words):
+        return True  # an occupation, or who someone is ("the window cleaner", "a visitor")
     if kind is ValueKind.OCCUPATION:
-        return any(is_person(w.lower()) for w in words)
+        return False
     if _TITLE.search(text):
         return True
     # Two capitalised words neither of which is a dictionary word ("Marta Okafor"; not "KEEP OUT" or "EXITWAY").

@@ -131,7 +131,7 @@ def ground(ctx: ToolContext, args: GroundArgs) -> ToolResult:
         holders = [g for g in grounding.found if _holds(ctx, ValueKind(args.value), g.text)]
         rest = [g for g in grounding.found if g not in holders]
         grounding = Grounding(args.description, holders + rest)
-        claimed = Grounding(args.description, holders).claimed(min_score=0.0)  # none holds one: nothing answers
+        claimed = Grounding(args.description, holders).claimed(min_score=0.0)  # none holds one: none answers
     findings = [
         Finding(
             g.ref, "grounded", g.stamp, g.end, g.text, g.score, g.pose,
@@ -155,11 +155,14 @@ def _holds(ctx: ToolContext, kind: ValueKind, text: str) -> bool:
     if wordnet is None:
         return holds_value(kind, text, None, lambda word: False)
 
-    def person(word: str) -> bool:
-        senses = wordnet.senses(wordnet.base_form(word))
-        return bool(senses) and wordnet.lexfile(senses[0]) == LEX_PERSON
+    def person(word: str) -> bool:  # a word for a person in one of its two most frequent senses
+        return any(wordnet.lexfile(s) == LEX_PERSON for s in wordnet.senses(wordnet.base_form(word))[:2])
 
-    return holds_value(kind, text, lambda word: bool(wordnet.senses(wordnet.base_form(word))), person)
+    def common(word: str) -> bool:  # a dictionary word other than a name ("Irena" is a genus, still a name)
+        form = wordnet.base_form(word)
+        return any(not wordnet.is_proper(s, form) for s in wordnet.senses(form))
+
+    return holds_value(kind, text, common, person)
 
 
 def _view_end(ctx: ToolContext, ref: object) -> dict[str, Any]:
