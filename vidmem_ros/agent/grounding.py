@@ -419,6 +419,18 @@ _READ_WORDS = (
     r"|nameplate|plaque|placard|poster|board|whiteboard|blackboard|noticeboard|screen|display|banner|sticker|leaflet"
     r"|flyer|inscription|caption|writing|lettering"
 )
+# The nouns among them: things that bear words.
+_BEARERS = re.compile(
+    r"\b(?:signs?|signposts?|signboards?|notices?|labels?|plates?|nameplates?|plaques?|placards?|posters?|boards?"
+    r"|whiteboards?|blackboards?|noticeboards?|banners?|stickers?|leaflets?|flyers?|inscriptions?|captions?)$"
+)
+
+
+def bears_text(head: str) -> bool:
+    """Whether the thing a description names is one that bears words ("the yellow sign", "a warning notice")."""
+    return _BEARERS.search(head.lower().strip()) is not None
+
+
 _HEARD_WORDS = (
     r"hear|heard|hearing|voice|voices|spoken|speaker|loudspeaker|announcement|announcements|announced|broadcast"
     r"|intercom|radio|said|say|says|saying|told|tell you|mention|mentioned|talk|talked|spoke|speak"

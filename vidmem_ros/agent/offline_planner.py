@@ -18,7 +18,7 @@ from typing import Any
 from vidmem_ros.agent.asked import Asked, asked_kind, interrogative
 from vidmem_ros.agent.description import head_words, held_in
 from vidmem_ros.agent.fitting import fit_to_schema
-from vidmem_ros.agent.grounding import CLAIM_MARGIN, CLAIM_MIN, Sense, source_named, value_kind
+from vidmem_ros.agent.grounding import CLAIM_MARGIN, CLAIM_MIN, Sense, bears_text, source_named, value_kind
 from vidmem_ros.agent.harness import AgentState, Observation, PlannerError
 from vidmem_ros.agent.labels import singular
 from vidmem_ros.agent.question import (
@@ -39,12 +39,12 @@ from vidmem_ros.clock import utc_clock
 
 # Absence of a detection is weak evidence (detectors miss things): the confidence of "not seen".
 NOT_SEEN_CONFIDENCE = 0.3
-NEIGHBOUR_WINDOW_S = 300.0  # how far "before X" / "after X" looks
+NEIGHBOUR_WINDOW_S = 300.0
+# A place description must match at least this well (share of words, or text-embedding cosine) to be the one meant.
+PLACE_MATCH_MIN = 0.3  # how far "before X" / "after X" looks
 OCCASION_GAP_S = 12.0  # mentions of a thing closer than this are one occasion (as query.occasion_gap_s)
 # Sentences heard with less than this between them are one message.
 MESSAGE_GAP_S = 2.0
-# A place description must match at least this well (share of words, or text-embedding cosine) to be the one meant.
-PLACE_MATCH_MIN = 0.3
 Step = list[dict[str, Any]]
 Script = Generator[Step, list[Observation], None]
 
@@ -112,7 +112,13 @@ class OfflinePlanner:
         yield final
 
     def _occasions(self, state: AgentState, p: ParsedQuestion) -> Script:
-        """Did / first / last / where / how many / how long, for a thing seen or words read."""
+        """Did / first / last / where / how many / how long, for a thing seen or words read.  A thing that bears
+        words ("the yellow sign on the wall", "the forklift warning notice") is found by what was read on it."""
+        if p.modality is Modality.OBJECT and bears_text(head_words(p.target)) and p.intent is not Intent.DID:
+            grounded = yield from self._grounded(state, asked_kind(state.question), senses=["read"], about=p.target)
+            if grounded is not None:
+                yield grounded
+                return
         tool, key = ("find_text", "text") if p.modality is Modality.TEXT else ("find_object", "name")
         state.plan(f"find every occasion of {p.target}", "compose the answer")
         obs = (yield [call(tool, **{key: p.target}, **self._window(state, p))])[0]
@@ -293,10 +299,13 @@ class OfflinePlanner:
         (early, f1), (late, f2) = sorted(((p.target, first_a), (p.other, first_b)), key=lambda nf: nf[1].stamp)
         verb = "read" if senses == ["read"] else "saw"
         times = f"{f1.stamp - state.t0:.0f} s, and {late} at {f2.stamp - state.t0:.0f} s after my memory begins"
-        lead = f"{late} last" if p.latest else f"{early} first"
-        text = f"{lead}: I {verb} {early} at {times}."
         relation = "before" if early == p.target else "after"
-        value, text = _as_asked(p, relation, late if p.latest else early, text)
+        lead = f"{late} last, after {early}" if p.latest else f"{early} first, before {late}"
+        if _BEFORE_OR_AFTER.search(p.text):  # "did you see A before or after B?": the answer is which of the two
+            lead = f"{relation.capitalize()}: I saw {p.target} {relation} {p.other}"
+        text = f"{lead}: I {verb} {early} at {times}."
+        named = relation if _BEFORE_OR_AFTER.search(p.text) else late if p.latest else early
+        value, text = _as_asked(p, relation, named, text)
         yield answer(text, min(f1.score, f2.score), [f1.ref, f2.ref], f1.ref, f1.ref, value=value)
 
     def _one_side(self, state: AgentState, did: str, done: str, *sides: tuple[str, Finding | None]) -> Step:
@@ -444,7 +453,12 @@ class OfflinePlanner:
         state.plan(f"find the place that matches {about}", "compose the answer")
         obs = (yield [call("places", about=about, **self._window(state, p))])[0]
         found = obs.result.findings
-        best = found[0] if found and found[0].score >= PLACE_MATCH_MIN else None
+        # "How long were you in X" presumes X was visited: the best match answers.  "Have you been to X" does not:
+        # a yes needs a place that matches well and stands out from the next one.
+        runner_up = found[1].score if len(found) > 1 else 0.0
+        sure = p.intent is not Intent.DID or (bool(found) and found[0].score - runner_up >= CLAIM_MARGIN)
+        least = CLAIM_MIN if p.intent is Intent.DID else PLACE_MATCH_MIN
+        best = found[0] if found and found[0].score >= least and sure else None
         if best is None:
             why = "my path shows no place I stayed at" if not found else f"no place I stayed at matches {about}"
             value = (
@@ -594,14 +608,19 @@ class OfflinePlanner:
         yield answer(text, 0.0)
 
     def _grounded(
-        self, state: AgentState, asked: Asked, claimed_only: bool = False
+        self,
+        state: AgentState,
+        asked: Asked,
+        claimed_only: bool = False,
+        senses: list[str] | None = None,
+        about: str = "",
     ) -> Generator[Step, list[Observation], Step | None]:
-        """The answer to a question read as a whole: what its description is grounded in, given as the kind of
-        value its grammar asks for (a time, a position, yes or no, a count or a duration).  None when nothing
-        grounds it (or, with ``claimed_only``, nothing stands out)."""
+        """The answer to a question read as a whole (or about one thing it names): what its description is
+        grounded in, given as the kind of value its grammar asks for (a time, a position, yes or no, a count or a
+        duration).  None when nothing grounds it (or, with ``claimed_only``, nothing stands out)."""
         state.plan("ground the question's description in memory", f"give the {asked.value} it asks for")
-        described = " ".join(asked_words(state.question)) or state.question
-        how = [s.value for s in source_named(state.question)]
+        described = " ".join(asked_words(about or state.question)) or about or state.question
+        how = senses if senses is not None else [s.value for s in source_named(state.question)]
         best, occasions = yield from self._occasions_of(described, how)
         if best is None or (claimed_only and not best.data.get("claimed")):
             if asked is Asked.YES_NO and not claimed_only:
@@ -778,6 +797,8 @@ def call(tool: str, **args: Any) -> dict[str, Any]:
     return {"tool": tool, "args": fit_to_schema(TOOLS[tool].args, args)}
 
 
+# An order asked as "before or after" wants that word, not a name.
+_BEFORE_OR_AFTER = re.compile(r"\b(?:before or after|after or before)\b", re.IGNORECASE)
 # Words that ask for the first or earliest of several times ("when did you start reading ...").
 _FIRST_WORDS = re.compile(r"\b(?:first|earliest|start|started|starting|begin|began|begun|beginning|initially)\b")
 # "What animal ...", "which kind of fruit lived ...": a question for a thing of a kind (one or two words), before a
