@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 import rclpy
+from damaged_stores import fill, scribble_mid_file
 from ros_robot import CAMERA, NAMESPACE, Robot, image_msg
-from test_store_integrity import fill, scribble_mid_file
 
 from vidmem_ros.command.launcher import NodeOptions, start_node, stop_processes
 from vidmem_ros.memory.store import SqliteStore

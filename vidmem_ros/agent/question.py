@@ -215,7 +215,7 @@ _PATTERNS: list[tuple[Intent, Modality, str]] = [
     ),
     (Intent.WHERE, Modality.SPEECH, rf"^where did you {_HEAR} (?P<t>.+)$"),
     (Intent.DID, Modality.SPEECH, rf"^(?:did|has|have) {_WHO} (?:ever |already )?{_SAY} (?P<t>.+)$"),
-    (Intent.DID, Modality.SPEECH, rf"^(?:did|have) you (?:ever )?{_HEAR} (?P<t>.+)$"),
+    (Intent.DID, Modality.SPEECH, rf"^(?:did|have|has) {_WHO} (?:ever |already )?{_HEAR} (?:that )?(?P<t>.+)$"),
     (Intent.FIRST, Modality.TEXT, rf"^when (?:did|have) you first {_READ} (?P<t>.+)$"),
     (Intent.LAST, Modality.TEXT, rf"^when (?:did|have) you (?:last )?{_READ} (?P<t>.+)$"),
     (Intent.WHERE, Modality.TEXT, rf"^where (?:did|have) you (?:last |first )?{_READ} (?P<t>.+)$"),

@@ -223,6 +223,8 @@ def to_parsed(question: str, reply: PlanReply) -> ParsedQuestion | None:
     named = modality_named(question)
     if named is not None and {modality, named} == {Modality.TEXT, Modality.SPEECH}:
         modality = named  # a small model mixes up read and heard; the question's own verb says which
+    elif named is Modality.SPEECH and modality is Modality.OBJECT:
+        modality = named  # "has anyone heard that a lorry arrived": heard, whatever the thing heard of
     if intent is Intent.SAID and modality is not Modality.SPEECH:
         modality = Modality.SPEECH
     if intent is Intent.READ:

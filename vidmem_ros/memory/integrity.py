@@ -115,7 +115,7 @@ def file_id(path: Path) -> tuple[int, int] | None:
     """What tells one file at ``path`` from another put there later (None when there is none)."""
     try:
         st = path.stat()
-    except FileNotFoundError:
+    except OSError:  # none there, or no directory to hold one: opening the store says why
         return None
     return st.st_dev, st.st_ino
 
