@@ -28,6 +28,7 @@ from typing import TypeVar
 import numpy as np
 
 from vidmem_ros.agent.labels import singular
+from vidmem_ros.agent.runs import group_runs
 from vidmem_ros.agent.text_match import squash, stem
 from vidmem_ros.memory.records import Pose
 from vidmem_ros.memory.view import MemoryView
@@ -401,14 +402,7 @@ def _words_of(record: _Record) -> str:
 
 def _runs(items: Sequence[T], stamp: Callable[[T], float], end: Callable[[T], float] | None = None) -> list[list[T]]:
     """Time-ordered runs of records no more than ``OCCASION_GAP_S`` apart."""
-    runs: list[list[T]] = []
-    until = end or stamp
-    for item in sorted(items, key=stamp):
-        if runs and stamp(item) - until(runs[-1][-1]) <= OCCASION_GAP_S:
-            runs[-1].append(item)
-        else:
-            runs.append([item])
-    return runs
+    return group_runs(items, stamp, OCCASION_GAP_S, end)
 
 
 # What bears words that are read, and what carries words heard: general English nouns and verbs.  The first such

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from vidmem_ros.agent.description import description_rest, head_words, wanted_count, without_count
@@ -27,6 +27,7 @@ from vidmem_ros.agent.grounding import (
 )
 from vidmem_ros.agent.labels import LabelLexicon
 from vidmem_ros.agent.question import GENERIC_PLACES
+from vidmem_ros.agent.runs import group_runs
 from vidmem_ros.agent.text_match import squash, text_match, words_covered
 from vidmem_ros.agent.tool_args import (
     FindObjectArgs,
@@ -725,21 +726,6 @@ def _with_pose(ctx: ToolContext, finding: Finding) -> Finding:
 
 
 # -- helpers -------------------------------------------------------------------------
-
-
-def group_runs(
-    items: Sequence[Any], stamp: Callable[[Any], float], gap_s: float, end: Callable[[Any], float] | None = None
-) -> list[list[Any]]:
-    """Split time-ordered items into runs wherever one starts more than ``gap_s`` after the previous one's stamp
-    (or its ``end``, for items that last)."""
-    runs: list[list[Any]] = []
-    until = end or stamp
-    for item in sorted(items, key=stamp):
-        if runs and stamp(item) - until(runs[-1][-1]) <= gap_s:
-            runs[-1].append(item)
-        else:
-            runs.append([item])
-    return runs
 
 
 def noisy_or(scores: list[float]) -> float:
