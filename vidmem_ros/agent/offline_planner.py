@@ -30,19 +30,18 @@ from vidmem_ros.agent.question import (
     modality_named,
     places_named,
 )
+from vidmem_ros.agent.runs import group_runs
 from vidmem_ros.agent.text_match import squash, words_covered
 from vidmem_ros.agent.tool_args import TRANSCRIPTS_MAX, AnswerArgs
 from vidmem_ros.agent.tool_context import Finding
 from vidmem_ros.agent.tool_registry import ANSWER_TOOL, TOOLS
-from vidmem_ros.agent.tools import group_runs
 from vidmem_ros.clock import utc_clock
 
 # Absence of a detection is weak evidence (detectors miss things): the confidence of "not seen".
 NOT_SEEN_CONFIDENCE = 0.3
-NEIGHBOUR_WINDOW_S = 300.0
+NEIGHBOUR_WINDOW_S = 300.0  # how far "before X" / "after X" looks
 # A place description must match at least this well (share of words, or text-embedding cosine) to be the one meant.
-PLACE_MATCH_MIN = 0.3  # how far "before X" / "after X" looks
-OCCASION_GAP_S = 12.0  # mentions of a thing closer than this are one occasion (as query.occasion_gap_s)
+PLACE_MATCH_MIN = 0.3
 # Sentences heard with less than this between them are one message.
 MESSAGE_GAP_S = 2.0
 Step = list[dict[str, Any]]
@@ -342,21 +341,8 @@ class OfflinePlanner:
             first = next((f for f in obs.result.findings if f.kind == "occasion"), None)
             if first is not None:
                 return first
-        obs = (yield [call("ground", description=name, how=senses or [], limit=20)])[0]
-        found = obs.result.findings
-        best = next((f for f in found if f.data.get("claimed")), None)
-        if best is None and found and found[0].score >= CLAIM_MIN:
-            best = found[0]
-        if best is None:
-            return None
-        same = [  # every occasion of that thing that grounds it as well (not a passing single-frame guess)
-            f
-            for f in found
-            if f.data.get("how") == best.data.get("how")
-            and squash(f.text) == squash(best.text)
-            and f.score >= CLAIM_MIN
-        ]
-        return min(same or [best], key=lambda f: f.stamp)
+        _, occasions = yield from self._occasions_of(name, senses or [])
+        return occasions[0] if occasions else None
 
     @staticmethod
     def _named(
@@ -663,11 +649,8 @@ class OfflinePlanner:
         ``sighting`` a record counts only where it names the thing (a tag by its own name or a broader word, a sign
         by its words): one that only means something like it ("STAIRS" for a ladder, a cassette for a piano) is no
         sign of having seen it."""
-        obs = (yield [call("ground", description=description, how=how, limit=20)])[0]
+        obs = (yield [call("ground", description=description, how=how, named=sighting, limit=20)])[0]
         found = obs.result.findings
-        if sighting:
-            found = [f for f in found if float(f.data.get("words", 0)) > 0]
-            found = [replace(f, data={**f.data, "claimed": f is _claimed(found)}) for f in found]
         best = next((f for f in found if f.data.get("claimed")), None)
         if best is None and found and (found[0].score >= CLAIM_MIN or (weak and found[0].score > 0)):
             best = found[0]
@@ -753,21 +736,6 @@ class OfflinePlanner:
     @staticmethod
     def _when(state: AgentState, stamp: float) -> str:
         return f"at {utc_clock(stamp)} ({stamp - state.t0:.1f} s after my memory begins)"
-
-
-def _claimed(found: list[Finding]) -> Finding | None:
-    """The best grounded finding where good enough and ahead of the best other thing by the margin."""
-    if not found or found[0].score < CLAIM_MIN:
-        return None
-    other = next(
-        (
-            f
-            for f in found[1:]
-            if (f.data.get("how"), squash(f.text)) != (found[0].data.get("how"), squash(found[0].text))
-        ),
-        None,
-    )
-    return found[0] if other is None or found[0].score - other.score >= CLAIM_MARGIN else None
 
 
 def _held(script: Script) -> Generator[Step, list[Observation], Step]:

@@ -572,7 +572,7 @@ _LOCATIVE = re.compile(
 
 
 _OBJECTS = frozenset(("you", "it", "them", "us", "me", "him", "her"))
-_BE = frozenset(
+_ENDS_NAME = frozenset(
     ("is", "was", "were", "are", "be", "been", "did", "does", "do", "had", "has", "have", "about", "for", "with")
 )
 
@@ -584,8 +584,8 @@ def places_named(text: str) -> list[str]:
     for match in _LOCATIVE.finditer(text.lower()):
         words = match.group(0).split()
         words = words[2:] if words[0] != "next" and words[:2] != ["across", "from"] else words[3:]
-        # The name ends before a verb: one with an object pronoun after it ("the lift warn you"), or a form of be.
-        ends = [i for i, w in enumerate(words) if w in _BE or (i + 1 < len(words) and words[i + 1] in _OBJECTS)]
+        # The name ends before a verb with an object pronoun after it ("the lift warn you"), a form of be or a preposition.
+        ends = [i for i, w in enumerate(words) if w in _ENDS_NAME or (i + 1 < len(words) and words[i + 1] in _OBJECTS)]
         words = words[: ends[0]] if ends else words
         # A part of a place after its kind ("the storage room floor") is still that place.
         kinds = [i for i, w in enumerate(words) if w in GENERIC_PLACES and i > 0]

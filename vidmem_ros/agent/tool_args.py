@@ -102,6 +102,9 @@ class GroundArgs(_Range):
     at: str = Field(
         "", max_length=200, description='only what was met at the place this describes ("the storage room")'
     )
+    named: bool = Field(
+        False, description="only records that name the thing by a word (a sighting), not ones that only mean it"
+    )
     value: Literal["", "person", "occupation", "number"] = Field(
         "", description="the kind of value to be read out, where the question asks for one; records holding one first"
     )

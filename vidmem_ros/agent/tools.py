@@ -120,6 +120,8 @@ def ground(ctx: ToolContext, args: GroundArgs) -> ToolResult:
     """What in memory a description refers to, whatever kind of record holds it, best first; ``claimed`` marks
     the one that is good enough and stands out from the rest."""
     grounding = grounding_of(ctx, args.description, [Sense(h) for h in args.how], ctx.window(args.start_t, args.end_t))
+    if args.named:  # a record that only means something like the thing is no sign of having met it
+        grounding = Grounding(args.description, [g for g in grounding.found if g.words > 0])
     claimed = grounding.claimed()
     if args.at.strip():
         place = place_claimed(ctx, args.at)
