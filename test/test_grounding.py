@@ -40,7 +40,7 @@ def store(tmp_path: Path) -> SqliteStore:
                 Moment(T0 + offset + k, "/cam", 64, 48, None, texts=texts, pose=Pose("map", offset / 10, 0.0))
             )
     store.add_transcript(Transcript(T0 + 60, T0 + 63, "The pool will close early today because of a leak."))
-    store.add_transcript(Transcript(T0 + 80, T0 + 83, "Lunch is being served in the cafeteria on level two."))
+    store.add_transcript(Transcript(T0 + 80, T0 + 83, "Lunch is being served in the dining hall on level two."))
     kite = Detection("kite", 0.9, BOX)
     for offset in (100, 101, 102):
         store.add_moment(Moment(T0 + offset, "/cam", 64, 48, None, detections=[kite], pose=Pose("map", 10.0, 5.0)))
@@ -140,7 +140,7 @@ def test_a_detection_grounds_a_thing_seen_and_a_tag_only_on_more_than_one_frame_
 
 
 def test_nothing_after_the_question_is_grounded(store: SqliteStore) -> None:
-    early = grounder(store, as_of=T0 + 70).ground("lunch in the cafeteria")
+    early = grounder(store, as_of=T0 + 70).ground("lunch in the dining hall")
     assert all(g.stamp <= T0 + 70 for g in early.found) and early.claimed() is None
 
 

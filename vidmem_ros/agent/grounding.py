@@ -51,7 +51,7 @@ TAG_MIN_FRAMES = 2
 TAG_MIN_SCORE = 0.1  # below it a tag is among a classifier's also-rans
 # A tag on one frame below a detection's score weighs this much of what its words and meaning say.
 WEAK_TAG_WEIGHT = 0.4
-# A tag that shares no word with a description but means something like it ("tool kit" for "workshop") is a
+# A tag that shares no word with a description but means something like it ("tool kit" for "garage") is a
 # classifier's guess read by a second model's sense of words: it weighs this much.
 TAG_MEANING_WEIGHT = 0.8
 # A tag matched only by one of its broader words weighs this much of one matched by its own name.
@@ -172,7 +172,7 @@ def found_in(word: str, text: str) -> bool:
     if any(t.startswith(f) and len(t) - len(f) <= 3 for t in tokens for f in forms):
         return True
     if any(len(t) >= 4 and word.startswith(t) and len(word) - len(t) <= 4 for t in tokens):
-        return True  # a compound's first part: "stair" of "stairwell", "bath" of "bathroom"
+        return True  # a compound's first part: "bath" of "bathroom", "green" of "greenhouse"
     return len(word) >= 5 and word in "".join(tokens)
 
 
@@ -352,7 +352,7 @@ class Grounder:
         if not records:
             return []
         # Words no record holds describe what bore the words read or heard ("the notice", "the voice"); a thing
-        # seen is named by all of its words ("goods entrance" is not "goods").
+        # seen is named by all of its words ("boiler house" is not "house").
         known = known_words(wanted, (_words_of(r) for r in records)) if sense is not Sense.SEEN else set(wanted)
         words = {r.text: _record_words(wanted, r, known) for r in records}
         distinct = list(dict.fromkeys(r.text for r in records))
@@ -490,12 +490,12 @@ def holds_value(
         return _NUMBER_WORDS.search(text) is not None
     words = re.findall(r"[A-Za-z][a-z]+|[A-Z]{2,}", text)
     if any(is_person(w.lower()) for w in words):
-        return True  # an occupation, or who someone is ("the window cleaner", "a visitor")
+        return True  # an occupation, or who someone is ("the plumber", "a visitor")
     if kind is ValueKind.OCCUPATION:
         return False
     if _TITLE.search(text):
         return True
-    # Two capitalised words neither of which is a dictionary word ("Marta Okafor"; not "KEEP OUT" or "EXITWAY").
+    # Two capitalised words neither of which is a dictionary word ("Ines Daliwal"; not "KEEP OUT" or "EXITWAY").
     return any(
         a[0].isupper() and b[0].isupper() and is_word is not None and not is_word(a.lower()) and not is_word(b.lower())
         for a, b in itertools.pairwise(words)

@@ -112,7 +112,7 @@ class OfflinePlanner:
 
     def _occasions(self, state: AgentState, p: ParsedQuestion) -> Script:
         """Did / first / last / where / how many / how long, for a thing seen or words read.  A thing that bears
-        words ("the yellow sign on the wall", "the forklift warning notice") is found by what was read on it."""
+        words ("the red sign on the fence", "the wet paint notice") is found by what was read on it."""
         if p.modality is Modality.OBJECT and bears_text(head_words(p.target)) and p.intent is not Intent.DID:
             grounded = yield from self._grounded(state, asked_kind(state.question), senses=["read"], about=p.target)
             if grounded is not None:
@@ -647,7 +647,7 @@ class OfflinePlanner:
         """What a description is grounded in (claimed, or the best where good enough, or with ``weak`` the best
         that matches at all) and every occasion of that same thing that grounds it as well, oldest first.  For a
         ``sighting`` a record counts only where it names the thing (a tag by its own name or a broader word, a sign
-        by its words): one that only means something like it ("STAIRS" for a ladder, a cassette for a piano) is no
+        by its words): one that only means something like it ("PADDLE HIRE" for a kayak, a canoe for a kayak) is no
         sign of having seen it."""
         obs = (yield [call("ground", description=description, how=how, named=sighting, limit=20)])[0]
         found = obs.result.findings
@@ -690,7 +690,7 @@ class OfflinePlanner:
         not wholly the question's own words first (the value).  False when nothing read or heard matches."""
         state.plan("ground the question in what was read or heard", "read the answer out of it")
         how = [s.value for s in source_named(state.question) if s is not Sense.SEEN] or ["read", "heard"]
-        # The place a question says a thing was at ("in the storage room") tells where, not what was written:
+        # The place a question says a thing was at ("in the boiler room") tells where, not what was written:
         # what was read or heard there, where that place stands out, else anywhere.
         described = " ".join(asked_words(state.question)) or state.question
         kind = value_kind(interrogative(state.question))

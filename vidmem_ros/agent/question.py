@@ -326,7 +326,7 @@ def _parse_clause(text: str) -> ParsedQuestion | None:
         if match is None:
             continue
         groups = match.groupdict()
-        # A comma ends the thing's name: what follows adds to the question ("a penguin, even a picture of one").
+        # A comma ends the thing's name: what follows adds to the question ("a heron, even a picture of one").
         target = clean_target(((groups.get("t") or "") + (groups.get("t2") or "")).split(", ")[0])
         other = clean_target(groups.get("o") or "")
         relation = ""
@@ -348,7 +348,7 @@ def _parse_clause(text: str) -> ParsedQuestion | None:
     return None
 
 
-# Moving to, being at or leaving a place, with the place it names ("reached the workshop", "got out onto the roof",
+# Moving to, being at or leaving a place, with the place it names ("reached the gym", "got out onto the balcony",
 # "been to the lab"): English verbs of motion and location, their particles and prepositions.
 _MOTION = (
     r"(?:been|go|goes|went|gone|get|got|gotten|come|came|arrive|arrived|reach|reached|enter|entered|visit|visited"
@@ -578,7 +578,7 @@ _ENDS_NAME = frozenset(
 
 
 def places_named(text: str) -> list[str]:
-    """The places a question says something was at ("in the storage room", "by the lift"), without preposition
+    """The places a question says something was at ("in the boiler room", "by the lift"), without preposition
     or determiner, that name a place by more than its kind alone."""
     found = []
     for match in _LOCATIVE.finditer(text.lower()):
@@ -587,7 +587,7 @@ def places_named(text: str) -> list[str]:
         # The name ends before a verb with an object pronoun after it ("the lift warn you"), a form of be or a preposition.
         ends = [i for i, w in enumerate(words) if w in _ENDS_NAME or (i + 1 < len(words) and words[i + 1] in _OBJECTS)]
         words = words[: ends[0]] if ends else words
-        # A part of a place after its kind ("the storage room floor") is still that place.
+        # A part of a place after its kind ("the boiler room floor") is still that place.
         kinds = [i for i, w in enumerate(words) if w in GENERIC_PLACES and i > 0]
         name = " ".join(words[: kinds[0] + 1] if kinds else words)
         if content_words(_GENERIC_PLACE.sub(" ", name)):

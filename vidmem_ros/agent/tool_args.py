@@ -99,9 +99,7 @@ class GroundArgs(_Range):
     how: list[Literal["read", "heard", "seen"]] = Field(
         default_factory=list, description="how it was met, where the question says so; empty: every kind competes"
     )
-    at: str = Field(
-        "", max_length=200, description='only what was met at the place this describes ("the storage room")'
-    )
+    at: str = Field("", max_length=200, description='only what was met at the place this describes ("the boiler room")')
     named: bool = Field(
         False, description="only records that name the thing by a word (a sighting), not ones that only mean it"
     )
