@@ -637,3 +637,63 @@ def test_a_thing_that_bears_words_is_found_by_what_was_read_on_it(
         answerer.store.add_moment(Moment(T0 + offset, "/cam", 64, 48, None, texts=lines, pose=Pose("map", 9.0, 1.0)))
     answer = answerer.answer(question)
     assert answer.stamp is not None and abs(answer.stamp - (T0 + expected)) < 1.0, answer.text
+
+
+@pytest.mark.parametrize(
+    "question, expected",
+    [
+        ("Whose name was on the door plate?", "IRENA VOSKUIJLEN"),
+        ("The plaque by the archive: whose name did it carry?", "IRENA VOSKUIJLEN"),
+        ("What job title is on the plate?", "Head Archivist"),
+        ("Which person's name did you read on the door?", "IRENA VOSKUIJLEN"),
+    ],
+)
+def test_only_the_part_that_holds_the_value_is_the_answer_and_reader_garbage_holds_none(
+    answerer: Reasoner, question: str, expected: str
+) -> None:
+    """A name plate read over several frames, with fragments a text reader made once elsewhere."""
+    from vidmem_ros.memory.records import Moment
+    from vidmem_ros.perception.types import TextLine
+
+    frames = {44: "IRENA VOSKUIJLEN / Head Archivist", 45: "IRENAVOSKUIJLEN / Head Archivist", 46: "Head Archivist"}
+    frames |= {52: "ZORVATI KELM", 56: "BOILERROOM / KEEPOUT", 58: "GUEST WI-FI"}
+    for offset, text in frames.items():
+        lines = [TextLine(x, 0.95) for x in text.split(" / ")]
+        answerer.store.add_moment(Moment(T0 + offset, "/cam", 64, 48, None, texts=lines))
+    answer = answerer.answer(question)
+    assert answer.value == expected, answer.text
+
+
+@pytest.mark.parametrize(
+    "question, yes",
+    [
+        ("Have you read anyone's name yet?", True),
+        ("Did you read any names on the doors?", True),
+        ("Have you heard a person's name so far?", True),
+        ("Did you read any names?", False),  # asked before the plate was read
+    ],
+)
+def test_whether_any_value_of_a_kind_was_met(answerer: Reasoner, question: str, yes: bool) -> None:
+    from vidmem_ros.memory.records import Moment, Transcript
+    from vidmem_ros.perception.types import TextLine
+
+    answerer.store.add_transcript(Transcript(T0 + 41, T0 + 44, "Please tell Mr Hallam that the van has arrived."))
+    for offset in (50, 51):
+        answerer.store.add_moment(Moment(T0 + offset, "/cam", 64, 48, None, texts=[TextLine("TOMAS ILVES", 0.9)]))
+    answer = answerer.answer(question, as_of=T0 + (60 if yes else 45))
+    assert answer.value is yes, answer.text
+
+
+@pytest.mark.parametrize(
+    "question, expected",
+    [
+        ("Who is coming to pick up the van?", "Mr Hallam"),
+        ("Which bay number was the van told to use?", "7"),
+    ],
+)
+def test_a_value_is_read_out_of_the_sentence_heard(answerer: Reasoner, question: str, expected: str) -> None:
+    from vidmem_ros.memory.records import Transcript
+
+    answerer.store.add_transcript(Transcript(T0 + 41, T0 + 44, "Mr Hallam will pick up the van from bay 7 at noon."))
+    answer = answerer.answer(question)
+    assert answer.value == expected, answer.text

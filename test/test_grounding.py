@@ -12,9 +12,11 @@ from vidmem_ros.agent.grounding import (
     Grounder,
     MeaningCache,
     Sense,
+    ValueKind,
     found_in,
     source_named,
     terms,
+    value_kind,
     word_score,
 )
 from vidmem_ros.memory.records import Detection, Moment, Pose, Transcript
@@ -155,3 +157,92 @@ def test_meaning_grounds_a_description_that_shares_no_word_with_what_was_heard(s
         best = grounder(store, meaning).ground(description, [Sense.HEARD]).claimed()
         assert best is not None and best.text.startswith("Lunch"), description
         assert best.words == 0.0 and best.meaning > 0
+
+
+def _lexicon():  # type: ignore[no-untyped-def]
+    from vidmem_ros.agent.labels import LabelLexicon
+    from vidmem_ros.config import load_config
+
+    return LabelLexicon(["person"], load_config().lexicon)
+
+
+@pytest.mark.parametrize("description", ["the box of biscuits", "a biscuit", "biscuits on the counter"])
+def test_a_word_is_found_as_its_synonym(tmp_path: Path, description: str) -> None:
+    store = SqliteStore(tmp_path / "memory.db")
+    for offset, line in ((10, "HOME-MADE COOKIES 2 FOR 1"), (30, "TICKET OFFICE")):
+        store.add_moment(Moment(T0 + offset, "/cam", 64, 48, None, texts=[TextLine(line, 0.9)]))
+    lexicon = _lexicon()
+    plain = grounder(store).ground(description, [Sense.READ])
+    assert plain.claimed() is None or "COOKIES" not in plain.claimed().text  # type: ignore[union-attr]
+    widened = Grounder(store, None, (-math.inf, math.inf), MeaningCache(None), synonyms_of=lexicon.synonyms).ground(
+        description, [Sense.READ]
+    )
+    best = widened.claimed()
+    assert best is not None and "COOKIES" in best.text and best.words < 1.0
+
+
+def test_synonyms_are_other_words_for_a_words_own_frequent_concrete_sense() -> None:
+    lexicon = _lexicon()
+    assert "cookie" in lexicon.synonyms("biscuits") and "couch" in lexicon.synonyms("sofa")
+    assert "machine" not in lexicon.synonyms("car")  # a car is not what "machine" mostly means
+    assert not lexicon.synonyms("rubbish")  # talk called rubbish is no synonym of a thing
+
+
+def test_readings_of_one_sign_in_one_view_are_one_thing(tmp_path: Path) -> None:
+    store = SqliteStore(tmp_path / "memory.db")
+    views = {
+        10: "GATE 4 / EAST WING",
+        11: "GATE / EAST WING",
+        12: "GATE 4 / EAST WING",
+        13: "GATE4",
+        90: "GATE 4 / EAST WING",
+    }
+    for offset, text in views.items():
+        lines = [TextLine(line, 0.9) for line in text.split(" / ")]
+        store.add_moment(Moment(T0 + offset, "/cam", 64, 48, None, texts=lines))
+    found = grounder(store).ground("the east wing gate sign", [Sense.READ])
+    best = found.claimed()
+    assert best is not None and best.text == "GATE 4 / EAST WING"
+    assert [round(g.stamp - T0) for g in found.of(best.identity)] == [10, 90]
+
+
+@pytest.mark.parametrize(
+    "text, kind, holds",
+    [
+        ("IRENA VOSKUIJLEN / Archivist", ValueKind.NAME, True),
+        ("Dr Pell will call back", ValueKind.NAME, True),
+        ("BOILERROOM / KEEPOUT", ValueKind.NAME, False),  # dictionary words run together
+        ("GUEST WI-FI / network: OSPREY", ValueKind.NAME, False),
+        ("NETWT 8.8 OZ / ZANTO", ValueKind.NAME, False),  # fragments on separate lines, or too short
+        ("Head Librarian", ValueKind.OCCUPATION, True),
+        ("Visitor Parking", ValueKind.OCCUPATION, False),  # a word for a person that names something else
+        ("Crisp Cookies baked daily with real butter", ValueKind.OCCUPATION, False),
+        ("Our electrician will test the sockets on Friday", ValueKind.OCCUPATION, True),
+        ("Visitor Parking", ValueKind.PERSON, True),
+        ("LOCKER 214", ValueKind.NUMBER, True),
+    ],
+)
+def test_a_record_holds_the_kind_of_value_asked_for(text: str, kind: ValueKind, holds: bool) -> None:
+    from vidmem_ros.agent import tools
+    from vidmem_ros.agent.tool_context import ToolContext
+
+    ctx = ToolContext(store=None, as_of=None, t0=0.0, vocabulary=("person",))  # type: ignore[arg-type]
+    assert tools._holds(ctx, kind, text) is holds, text
+
+
+@pytest.mark.parametrize(
+    "question, kind",
+    [
+        ("Whose name is on the plaque?", ValueKind.NAME),
+        ("have you read anyone's name so far", ValueKind.NAME),
+        ("did you read any names", ValueKind.NAME),
+        ("what was the visitor's name", ValueKind.NAME),
+        ("who fixed the boiler", ValueKind.PERSON),
+        ("what job title does the sign give", ValueKind.OCCUPATION),
+        ("which number was on the locker", ValueKind.NUMBER),
+        ("did you hear a number of complaints", None),
+        ("what colour was the van", None),
+    ],
+)
+def test_the_kind_of_value_asked_for_comes_from_the_question_phrase(question: str, kind: ValueKind | None) -> None:
+    assert value_kind(question) is kind

@@ -20,7 +20,7 @@ from __future__ import annotations
 import itertools
 import re
 import threading
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import TypeVar
@@ -42,6 +42,9 @@ MEANING_FULL = 0.55
 # A word no record of a kind holds cannot tell its records apart (it describes what bore the words): it weighs
 # this much of a word some record holds.
 UNKNOWN_WORD_WEIGHT = 0.25
+# A word found only as a synonym ("cookies" for "biscuits") weighs this much of the word itself: a synonym shares
+# one sense of a word, not all of them.
+SYNONYM_WEIGHT = 0.85
 # A grounding is claimed at this score, and only this far ahead of the best other thing.
 CLAIM_MIN = 0.45
 CLAIM_MARGIN = 0.08
@@ -142,20 +145,32 @@ def terms(description: str) -> list[str]:
     return list(dict.fromkeys(w for w in words if w not in _STOP and len(w) > 1))
 
 
-def word_score(wanted: Sequence[str], text: str, known: set[str]) -> float:
-    """The share of ``wanted`` in ``text`` by word form, words outside ``known`` (those some record of the kind
-    holds) weighing little."""
-    matched = [w for w in wanted if found_in(w, text)]
-    if not matched:
+Synonyms = Mapping[str, Sequence[str]]
+
+
+def word_score(wanted: Sequence[str], text: str, known: set[str], synonyms: Synonyms | None = None) -> float:
+    """The share of ``wanted`` in ``text`` by word form or synonym, words outside ``known`` (those some record of
+    the kind holds) weighing little."""
+    hits = [word_hit(w, text, synonyms) for w in wanted]
+    if not any(hits):
         return 0.0
-    unknown = sum(w not in matched and w not in known for w in wanted)
-    return len(matched) / (len(wanted) - unknown + UNKNOWN_WORD_WEIGHT * unknown)
+    unknown = sum(not hit and w not in known for w, hit in zip(wanted, hits, strict=True))
+    return sum(hits) / (len(wanted) - unknown + UNKNOWN_WORD_WEIGHT * unknown)
 
 
-def known_words(wanted: Sequence[str], texts: Iterable[str]) -> set[str]:
+def word_hit(word: str, text: str, synonyms: Synonyms | None = None) -> float:
+    """1 for a word found in a text in some form, ``SYNONYM_WEIGHT`` for one found only as a synonym, else 0."""
+    if found_in(word, text):
+        return 1.0
+    if synonyms and any(found_in(other, text) for other in synonyms.get(word, ())):
+        return SYNONYM_WEIGHT
+    return 0.0
+
+
+def known_words(wanted: Sequence[str], texts: Iterable[str], synonyms: Synonyms | None = None) -> set[str]:
     """The words of ``wanted`` that some text holds in some form."""
     joined = " ".join(dict.fromkeys(texts))
-    return {w for w in wanted if found_in(w, joined)}
+    return {w for w in wanted if word_hit(w, joined, synonyms)}
 
 
 def found_in(word: str, text: str) -> bool:
@@ -234,6 +249,7 @@ class Grounder:
         labels_for: Callable[[str], list[str]] | None = None,
         min_score: float = 0.5,
         is_word: Callable[[str], bool] | None = None,
+        synonyms_of: Callable[[str], Sequence[str]] | None = None,
     ) -> None:
         self.store = store
         self.as_of = as_of
@@ -242,6 +258,8 @@ class Grounder:
         self.labels_for = labels_for
         self.min_score = min_score
         self.is_word = is_word  # a dictionary's test for a word; without one, length decides
+        self.synonyms_of = synonyms_of
+        self._synonyms: dict[str, Sequence[str]] = {}
 
     def wordy(self, text: str) -> bool:
         """Whether a record has words enough for its meaning to be read: two of three letters or more, or one
@@ -253,6 +271,8 @@ class Grounder:
 
     def ground(self, description: str, senses: Iterable[Sense] = tuple(Sense)) -> Grounding:
         wanted = terms(description)
+        if self.synonyms_of is not None:
+            self._synonyms = {w: self.synonyms_of(w) for w in wanted}
         found: list[Grounded] = []
         for sense in dict.fromkeys(senses):
             if sense is Sense.READ:
@@ -353,8 +373,11 @@ class Grounder:
             return []
         # Words no record holds describe what bore the words read or heard ("the notice", "the voice"); a thing
         # seen is named by all of its words ("boiler house" is not "house").
-        known = known_words(wanted, (_words_of(r) for r in records)) if sense is not Sense.SEEN else set(wanted)
-        words = {r.text: _record_words(wanted, r, known) for r in records}
+        synonyms = self._synonyms
+        known = (
+            known_words(wanted, (_words_of(r) for r in records), synonyms) if sense is not Sense.SEEN else set(wanted)
+        )
+        words = {r.text: _record_words(wanted, r, known, synonyms) for r in records}
         distinct = list(dict.fromkeys(r.text for r in records))
         # Meaning for every distinct record where few; else for the best by words and the most recent.
         if len(distinct) > MEANING_CANDIDATES:
@@ -364,12 +387,15 @@ class Grounder:
         wordy = [t for t in distinct if self.wordy(t)] if self.wordy(description) else []
         cosines = dict(zip(wordy, self.meaning.cosines(description, [t.lower() for t in wordy]), strict=True))
         out: list[Grounded] = []
+        # The frames of one sign read in one view are one thing, however the reader split or clipped its lines.
+        named = same_signs(records) if sense is Sense.READ else {}
         by_text: dict[str, list[_Record]] = {}
         for record in records:
-            by_text.setdefault(squash(record.text) or record.text, []).append(record)
+            text = named.get(record.text, record.text)
+            by_text.setdefault(squash(text) or text, []).append(record)
         for group in by_text.values():
             for run in _runs(group, lambda r: r.stamp, end=lambda r: r.end):
-                text = run[len(run) // 2].text
+                text = named.get(run[0].text, run[len(run) // 2].text)
                 w = max(words[r.text] for r in run)
                 m = meaning_score(max(cosines.get(r.text, 0.0) for r in run))
                 mid = run[len(run) // 2]
@@ -387,13 +413,55 @@ class Grounder:
         return out
 
 
-def _record_words(wanted: Sequence[str], record: _Record, known: set[str]) -> float:
+# A sign's line shorter than this (squashed) is too little of it to tell one sign from another ("CC", "4").
+SIGN_LINE_MIN = 3
+# A view's readings that may hold others, the most frequent first (a view read for hours has many).
+SIGN_READINGS_MAX = 60
+
+
+def same_signs(records: Sequence[_Record]) -> dict[str, str]:
+    """The name each frame's reading goes by: in one view (records no more than ``OCCASION_GAP_S`` apart), a
+    reading whose every line is held in another's ("LEVEL / STAIR B" in "LEVEL 2 / STAIR B", "MARTAOKAFOR" in
+    "MARTA OKAFOR / Facilities Manager") is the same sign, named by its most frequent reading."""
+    names: dict[str, str] = {}
+    for run in _runs(records, lambda r: r.stamp):
+        counts: dict[str, int] = {}
+        for record in run:
+            counts[record.text] = counts.get(record.text, 0) + 1
+        texts = sorted(counts, key=lambda t: (-counts[t], -len(t)))
+        outers = set(texts[:SIGN_READINGS_MAX])
+        parent = {t: t for t in texts}
+
+        squashed = {t: squash(t) for t in texts}
+        lines = {t: [squash(line) for line in t.split(" / ")] for t in texts}
+        for inner, outer in itertools.permutations(texts, 2):
+            if (
+                outer in outers
+                and all(len(line) >= SIGN_LINE_MIN for line in lines[inner])
+                and all(line in squashed[outer] for line in lines[inner])
+            ):
+                a, b = sorted(
+                    (_root(parent, inner), _root(parent, outer)), key=texts.index
+                )  # the more frequent names both
+                parent[b] = a
+        for text in texts:
+            names.setdefault(text, _root(parent, text))
+    return names
+
+
+def _root(parent: dict[str, str], text: str) -> str:
+    while parent[text] != text:
+        text = parent[text]
+    return text
+
+
+def _record_words(wanted: Sequence[str], record: _Record, known: set[str], synonyms: Synonyms) -> float:
     """A record's word score; a tag matched only through the broader words it answers to ("goods" of a uniform)
     weighs less than one matched by its own name."""
-    own = word_score(wanted, record.text, known)
+    own = word_score(wanted, record.text, known, synonyms)
     if not record.terms:
         return own
-    return max(own, BROADER_WORD_WEIGHT * word_score(wanted, _words_of(record), known))
+    return max(own, BROADER_WORD_WEIGHT * word_score(wanted, _words_of(record), known, synonyms))
 
 
 def _words_of(record: _Record) -> str:
@@ -449,24 +517,38 @@ def source_named(question: str) -> list[Sense]:
 class ValueKind(str, Enum):
     """The kind of value a question asks to be read out of what was read or heard."""
 
-    PERSON = "person"  # whose name, who
+    PERSON = "person"  # who: a name or a word for a person ("the plumber")
+    NAME = "name"  # whose name: a person's own name
     OCCUPATION = "occupation"  # a job title
     NUMBER = "number"  # which number, floor, gate, code
 
 
+# Who may own a name in a question ("anyone's name", "the name of the caller").
+_OWNERS = (
+    r"anyone|anybody|someone|somebody|everyone|person|people|visitor|caller|guest|owner|occupant|tenant|man|woman"
+    r"|speaker|employee|staff|worker"
+)
 _VALUE_KINDS = (
     (ValueKind.OCCUPATION, re.compile(r"\b(?:job|occupation|profession|role|position) ?(?:title)?\b|\bjob title\b")),
     (
-        ValueKind.PERSON,
+        ValueKind.NAME,
         re.compile(
-            r"^(?:who|whom|whose)\b|\bwhose name\b|\b(?:person|visitor|caller|guest|owner|man|woman)'s name\b"
-            r"|\bname of (?:the|a|that|this) (?:person|man|woman|visitor|caller|guest|owner|occupant|speaker)\b"
+            rf"\bwhose names?\b|\b(?:{_OWNERS})'s names?\b|\bnames? of (?:the|a|an|that|this|any) (?:{_OWNERS})\b"
+            r"|\b(?:any|a|some) (?:person's |people's )?names?\b"
         ),
     ),
+    (ValueKind.PERSON, re.compile(r"^(?:who|whom|whose)\b")),
     (
         ValueKind.NUMBER,
-        re.compile(r"^(?:what|which) (?:\w+ )?(?:number|code|digits?)\b|^how much\b"),
+        re.compile(
+            r"^(?:what|which) (?:\w+ )?(?:number|code|digits?)\b|^how much\b|\b(?:any|a|some) numbers?\b(?! of)"
+        ),
     ),
+)
+# A thing named for the value it bears ("the name plate", "a name tag", "the number plate").
+_VALUE_BEARERS = (
+    (ValueKind.NAME, re.compile(r"\bname ?(?:plates?|tags?|badges?|cards?|signs?|boards?|plaques?)\b")),
+    (ValueKind.NUMBER, re.compile(r"\bnumber ?(?:plates?|tags?|signs?|boards?|plaques?)\b")),
 )
 _TITLE = re.compile(r"\b(?:mr|mrs|ms|miss|mister|dr|doctor|professor|prof)\b\.? [a-z]", re.IGNORECASE)
 _NUMBER_WORDS = re.compile(
@@ -476,27 +558,108 @@ _NUMBER_WORDS = re.compile(
 
 
 def value_kind(clause: str) -> ValueKind | None:
-    """The kind of value an interrogative clause asks for, by its question phrase; None for any other."""
+    """The kind of value a question asks for, by its question phrase ("whose name", "which number", "any
+    name"); None for any other."""
+    clause = clause.lower()
     return next((kind for kind, pattern in _VALUE_KINDS if pattern.search(clause)), None)
+
+
+def value_borne(description: str) -> ValueKind | None:
+    """The kind of value a thing is named for bearing ("the name plate"), if any."""
+    description = description.lower()
+    return next((kind for kind, pattern in _VALUE_BEARERS if pattern.search(description)), None)
 
 
 def holds_value(
     kind: ValueKind, text: str, is_word: Callable[[str], bool] | None, is_person: Callable[[str], bool]
 ) -> bool:
-    """Whether a record holds a value of the kind: for a person, a word for one ("the cleaner") or a name (a title
-    before a capitalised word, or two capitalised words neither of which is a dictionary word); for an
-    occupation, a word for a person; or a number."""
+    """Whether a record holds a value of the kind: a number; for an occupation, a word for a person that a title
+    or sentence turns on; for a name, a title before a capitalised word or two capitalised words neither of which is
+    a dictionary word; for a person, a name or any word for a person."""
     if kind is ValueKind.NUMBER:
         return _NUMBER_WORDS.search(text) is not None
-    words = re.findall(r"[A-Za-z][a-z]+|[A-Z]{2,}", text)
-    if any(is_person(w.lower()) for w in words):
-        return True  # an occupation, or who someone is ("the plumber", "a visitor")
     if kind is ValueKind.OCCUPATION:
-        return False
+        return any(_names_a_person(line, is_person) for line in text.split(" / "))
+    if kind is ValueKind.PERSON and any(is_person(w.lower()) for w in re.findall(r"[A-Za-z]+", text)):
+        return True  # who someone is ("the plumber", "a visitor")
     if _TITLE.search(text):
         return True
-    # Two capitalised words neither of which is a dictionary word ("Ines Daliwal"; not "KEEP OUT" or "EXITWAY").
+    if is_word is None:
+        return False
+    # Two capitalised words on one line, neither a dictionary word nor words run together ("Ines Daliwal"; not
+    # "KEEP OUT", "WI-FI ZONE", "EXITWAY DOOR").
+    for line in text.split(" / "):
+        tokens = [t.strip(".,;:!?()\"'") for t in line.split()]
+        if any(_name_part(a, is_word) and _name_part(b, is_word) for a, b in itertools.pairwise(tokens)):
+            return True
+    return False
+
+
+# A line of at most this many words is a title or a label, not a sentence.
+TITLE_WORDS_MAX = 4
+
+
+def value_spans(
+    kind: ValueKind, text: str, is_word: Callable[[str], bool] | None, is_person: Callable[[str], bool]
+) -> list[str]:
+    """The parts of a record that hold the value: the lines of a sign that do, or out of a sentence the name
+    ("Mr Novak"), the number, or the person it refers to ("the window cleaner")."""
+    lines = [line for line in text.split(" / ") if holds_value(kind, line, is_word, is_person)]
+    if len(lines) != 1 or len(re.findall(r"[A-Za-z]+", lines[0])) <= TITLE_WORDS_MAX:
+        return lines
+    sentence = lines[0]
+    if kind is ValueKind.NUMBER:
+        found = [m.group(0) for m in _NUMBER_WORDS.finditer(sentence)]
+    elif kind is ValueKind.NAME or (kind is ValueKind.PERSON and _TITLE.search(sentence)):
+        found = [m.group(0) for m in _TITLED.finditer(sentence)]
+    else:
+        found = [_referred(m, is_person) for m in _DETERMINED.finditer(sentence)]
+        found = [f for f in found if f]
+    return found or lines
+
+
+# A title and the capitalised words that follow it ("Dr Ines Daliwal").
+_TITLED = re.compile(r"\b(?:Mr|Mrs|Ms|Miss|Mister|Dr|Doctor|Professor|Prof)\b\.?(?: [A-Z][a-z]+)+")
+
+
+def _names_a_person(line: str, is_person: Callable[[str], bool]) -> bool:
+    """Whether a line says what someone is: a title whose head (last) word is a word for a person ("Facilities
+    Manager", not "Guest Wi-Fi" or "Visitor Parking"), or a sentence that refers to one ("the cleaner will
+    come")."""
+    words = re.findall(r"[A-Za-z]+", line)
+    if not words:
+        return False
+    if len(words) <= TITLE_WORDS_MAX:
+        return is_person(words[-1].lower())
+    return any(_referred(m, is_person) for m in _DETERMINED.finditer(line))
+
+
+def _referred(match: re.Match[str], is_person: Callable[[str], bool]) -> str:
+    """The person a determined phrase refers to ("our electrician", "the window cleaner"), or empty."""
+    first, second = match.group(1), match.group(2)
+    if is_person(first.lower()):
+        return match.group(0)[: match.end(1) - match.start(0)]
+    return match.group(0) if second and is_person(second.lower()) else ""
+
+
+# A noun a sentence refers to with an article or possessive, and the word after it ("the window cleaner", "our
+# plumber will").
+_DETERMINED = re.compile(r"\b(?:the|a|an|our|your|my|their|his|her)\s+([a-z]+)(?:[\s-]+([a-z]+))?\b", re.IGNORECASE)
+
+
+_NAME_PART = re.compile(r"[A-Z][a-z]+|[A-Z]{2,}")
+
+
+def _name_part(token: str, is_word: Callable[[str], bool]) -> bool:
+    word = token.lower()
+    return _NAME_PART.fullmatch(token) is not None and not is_word(word) and not _run_together(word, is_word)
+
+
+def _run_together(word: str, is_word: Callable[[str], bool], parts: int = 3) -> bool:
+    """Whether a word is dictionary words of three letters or more run together ("serverroom")."""
+    if parts == 1:
+        return is_word(word)
     return any(
-        a[0].isupper() and b[0].isupper() and is_word is not None and not is_word(a.lower()) and not is_word(b.lower())
-        for a, b in itertools.pairwise(words)
+        is_word(word[:i]) and (is_word(word[i:]) or _run_together(word[i:], is_word, parts - 1))
+        for i in range(3, len(word) - 2)
     )

@@ -32,6 +32,8 @@ _CONCRETE = (
 )
 # What "what <kind> was it" may ask about: things, and places ("which country").
 _KINDS = (*_CONCRETE, wn.LEX_LOCATION)
+# A word's synonyms are read from this many of its most frequent senses.
+SYNONYM_SENSES = 2
 _NATURAL_KINDS = (wn.LEX_ANIMAL, wn.LEX_PERSON, wn.LEX_FOOD, wn.LEX_PLANT, wn.LEX_TOPS)
 _MADE_THINGS = ((wn.LEX_ARTIFACT,), (wn.LEX_COMMUNICATION,))
 _BY_SUPERCATEGORY: dict[str, tuple[tuple[int, ...], ...]] = {
@@ -52,6 +54,7 @@ class LabelLexicon:
         self.vocabulary = tuple(dict.fromkeys(vocabulary))
         self.wordnet = wn.load(self.config.wordnet_dir)
         self._synsets = {label: self._synset(label) for label in self.vocabulary} if self.wordnet else {}
+        self._synonyms: dict[str, tuple[str, ...]] = {}
 
     def resolve(self, phrase: str) -> list[str]:
         """Labels that ``phrase`` refers to, tried on its whole and on ever shorter tails ("a red coffee mug" ->
@@ -103,6 +106,33 @@ class LabelLexicon:
                     break
         # A two-word name stands for its words ("sea lion", not also "lion").
         return [n for n in found if not any(n != other and n in other.split() for other in found)]
+
+    def synonyms(self, word: str) -> tuple[str, ...]:
+        """Other words for a concrete thing a word names in one of its two most frequent senses ("cookie" for
+        "biscuit", "couch" for "sofa"; a message only in its most frequent), each one whose own most frequent
+        sense that is: "car" gives "automobile", not "machine"."""
+        if self.wordnet is None:
+            return ()
+        found = self._synonyms.get(word)
+        if found is None:
+            found = self._synonyms[word] = self._synonyms_of(word)
+        return found
+
+    def _synonyms_of(self, word: str) -> tuple[str, ...]:
+        assert self.wordnet is not None
+        wordnet = self.wordnet
+        form = self._forms(word.lower().strip())[0]
+        out: list[str] = []
+        for rank, sense in enumerate(wordnet.senses(form)[:SYNONYM_SENSES]):
+            if wordnet.is_proper(sense, form) or wordnet.lexfile(sense) not in _CONCRETE:
+                continue
+            if rank and wordnet.lexfile(sense) == wn.LEX_COMMUNICATION:
+                continue  # a thing's word used of talk ("rubbish" for nonsense) is not the thing
+            for lemma in wordnet.lemmas(sense):
+                other = lemma.lower()
+                if other != form and not lemma[:1].isupper() and wordnet.senses(other)[:1] == (sense,):
+                    out.append(other)
+        return tuple(dict.fromkeys(out))
 
     def _by_meaning(self, words: str) -> list[str]:
         if self.wordnet is None:

@@ -18,7 +18,15 @@ from typing import Any
 from vidmem_ros.agent.asked import Asked, asked_kind, interrogative
 from vidmem_ros.agent.description import head_words, held_in
 from vidmem_ros.agent.fitting import fit_to_schema
-from vidmem_ros.agent.grounding import CLAIM_MARGIN, CLAIM_MIN, Sense, bears_text, source_named, value_kind
+from vidmem_ros.agent.grounding import (
+    CLAIM_MARGIN,
+    CLAIM_MIN,
+    Sense,
+    ValueKind,
+    bears_text,
+    source_named,
+    value_kind,
+)
 from vidmem_ros.agent.harness import AgentState, Observation, PlannerError
 from vidmem_ros.agent.labels import singular
 from vidmem_ros.agent.question import (
@@ -80,6 +88,10 @@ class OfflinePlanner:
         if self.span is None:
             yield answer(f"I have no memory from that time, so I cannot say{_about(p)}.", 0.0, value=_empty_value(p))
             return
+        kind = value_kind(interrogative(state.question))
+        if kind is not None and asked_kind(state.question) is Asked.YES_NO:
+            yield from self._value_met(state, p, kind)
+            return
         if p is None:
             yield from self._search(state)
             return
@@ -136,6 +148,23 @@ class OfflinePlanner:
             args["text"] = f"{args['text']} I did not make out {', '.join(not_with)} with it, though."
             args["confidence"] = min(float(args.get("confidence", 0.5)), 0.5)
         yield step
+
+    def _value_met(self, state: AgentState, p: ParsedQuestion | None, kind: ValueKind) -> Script:
+        """Whether any value of a kind was read or heard ("have you read anyone's name", "did you hear a phone
+        number"): yes with the record that holds one and best fits the question, else no."""
+        how = [s.value for s in source_named(state.question) if s is not Sense.SEEN] or ["read", "heard"]
+        state.plan(f"find a {kind.value} {' or '.join(how)}", "compose the answer")
+        described = " ".join(asked_words(state.question)) or state.question
+        window = self._window(state, p) if p is not None else {}
+        obs = (yield [call("ground", description=described, how=how, value=kind.value, **window)])[0]
+        holder = next((f for f in obs.result.findings if f.data.get("holds")), None)
+        verb = "heard" if how == ["heard"] else "read" if how == ["read"] else "read or heard"
+        if holder is None:
+            yield answer(f"No, I have not {verb} a {kind.value} so far.", NOT_SEEN_CONFIDENCE, value=False)
+            return
+        said = "heard" if holder.data.get("record") == "transcript" else "read"
+        text = f'Yes: I {said} "{holder.text}" {self._when(state, holder.stamp)}.'
+        yield answer(text, 0.6, [holder.ref], holder.ref, holder.ref, value=True)
 
     def _compose(self, state: AgentState, p: ParsedQuestion, found: list[Finding]) -> Step:
         verb = "read" if p.modality is Modality.TEXT else "saw"
@@ -711,13 +740,15 @@ class OfflinePlanner:
             return False
         sure = 0.6 if best.data.get("claimed") else 0.35
         when = self._when(state, best.stamp)
+        held = [str(v) for v in best.data.get("holds") or []]  # the parts that hold the kind of value asked for
         if best.data.get("record") == "transcript":
-            text = f'"{best.text}", as I heard {when}.'
-            yield answer(text, sure * best.score, [best.ref], best.ref, best.ref, value=best.text)
+            text = f'{"; ".join(held) + ": " if held else ""}"{best.text}", as I heard {when}.'
+            said = "; ".join(held) or best.text
+            yield answer(text, sure * best.score, [best.ref], best.ref, best.ref, value=said)
             return True
         lines = [line.strip() for line in best.text.split(" / ") if line.strip()]
         question = " ".join(words)
-        values = [line for line in lines if words_covered(line, question) < 1.0] or lines
+        values = held or [line for line in lines if words_covered(line, question) < 1.0] or lines
         listed = ", ".join(f'"{line}"' for line in lines)
         text = f"{'; '.join(values)}: I read {listed} together {when}."
         yield answer(text, sure * best.score, [best.ref], best.ref, best.ref, value="; ".join(values))

@@ -103,7 +103,7 @@ class GroundArgs(_Range):
     named: bool = Field(
         False, description="only records that name the thing by a word (a sighting), not ones that only mean it"
     )
-    value: Literal["", "person", "occupation", "number"] = Field(
+    value: Literal["", "person", "name", "occupation", "number"] = Field(
         "", description="the kind of value to be read out, where the question asks for one; records holding one first"
     )
     limit: int = Field(8, ge=1, le=20)

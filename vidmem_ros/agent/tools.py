@@ -11,19 +11,23 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
 from vidmem_ros.agent.description import description_rest, head_words, wanted_count, without_count
 from vidmem_ros.agent.grounding import (
     CLAIM_MARGIN,
     CLAIM_MIN,
+    Grounded,
     Grounder,
     Grounding,
     MeaningCache,
     Sense,
     ValueKind,
     holds_value,
+    value_borne,
+    value_spans,
 )
 from vidmem_ros.agent.labels import LabelLexicon
 from vidmem_ros.agent.question import GENERIC_PLACES
@@ -130,9 +134,14 @@ def ground(ctx: ToolContext, args: GroundArgs) -> ToolResult:
         # At one place, what the question names there needs only to relate to it and stand out from the rest.
         grounding = Grounding(args.description, [g for g in grounding.found if _mostly_during(g.stamp, g.end, place)])
         claimed = grounding.claimed(min_score=AT_PLACE_CLAIM_MIN)
-    if args.value:  # a record that holds the kind of value asked for answers before one that does not
-        holders = [g for g in grounding.found if _holds(ctx, ValueKind(args.value), g.text)]
+    # A record that holds the kind of value asked for (or that the thing is named for: "the name plate") answers
+    # before one that does not.
+    kind = ValueKind(args.value) if args.value else value_borne(args.description)
+    holders: list[Grounded] = []
+    if kind is not None:
+        holders = [g for g in grounding.found if g.sense is not Sense.SEEN and _holds(ctx, kind, g.text)]
         rest = [g for g in grounding.found if g not in holders]
+        holders = sorted((_confirmed(g) for g in holders), key=lambda g: (-g.score, g.stamp))
         grounding = Grounding(args.description, holders + rest)
         claimed = Grounding(args.description, holders).claimed(min_score=0.0)  # none holds one: none answers
     findings = [
@@ -140,7 +149,8 @@ def ground(ctx: ToolContext, args: GroundArgs) -> ToolResult:
             g.ref, "grounded", g.stamp, g.end, g.text, g.score, g.pose,
             {
                 "how": g.sense.value, "record": g.kind, "records": g.count, "words": round(g.words, 2),
-                "meaning": round(g.meaning, 2), **({"claimed": True} if g is claimed else {}), **g.data,
+                "meaning": round(g.meaning, 2), **({"claimed": True} if g is claimed else {}),
+                **({"holds": _spans(ctx, kind, g.text)} if kind is not None and g in holders else {}), **g.data,
                 **_view_end(ctx, g.data.get("last_ref")),
             },
         )
@@ -149,14 +159,33 @@ def ground(ctx: ToolContext, args: GroundArgs) -> ToolResult:
     return ToolResult("ground", findings, "" if findings else f"nothing in memory matches {args.description!r}")
 
 
+# Among records that hold a value, one read on several frames is the surer reading (a reader's garbage passes once):
+# up to this much is added for up to CONFIRMING_FRAMES frames.
+CONFIRMED_BONUS = 0.15
+CONFIRMING_FRAMES = 3
+
+
+def _confirmed(g: Grounded) -> Grounded:
+    return replace(g, score=round(g.score + CONFIRMED_BONUS * min(g.count, CONFIRMING_FRAMES) / CONFIRMING_FRAMES, 4))
+
+
 # What a question says was met at a place that stands out is claimed there from this score on.
 AT_PLACE_CLAIM_MIN = 0.1
 
 
 def _holds(ctx: ToolContext, kind: ValueKind, text: str) -> bool:
+    return holds_value(kind, text, *_word_tests(ctx))
+
+
+def _spans(ctx: ToolContext, kind: ValueKind, text: str) -> list[str]:
+    return value_spans(kind, text, *_word_tests(ctx))
+
+
+def _word_tests(ctx: ToolContext) -> tuple[Callable[[str], bool] | None, Callable[[str], bool]]:
+    """A dictionary's test for a common word and for a word for a person (none without WordNet)."""
     wordnet = _lexicon(ctx).wordnet
     if wordnet is None:
-        return holds_value(kind, text, None, lambda word: False)
+        return None, lambda word: False
 
     def person(word: str) -> bool:  # a word for a person in one of its two most frequent senses
         return any(wordnet.lexfile(s) == LEX_PERSON for s in wordnet.senses(wordnet.base_form(word))[:2])
@@ -165,7 +194,7 @@ def _holds(ctx: ToolContext, kind: ValueKind, text: str) -> bool:
         form = wordnet.base_form(word)
         return any(not wordnet.is_proper(s, form) for s in wordnet.senses(form))
 
-    return holds_value(kind, text, common, person)
+    return common, person
 
 
 def _view_end(ctx: ToolContext, ref: object) -> dict[str, Any]:
@@ -195,6 +224,7 @@ def grounding_of(
         lambda phrase: labels_for(ctx, phrase),
         ctx.min_score,
         (lambda word: bool(wordnet.senses(wordnet.base_form(word)))) if wordnet is not None else None,
+        _lexicon(ctx).synonyms,
     )
     return grounder.ground(description, senses or tuple(Sense))
 
