@@ -77,8 +77,10 @@ def test_three_loops_of_one_minute_are_three_runs_and_three_occasions(tmp_path: 
 
     count = reasoner(store, cfg).answer("How many times did you see a person?")
     assert count.value == 3, count.text
+    assert "run" in count.text
     last = reasoner(store, cfg).answer("When did you last see a person?")
     assert last.stamp is not None and runs[2].start <= last.stamp <= runs[2].end
+    assert "run 3" in last.text and "UTC" in last.text
     store.close()
 
 
@@ -100,10 +102,13 @@ def test_an_hour_back_answers_from_after_the_correction_and_memory_begins_where_
     last = ask.answer("When did you last see a cup?")
     assert last.stamp is not None and last.stamp >= runs[1].start, "the last cup is the one after the correction"
     assert sensor_stamp(runs, last.stamp) == corrected + 29
+    assert "run 2" in last.text
     first = ask.answer("When did you first see a cup?")
-    assert first.stamp == T0 + 40
+    assert first.stamp == T0 + 40 and "run 1" in first.text
     recent = ask.answer("What did you see in the last minute?")
     assert "dog" in recent.text and "laptop" not in recent.text, recent.text
+    before = ask.answer("When did you last see a cup?", as_of=T0 + 100)  # a clock time only run 1 reached
+    assert before.stamp == T0 + 49 and "run" not in before.text, "as of then, memory had one run"
     begins = ask.answer("How long have you been remembering?")
     assert begins.stamp is None or begins.stamp >= T0
     with store.read() as db:

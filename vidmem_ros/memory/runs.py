@@ -137,12 +137,14 @@ def sensor_stamp(runs: Sequence[Run], t: float) -> float:
 
 
 def memory_time(runs: Sequence[Run], stamp: float) -> float:
-    """A moment on the robot's clock (a question's ``as_of``) in memory time: in the latest run that had begun
-    by that clock time (a clock that went back has been through it more than once, and the latest is "now");
+    """A moment on the robot's clock (a question's ``as_of``) in memory time: in the latest run whose stamps
+    reached it (a looped bag has been through it once per loop, and the latest is "now"; a clock corrected an
+    hour back reached it only before the correction); past every run's stamps, the latest run begun by then;
     before every run, the first run's reading."""
-    started = [run for run in runs if run.first_stamp <= stamp]
-    run = started[-1] if started else (runs[0] if runs else None)
-    return stamp if run is None else stamp + run.offset
+    began = [run for run in runs if run.first_stamp <= stamp]
+    reached = [run for run in began if stamp <= run.last_stamp + CLOCK_RESET_S]
+    chosen = reached or began or list(runs[:1])
+    return stamp + chosen[-1].offset if chosen else stamp
 
 
 def describe_time(runs: Sequence[Run], t: float) -> str:
@@ -160,3 +162,11 @@ def describe_time(runs: Sequence[Run], t: float) -> str:
 def runs_of(runs: Sequence[Run], times: Sequence[float]) -> list[int]:
     """The ids of the runs some memory times fall in, in order."""
     return sorted({run.id for t in times if (run := run_at(runs, t)) is not None})
+
+
+def runs_named(runs: Sequence[Run], times: Sequence[float]) -> str:
+    """ ", in runs 1, 2 and 3" where what was found spans more than one run (it then matters which), else ""."""
+    ids = [str(i) for i in runs_of(runs, times)]
+    if len(ids) < 2:
+        return ""
+    return f", in runs {', '.join(ids[:-1])} and {ids[-1]}"
