@@ -178,3 +178,20 @@ def test_a_store_from_before_runs_opens_and_migrates(tmp_path: Path) -> None:
     cup = reasoner(store, config(path)).answer("When did you last see a cup?")
     assert cup.stamp == T0 + 9
     store.close()
+
+
+def test_the_fault_bench_clock_cases_keep_runs_and_answer_per_run(tmp_path: Path) -> None:
+    """``vidmem bench faults``' clock cases, through the real intake: a jump is refused until confirmed, then
+    memory starts a run; three plays count three occasions, and an hour back answers from after it."""
+    from vidmem_dev.bench_clock import clock_faults, clock_lines
+
+    figures = clock_faults(tmp_path)
+    loop, back = figures["loop"], figures["hour_back"]
+    assert [r["id"] for r in loop["runs"]] == [1, 2, 3] and loop["refused"].get("stamp_behind", 0) > 0
+    assert sum(r["frames"] for r in loop["runs"]) == loop["kept"]
+    assert "3 separate occasions" in loop["answers"]["How many times did you see a person?"]
+    assert "run 3" in loop["answers"]["When did you last see a person?"]
+    assert len(back["runs"]) == 2 and back["memory_begins"] == 0
+    assert "run 2" in back["answers"]["When did you last see a person?"]
+    assert "run 1" in back["answers"]["When did you first see a person?"]
+    assert any("looped 3 times" in line for line in clock_lines(figures))
