@@ -384,6 +384,7 @@ def test_eval_help_lists_the_flags(capsys: pytest.CaptureFixture[str]) -> None:
         "--report",
         "--json",
         "--quiet",
+        "--loops",
     ):
         assert flag in text, flag
     assert "uniform" in text and "fixed30" in text
@@ -544,3 +545,23 @@ def test_the_uniform_baseline_keeps_a_frame_a_second_and_fixed30_cuts_30_s_event
     assert all(e.reason in ("start", "max_duration") for e in fixed), [e.reason for e in fixed]
     assert len(fixed) == math.ceil(END / 30.0)
     assert len(events["vidmem"]) > len(fixed)  # the scene change into the living room cuts an event
+
+
+def test_a_looped_bag_is_one_run_per_play_and_is_asked_during_the_last(bag: Path, tmp_path: Path) -> None:
+    """Three plays of the bag into one memory, as ``ros2 bag play --loop`` gives: the stamps go back at each play,
+    so each is a run; the questions, asked during the last play, count one occasion per play and read times back
+    on the bag's clock."""
+    questions = [
+        {"id": "count", "ask_at": END, "question": "How many times did you see a cat?"},
+        {"id": "last", "ask_at": END, "question": "When did you last see a cat?"},
+    ]
+    out = tmp_path / "looped.jsonl"
+    run = evaluate(bag, _question_set(questions), out, _config(tmp_path), loops=3)
+    store = SqliteStore(run.systems[0].store, readonly=True)
+    assert [r.id for r in store.runs()] == [1, 2, 3]
+    store.close()
+    answers = {a.id: a for a in run.systems[0].answers}
+    assert answers["count"].value == 3, answers["count"].answer
+    last = answers["last"]
+    assert last.time is not None and VISITS[1].start - TIME_TOLERANCE <= last.time <= END + TIME_TOLERANCE
+    assert "run 3" in last.answer, last.answer

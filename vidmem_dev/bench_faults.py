@@ -31,6 +31,11 @@ is asserted, every figure is printed, and the last line of output is all of them
      memory kept (moments stamped in that window, counted once ingestion has drained) against the working
      rate's expectation (the window's stream seconds times ``sample_fps``).
 
+4. Clock faults (``bench_clock``, in-process before the nodes start): a bag looped three times and a live clock
+   set an hour back, through the real intake, engine and reasoner: the frames kept and refused at each jump,
+   the runs memory made of them, where memory begins, and the answers to "how many times", "last", "first" and
+   "in the last minute".
+
 Run it where DDS may use loopback, as ``scripts/run_isolated.sh vidmem bench faults``.
 """
 
@@ -54,6 +59,7 @@ from typing import Any
 
 import numpy as np
 
+from vidmem_dev.bench_clock import clock_faults, clock_lines
 from vidmem_dev.bench_nodes import (
     PacedStream,
     drops,
@@ -161,6 +167,8 @@ def run_faults_bench(settings: Settings, json_path: Path | None = None) -> dict[
         "settings": {**asdict(settings), "sample_fps": fps},
         "machine": {"cpus": os.cpu_count(), "load_start": os.getloadavg()},
     }
+    progress("clock faults: a bag looped 3 times, a clock set 1 h back ...")
+    figures["clock"] = clock_faults(workdir / "clock")
     try:
         bench = FaultBench(settings, fps, options, env, workdir)
         figures["startup_s"] = bench.start()
@@ -557,6 +565,7 @@ def format_figures(f: dict[str, Any]) -> str:
         *_flood_lines(f),
         *_kill_lines(f),
         _end_line(f["end"]),
+        *clock_lines(f["clock"]),
     ]
     return "\n".join(lines)
 

@@ -20,7 +20,7 @@ import json
 import logging
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -31,6 +31,7 @@ from vidmem_ros.agent.tool_args import AnswerArgs
 from vidmem_ros.agent.tool_context import REF, Finding, ToolContext, ToolError, ToolResult
 from vidmem_ros.agent.tool_registry import ANSWER_TOOL, TOOLS
 from vidmem_ros.errors import VidmemError
+from vidmem_ros.memory.runs import Run
 
 log = logging.getLogger(__name__)
 
@@ -95,6 +96,7 @@ class AgentState:
     as_of: float | None
     t0: float
     budget: Budget
+    runs: Sequence[Run] = ()  # the runs of the robot's clock memory holds (``memory.runs``), to say which
     started: float = field(default_factory=time.monotonic)
     turns: int = 0
     tokens: int = 0
@@ -152,7 +154,7 @@ class Harness:
         self.budget = budget
 
     def run(self, planner: Planner, question: str) -> Answer:
-        state = AgentState(question, self.ctx.as_of, self.ctx.t0, self.budget)
+        state = AgentState(question, self.ctx.as_of, self.ctx.t0, self.budget, runs=self.ctx.runs)
         try:
             planner.start(state)
             while not (why := state.exhausted()):

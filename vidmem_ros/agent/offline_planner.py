@@ -43,7 +43,7 @@ from vidmem_ros.agent.text_match import squash, words_covered
 from vidmem_ros.agent.tool_args import TRANSCRIPTS_MAX, AnswerArgs
 from vidmem_ros.agent.tool_context import Finding
 from vidmem_ros.agent.tool_registry import ANSWER_TOOL, TOOLS
-from vidmem_ros.clock import utc_clock
+from vidmem_ros.memory.runs import describe_time, runs_named
 
 # Absence of a detection is weak evidence (detectors miss things): the confidence of "not seen".
 NOT_SEEN_CONFIDENCE = 0.3
@@ -179,7 +179,8 @@ class OfflinePlanner:
             return answer(f"I first {verb} {what} {self._when(state, first.stamp)}.", confidence, refs, ref, ref)
         if p.intent is Intent.COUNT:
             times = ", ".join(f"{f.stamp - state.t0:.0f} s" for f in found[:10])
-            text = f"I {verb} {what} on {_times(len(found))} (at {times} after my memory begins)."
+            runs = runs_named(state.runs, [f.stamp for f in found])
+            text = f"I {verb} {what} on {_times(len(found))} (at {times} after my memory begins{runs})."
             return answer(text, confidence, refs, value=len(found))
         if p.intent is Intent.DURATION:
             total = sum(f.end - f.stamp for f in found)
@@ -766,7 +767,7 @@ class OfflinePlanner:
 
     @staticmethod
     def _when(state: AgentState, stamp: float) -> str:
-        return f"at {utc_clock(stamp)} ({stamp - state.t0:.1f} s after my memory begins)"
+        return f"at {describe_time(state.runs, stamp)} ({stamp - state.t0:.1f} s after my memory begins)"
 
 
 def _held(script: Script) -> Generator[Step, list[Observation], Step]:

@@ -24,6 +24,7 @@ from vidmem_ros.agent.tool_context import Perception, ToolContext
 from vidmem_ros.config import LexiconConfig, PlacesConfig, QueryConfig, VidmemConfig
 from vidmem_ros.errors import InputError
 from vidmem_ros.memory.reader import ColdTier, MemoryReader
+from vidmem_ros.memory.runs import memory_time
 from vidmem_ros.memory.store import SqliteStore
 from vidmem_ros.memory.vector_search import VectorSearch
 from vidmem_ros.memory.view import MemoryView
@@ -88,6 +89,7 @@ class Reasoner:
             if self.fleet is None:
                 return Answer.failure("no fleet store to ask: set fleet.uri", {"scope": scope})
             return self.fleet.answer(text, robots, as_of)
+        as_of = None if as_of is None else memory_time(self.store.runs(), as_of)  # the robot's clock to memory's
         ctx = self.context(as_of)
         budget = Budget(max_turns or self.config.max_turns, timeout_s or self.config.timeout_s, self.config.max_tokens)
         span = self.store.time_span(as_of)
@@ -123,6 +125,7 @@ class Reasoner:
             text_embedder=self.text_embedder,
             lexicon=self.lexicon,
             meaning=self.meaning,
+            runs=self.store.runs(as_of),
         )
 
     def _trimmed(self, answer: Answer, question: str, as_of: float | None) -> Answer:

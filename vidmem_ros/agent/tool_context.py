@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,6 +18,7 @@ from vidmem_ros.errors import VidmemError
 from vidmem_ros.memory.captions import EventCaptioner
 from vidmem_ros.memory.reader import ColdTier, MemoryReader
 from vidmem_ros.memory.records import Pose
+from vidmem_ros.memory.runs import Run
 from vidmem_ros.memory.vector_search import VectorSearch
 from vidmem_ros.memory.view import MemoryView
 from vidmem_ros.perception.embedding import TextEmbedder
@@ -114,6 +115,7 @@ class ToolContext:
     text_embedder: TextEmbedder | None = None  # matches place descriptions by meaning as well as by words
     lexicon: LabelLexicon | None = None  # words -> detector labels; built from ``vocabulary`` on first use if None
     meaning: MeaningCache | None = None  # records' sentence vectors, shared by the questions of one reasoner
+    runs: Sequence[Run] = ()  # the runs of the robot's clock (``memory.runs``) visible as of the question
 
     @property
     def reader(self) -> MemoryReader:

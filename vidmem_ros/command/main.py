@@ -103,6 +103,13 @@ def _add_eval_parser(sub: SubParsers) -> None:
     ev.add_argument("--report", type=Path, default=None, metavar="HTML", help="also write the HTML report")
     ev.add_argument("--json", type=Path, default=None, metavar="PATH", help="scores JSON (default: OUT.scores.json)")
     ev.add_argument("--quiet", action="store_true", help="no progress bar")
+    ev.add_argument(
+        "--loops",
+        type=int,
+        default=1,
+        help="play the bag this many times into one memory, as ros2 bag play --loop does (each play a run of "
+        "memory); the questions are asked during the last play",
+    )
 
 
 def _add_report_parser(sub: SubParsers) -> None:
@@ -340,6 +347,7 @@ def _eval(args: argparse.Namespace) -> int:
         report=args.report,
         json_path=args.json,
         quiet=args.quiet,
+        loops=args.loops,
     )
 
 

@@ -119,6 +119,7 @@ def run_eval(
     quiet: bool = False,
     stdout: TextIO | None = None,
     stderr: TextIO | None = None,
+    loops: int = 1,
 ) -> int:
     """``vidmem eval``: answers to ``out``, the score table when questions carry answers, optionally the report."""
     from vidmem_ros.evaluation.evaluator import evaluate
@@ -141,6 +142,7 @@ def run_eval(
             topics=topics,
             baselines=baselines,
             progress=lambda system: ProgressBar(label=f"{system} ", quiet=quiet, stream=stderr),
+            loops=loops,
         )
     except InputError as exc:
         print(f"error: {exc}", file=stderr)

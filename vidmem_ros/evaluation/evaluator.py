@@ -4,6 +4,12 @@ Each question is asked with ``as_of`` set to its moment, after exactly the
 messages recorded up to then were ingested, so no answer can rest on anything
 later: the store does not hold it yet, and every tool filters by ``as_of`` too.
 Only ``id``, ``ask_at`` and ``question`` reach the system under test.
+
+A looped bag (``loops`` > 1, as ``ros2 bag play --loop`` plays it) is ingested that many times into one memory:
+its stamps go back at each loop, so each play is a run of memory (``memory.runs``).  The questions are asked
+during the last play, each at its ``ask_at`` of that play: memory then holds the earlier plays as the past, and
+"now" is the last one.  Answer and evidence times are read back on the bag's clock (seconds from its first
+message, within the play they fell in), so a looped run scores against the same ground truth times.
 """
 
 from __future__ import annotations
@@ -19,12 +25,14 @@ from typing import Protocol
 from vidmem_ros.agent.answer import Answer
 from vidmem_ros.agent.reasoner import build_reasoner
 from vidmem_ros.config import VidmemConfig
+from vidmem_ros.errors import InputError
 from vidmem_ros.evaluation.answers import AnswerLine, AnswersMeta, Evidence, answer_writer
 from vidmem_ros.evaluation.baselines import SingleShotRetriever, baseline_config
 from vidmem_ros.evaluation.questions import Question, QuestionSet, fit_to_bag
 from vidmem_ros.ingest.bag import BagIngest, IngestFigures
 from vidmem_ros.ingest.bag_reader import BagStream, BagTopics
 from vidmem_ros.ingest.worker import IngestPipeline
+from vidmem_ros.memory.runs import sensor_stamp
 from vidmem_ros.memory.store import SqliteStore
 from vidmem_ros.perception.registry import build_text_embedder
 from vidmem_ros.progress import ProgressSink
@@ -64,8 +72,12 @@ def evaluate(
     baselines: Sequence[str] = (),
     work_dir: Path | None = None,
     progress: Callable[[str], ProgressSink] | None = None,
+    loops: int = 1,
 ) -> EvalRun:
-    """Run the system (and any baselines) over ``bag``, writing every answer line to ``out``."""
+    """Run the system (and any baselines) over ``bag``, played ``loops`` times, writing every answer line to
+    ``out``."""
+    if loops < 1:
+        raise InputError("bad_loops", f"loops must be at least 1, got {loops}")
     with BagStream(bag, topics) as probe:
         start, duration = probe.start_s, probe.duration_s
     asked, problems = fit_to_bag(questions.questions, duration)
@@ -77,7 +89,7 @@ def evaluate(
     runs = []
     with answer_writer(out, meta) as sink:
         for system in ("vidmem", *baselines):
-            run = _run_system(system, bag, asked, config, topics, work, progress, sink.write)
+            run = _run_system(system, bag, asked, config, topics, work, progress, sink.write, loops)
             problems += [p for p in run.problems if p not in problems]
             runs.append(run.system_run)
     return EvalRun(bag, start, duration, problems, runs)
@@ -98,6 +110,7 @@ def _run_system(
     work: Path,
     progress: Callable[[str], ProgressSink] | None,
     write: Callable[[AnswerLine], None],
+    loops: int = 1,
 ) -> _Outcome:
     store_path = work / f"{system}.db"
     cfg = config if system == "vidmem" else baseline_config(config, system)
@@ -105,6 +118,9 @@ def _run_system(
     store = SqliteStore(store_path)
     try:
         pipeline = IngestPipeline.from_config(cfg, store)
+        for _ in range(loops - 1):  # the earlier plays of a looped bag: memory's earlier runs, asked nothing
+            with BagStream(bag, topics) as earlier:
+                BagIngest(cfg, earlier, pipeline).finish()
         with BagStream(bag, topics) as stream:
             answerer = _answerer(system, cfg, store)
             run = SystemRun(system, store_path)
@@ -114,7 +130,7 @@ def _run_system(
                 bar.start(stream.duration_s)
             for question in sorted(questions, key=lambda q: q.ask_at):
                 _advance(ingest, question.ask_at, bar)
-                line = _ask(answerer, question, stream.start_s, system)
+                line = _ask(answerer, question, stream.start_s, system, store)
                 write(line)  # at once: a run that dies keeps what it answered
                 run.answers.append(line)
             _advance(ingest, stream.duration_s, bar)
@@ -144,7 +160,7 @@ def _answerer(system: str, config: VidmemConfig, store: SqliteStore) -> Answerer
     return SingleShotRetriever(store, embedder, config.query.min_score)
 
 
-def _ask(answerer: Answerer, question: Question, bag_start: float, system: str) -> AnswerLine:
+def _ask(answerer: Answerer, question: Question, bag_start: float, system: str, store: SqliteStore) -> AnswerLine:
     started = time.perf_counter()
     try:
         answer = answerer.answer(question.question, as_of=bag_start + question.ask_at)
@@ -152,13 +168,22 @@ def _ask(answerer: Answerer, question: Question, bag_start: float, system: str) 
         log.exception("question %s failed", question.id)
         answer = Answer.failure(f"{type(exc).__name__}: {exc}")
     latency = time.perf_counter() - started
-    return answer_line(question.id, answer, bag_start, latency, system)
+    runs = store.runs()
+    return answer_line(question.id, answer, bag_start, latency, system, lambda t: sensor_stamp(runs, t))
 
 
-def answer_line(qid: str, answer: Answer, bag_start: float, latency: float, system: str) -> AnswerLine:
-    """An answer in the evaluation file's terms: times from the bag's first message, typed parts where known."""
+def answer_line(
+    qid: str,
+    answer: Answer,
+    bag_start: float,
+    latency: float,
+    system: str,
+    clock: Callable[[float], float] = float,
+) -> AnswerLine:
+    """An answer in the evaluation file's terms: times from the bag's first message, typed parts where known.
+    ``clock``: a memory time on the bag's clock (``memory.runs``; the same for a bag played once)."""
     evidence = [
-        Evidence(kind=e.kind, ref=e.ref, time=round(e.stamp - bag_start, 3), text=e.text[:300], score=e.score)
+        Evidence(kind=e.kind, ref=e.ref, time=round(clock(e.stamp) - bag_start, 3), text=e.text[:300], score=e.score)
         for e in answer.evidence
     ]
     value = answer.value
@@ -168,7 +193,7 @@ def answer_line(qid: str, answer: Answer, bag_start: float, latency: float, syst
         confidence=answer.confidence,
         latency_s=round(latency, 4),
         evidence=evidence,
-        time=None if answer.stamp is None else round(answer.stamp - bag_start, 3),
+        time=None if answer.stamp is None else round(clock(answer.stamp) - bag_start, 3),
         position=None if answer.pose is None else (round(answer.pose.x, 3), round(answer.pose.y, 3)),
         value=value,
         system=system,

@@ -10,6 +10,7 @@ from __future__ import annotations
 import bisect
 import math
 import threading
+from collections.abc import Callable, Sequence
 
 from vidmem_ros.config import IngestConfig
 from vidmem_ros.errors import StoreError
@@ -91,8 +92,17 @@ class PoseTrack:
     every ``pose_track_still_s``.
     """
 
-    def __init__(self, store: SqliteStore, config: IngestConfig, log: ThrottledLog) -> None:
+    def __init__(
+        self,
+        store: SqliteStore,
+        config: IngestConfig,
+        log: ThrottledLog,
+        write: Callable[[Sequence[tuple[float, Pose]]], None] | None = None,
+    ) -> None:
+        """``write``: how a batch reaches the store (the engine's, which puts it on memory's time); the store's
+        own by default."""
         self.store = store
+        self.write = write or store.add_pose_track
         self.config = config  # read at each sample: run-time changes apply
         self.log = log
         self._last: tuple[float, Pose] | None = None
@@ -117,7 +127,7 @@ class PoseTrack:
         if not batch:
             return
         try:
-            self.store.add_pose_track(batch)
+            self.write(batch)
         except StoreError as exc:
             self.log.warning("pose_track", f"could not store {len(batch)} samples of the pose track: {exc}")
 

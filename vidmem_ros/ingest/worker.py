@@ -68,12 +68,13 @@ class IngestPipeline:
         self._last_stamp: float | None = None
         # Memory's own latest stamp seeds the frame clock, so a restart is not fooled by a bad first stamp; the time
         # since memory was last written is time the robot's clock moved on while this process was down.
-        known = self.engine.latest_stamp if np.isfinite(self.engine.latest_stamp) else None
+        known = self.engine.latest_sensor_stamp if np.isfinite(self.engine.latest_stamp) else None
         self.frame_clock = StreamClock(config.ingest.max_stamp_jump_s, now=known, idle_s=_since_written(store))
         self.pose_clock = StreamClock(config.ingest.max_stamp_jump_s)
         self.warnings = ThrottledLog(log)
         self.last_store_error: str | None = None  # why the store refused the last frame, while it refuses them
-        self.track = PoseTrack(store, config.ingest, self.warnings)  # the path, downsampled, kept in the store
+        # The path, downsampled, kept in the store on memory's time.
+        self.track = PoseTrack(store, config.ingest, self.warnings, self.engine.add_pose_track)
 
     @classmethod
     def from_config(cls, config: VidmemConfig, store: SqliteStore) -> IngestPipeline:

@@ -51,9 +51,10 @@ class EventArchive:
         self.captioner = captioner
         self.text_embedder = text_embedder
 
-    def open(self, db: sqlite3.Connection, stamp: float, reason: str) -> int:
+    def open(self, db: sqlite3.Connection, stamp: float, reason: str, run_id: int = 1) -> int:
         cur = db.execute(
-            "INSERT INTO events (start, end, status, reason) VALUES (?, ?, 'open', ?)", (stamp, stamp, reason)
+            "INSERT INTO events (start, end, status, reason, run_id) VALUES (?, ?, 'open', ?, ?)",
+            (stamp, stamp, reason, run_id),
         )
         return int(cur.lastrowid or 0)
 

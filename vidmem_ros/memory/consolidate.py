@@ -131,19 +131,22 @@ def fold_events(db: sqlite3.Connection, event_ids: list[int]) -> Folded:
 
 def merge_periods(db: sqlite3.Connection, limit: int) -> Folded:
     """Merge the oldest periods whose events are all folded away into as few as span a day each, up to
-    ``limit`` periods looked at; the first of each run keeps its id and takes the others' counts."""
+    ``limit`` periods looked at; the first of each run keeps its id and takes the others' counts.  Periods of
+    two runs of the clock (``memory.runs``) are never merged: each keeps its run's id."""
     rows = db.execute(
-        "SELECT s.id, s.start, s.end, s.event_count, f.labels FROM super_events s "
+        "SELECT s.id, s.start, s.end, s.event_count, f.labels, s.run_id FROM super_events s "
         "JOIN folded_periods f ON f.super_id = s.id "
         "WHERE NOT EXISTS (SELECT 1 FROM events e WHERE e.super_id = s.id) ORDER BY s.start LIMIT ?",
         (limit,),
     ).fetchall()
     folded = Folded([], 0, float("-inf"))
     run: list[tuple[int, float, float, int, LabelSummary]] = []
-    for super_id, start, end, count, labels in rows:
-        if run and float(end) - run[0][1] > DAY_S:
+    run_of_clock = None
+    for super_id, start, end, count, labels, clock_run in rows:
+        if run and (float(end) - run[0][1] > DAY_S or clock_run != run_of_clock):
             _merge_run(db, run, folded)
             run = []
+        run_of_clock = clock_run
         run.append((int(super_id), float(start), float(end), int(count), read_labels(labels)))
     if len(rows) == limit:  # the last run may go on past what was read: it waits for the next call
         run = []

@@ -13,8 +13,8 @@ from __future__ import annotations
 import logging
 import threading
 from collections import Counter
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -26,6 +26,7 @@ from vidmem_ros.memory.captions import Caption, ComposedCaptioner, EventCaptione
 from vidmem_ros.memory.entities import EntityUnifier
 from vidmem_ros.memory.records import Event, Moment, Pose, Transcript
 from vidmem_ros.memory.retention import Retention, RetentionReport
+from vidmem_ros.memory.runs import RunClock
 from vidmem_ros.memory.segmentation import EventSegmenter
 from vidmem_ros.memory.short_term import ShortTermMemory
 from vidmem_ros.memory.store import SqliteStore
@@ -33,7 +34,6 @@ from vidmem_ros.memory.vector_search import VectorSearch
 from vidmem_ros.memory.writes import insert_moment, insert_texts, insert_transcript, write_in_view
 from vidmem_ros.perception.embedding import TextEmbedder
 from vidmem_ros.perception.types import Detection, Tag, TextLine
-from vidmem_ros.validation import CLOCK_RESET_S
 
 log = logging.getLogger(__name__)
 
@@ -84,7 +84,9 @@ class MemoryEngine:
         self.recovered_events = self.archive.recover()
         self._forget_generation = store.get_meta("forget_generation")
         self.images.sync()
-        self.latest_stamp = settled_latest_stamp(store, config.ingest.max_stamp_jump_s)
+        with store.read() as db:
+            self.runs = RunClock.load(db)  # memory's own time: the run in progress
+        self.latest_stamp = settled_latest_stamp(store, config.ingest.max_stamp_jump_s)  # memory time
         self._next_retention = -np.inf
 
     # -- writing -------------------------------------------------------------------
@@ -93,9 +95,14 @@ class MemoryEngine:
         """Commit one kept frame; raises StoreError (with nothing half-written) if the store refuses it."""
         with self._lock:
             self._follow_forgets()
-            reason = self.segmenter.observe(obs.stamp, obs.grey, obs.embedding)
+            placed = self.runs.place(obs.stamp)  # memory time (see ``runs``): a clock gone back starts a run
+            if placed.new:
+                self.segmenter.reset()  # a new run is a hard boundary
+            reason = self.segmenter.observe(placed.time, obs.grey, obs.embedding)
+            if placed.new and self._event_id is not None:
+                reason = "new_run"
             moment = Moment(
-                stamp=obs.stamp,
+                stamp=placed.time,
                 source=obs.source,
                 width=obs.width,
                 height=obs.height,
@@ -108,7 +115,7 @@ class MemoryEngine:
                 pose=obs.pose,
                 embedding=obs.embedding,
             )
-            before = self._event_id
+            before, run_before = self._event_id, self.runs.current
             closed: Event | None = None
             # Keyframe OCR and the caption come first, outside the transaction: either may take seconds.
             closing = self._event_id if reason else None
@@ -121,10 +128,11 @@ class MemoryEngine:
                         # An event that cannot be closed is quarantined; ingestion goes on with a new one.
                         closed = self.archive.close_or_quarantine(db, closing, caption)
                         self.counts["events_closed" if closed else "events_quarantined"] += 1
+                    self.runs.commit(db, placed)
                     if reason or self._event_id is None:
-                        self._event_id = self.archive.open(db, obs.stamp, reason or "start")
+                        self._event_id = self.archive.open(db, placed.time, reason or "start", placed.run.id)
                     moment.event_id = self._event_id
-                    insert_moment(db, moment)
+                    insert_moment(db, moment, placed.run.id)
                     self.archive.extend(db, self._event_id, moment)
                     self.entities.observe(db, moment, obs.crop_embeddings)
                     assert moment.id is not None
@@ -134,7 +142,7 @@ class MemoryEngine:
                 # The transaction rolled back: the old event is still open.  The segmenter already
                 # moved on, so start over: the next frame opens a new event rather than silently
                 # joining a boundary that was never written.
-                self._event_id = before
+                self._event_id, self.runs.current = before, run_before
                 self.entities.invalidate()
                 self.segmenter.reset()
                 self.short_term.discard(lambda held: held == moment.id)
@@ -145,7 +153,7 @@ class MemoryEngine:
             if moment.embedding is not None:
                 self.images.add(moment.id, moment.embedding, moment.stamp)
             self.counts["short_term_evicted_events"] += len(evicted)
-            self.latest_stamp = follow_clock(self.latest_stamp, moment.stamp)
+            self.latest_stamp = max(self.latest_stamp, moment.stamp)
             self._maybe_run_retention()
             return moment
 
@@ -200,10 +208,28 @@ class MemoryEngine:
                 log.exception("event listener failed on event %d", event.id)
 
     def add_transcript(self, transcript: Transcript) -> int:
+        """Store speech heard, in the run in progress (``transcript`` is on the sensor clock)."""
         with self._lock, self.store.write() as db:
-            ref = insert_transcript(db, transcript)
-            self.archive.attach_transcript(db, transcript)
+            run_id, start, _ = self.runs.within(transcript.start)
+            heard = replace(transcript, start=start, end=start + (transcript.end - transcript.start))
+            ref = insert_transcript(db, heard, run_id)
+            self.archive.attach_transcript(db, heard)
             return ref
+
+    def add_pose_track(self, samples: Sequence[tuple[float, Pose]]) -> None:
+        """Samples of the robot's path (sensor clock) in the run in progress; a sample from a clock the frames
+        have not followed back yet is left out (the track restarts with the run)."""
+        with self._lock:
+            placed = [(t, pose) for stamp, pose in samples for _, t, behind in [self.runs.within(stamp)] if not behind]
+            if placed:
+                self.store.add_pose_track(placed)
+
+    @property
+    def latest_sensor_stamp(self) -> float:
+        """The newest stamp of memory on the sensor clock (the run in progress): what intake's clock is seeded
+        with after a restart; -inf for an empty memory."""
+        run = self.runs.current
+        return self.latest_stamp - (run.offset if run is not None else 0.0)
 
     def _follow_forgets(self) -> None:
         """Memory was forgotten (``memory.forget``, from this process or another, e.g. the query node's forget
@@ -238,11 +264,6 @@ class MemoryEngine:
                 self.images.remove(self.retention.hold_disk_budget().removed_ids)
         except StoreError as exc:  # retention can wait for the next frame; this one is already safe
             log.error("retention pass failed: %s", exc)
-
-
-def follow_clock(latest: float, stamp: float) -> float:
-    """Memory's "now": the newest stamp, except that a restarted source (a replayed bag) takes the clock back."""
-    return stamp if stamp > latest or stamp < latest - CLOCK_RESET_S else latest
 
 
 def settled_latest_stamp(store: SqliteStore, max_jump_s: float, agreeing: int = 3) -> float:

@@ -30,10 +30,13 @@ def count_event_labels(db: sqlite3.Connection, labels: list[str], by: int = 1) -
 
 
 def attach_to_super_event(db: sqlite3.Connection, event: Event, archive: ArchiveConfig, segment: SegmentConfig) -> int:
-    """Put a closed event under a super event (new or current) and refresh that summary and the root."""
-    row = db.execute("SELECT id, start, end, event_count FROM super_events ORDER BY id DESC LIMIT 1").fetchone()
+    """Put a closed event under a super event (new or current) and refresh that summary and the root; a period
+    never spans two runs (see ``runs``)."""
+    row = db.execute("SELECT id, start, end, event_count, run_id FROM super_events ORDER BY id DESC LIMIT 1").fetchone()
+    run_id = int(db.execute("SELECT run_id FROM events WHERE id = ?", (event.id,)).fetchone()[0])
     joins = (
         row is not None
+        and row[4] == run_id
         and row[3] < archive.super_max_events
         and event.end - row[1] <= archive.super_max_s
         and event.start - row[2] <= segment.max_gap_s
@@ -46,7 +49,8 @@ def attach_to_super_event(db: sqlite3.Connection, event: Event, archive: Archive
         )
     else:
         cur = db.execute(
-            "INSERT INTO super_events (start, end, event_count) VALUES (?, ?, 1)", (event.start, event.end)
+            "INSERT INTO super_events (start, end, event_count, run_id) VALUES (?, ?, 1, ?)",
+            (event.start, event.end, run_id),
         )
         super_id = int(cur.lastrowid or 0)
     db.execute("UPDATE events SET super_id = ? WHERE id = ?", (super_id, event.id))

@@ -38,6 +38,7 @@ from vidmem_ros.memory.rows import (
     pose_from,
     stored_vector,
 )
+from vidmem_ros.memory.runs import RUN_SQL, Run, run_from
 from vidmem_ros.memory.writes import FRAME_WALL_KEY, IN_VIEW_KEY, get_meta
 from vidmem_ros.perception.types import Detection, Tag
 
@@ -80,6 +81,13 @@ class StoreReads:
         with self.read() as db:
             rows = db.execute("SELECT name, value FROM counters WHERE name LIKE ?", (prefix + "%",)).fetchall()
         return {str(name): int(value) for name, value in rows}
+
+    def runs(self, as_of: float | None = None) -> list[Run]:
+        """The runs of the robot's clock (``memory.runs``) begun by memory time ``as_of``, oldest first."""
+        with self.read() as db:
+            rows = db.execute(f"SELECT {RUN_SQL} FROM runs ORDER BY id").fetchall()
+        runs = [run_from(row) for row in rows]
+        return [r for r in runs if as_of is None or r.start <= as_of] or runs[:1]
 
     # -- moments -------------------------------------------------------------------
 

@@ -8,8 +8,9 @@ says (when, where, what was detected or read).
 from __future__ import annotations
 
 import sqlite3
+import time
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3  # 3: runs (memory's own time, see ``runs``)
 
 POSE_COLUMNS = ("pose_frame", "px", "py", "pz", "qx", "qy", "qz", "qw")
 _POSE_DDL = "pose_frame TEXT, px REAL, py REAL, pz REAL, qx REAL, qy REAL, qz REAL, qw REAL"
@@ -29,7 +30,8 @@ CREATE TABLE IF NOT EXISTS moments (
     quality REAL NOT NULL DEFAULT 0,
     event_id INTEGER,
     keyframe INTEGER NOT NULL DEFAULT 0,
-    tier TEXT NOT NULL DEFAULT 'recent'
+    tier TEXT NOT NULL DEFAULT 'recent',
+    run_id INTEGER NOT NULL DEFAULT 1
 );
 CREATE INDEX IF NOT EXISTS moments_stamp ON moments (stamp);
 CREATE INDEX IF NOT EXISTS moments_event ON moments (event_id, stamp);
@@ -78,7 +80,8 @@ CREATE TABLE IF NOT EXISTS transcripts (
     start REAL NOT NULL,
     end REAL NOT NULL,
     text TEXT NOT NULL,
-    speaker TEXT NOT NULL DEFAULT ''
+    speaker TEXT NOT NULL DEFAULT '',
+    run_id INTEGER NOT NULL DEFAULT 1
 );
 CREATE INDEX IF NOT EXISTS transcripts_start ON transcripts (start);
 CREATE TABLE IF NOT EXISTS super_events (
@@ -86,7 +89,8 @@ CREATE TABLE IF NOT EXISTS super_events (
     start REAL NOT NULL,
     end REAL NOT NULL,
     event_count INTEGER NOT NULL DEFAULT 0,
-    summary TEXT NOT NULL DEFAULT ''
+    summary TEXT NOT NULL DEFAULT '',
+    run_id INTEGER NOT NULL DEFAULT 1
 );
 CREATE TABLE IF NOT EXISTS events (
     id INTEGER PRIMARY KEY,
@@ -104,7 +108,8 @@ CREATE TABLE IF NOT EXISTS events (
     super_id INTEGER REFERENCES super_events (id) ON DELETE SET NULL,
     start_{_POSE_DDL.replace(", ", ", start_")},
     end_{_POSE_DDL.replace(", ", ", end_")},
-    path_m REAL NOT NULL DEFAULT 0
+    path_m REAL NOT NULL DEFAULT 0,
+    run_id INTEGER NOT NULL DEFAULT 1
 );
 CREATE INDEX IF NOT EXISTS events_start ON events (start);
 CREATE INDEX IF NOT EXISTS events_end ON events (end);
@@ -158,11 +163,22 @@ CREATE TABLE IF NOT EXISTS folded_periods (  -- consolidation: events folded int
     events INTEGER NOT NULL DEFAULT 0,
     labels TEXT NOT NULL DEFAULT '{{}}'
 );
+CREATE TABLE IF NOT EXISTS runs (  -- stretches of the sensor clock; every stored time is stamp + offset
+    id INTEGER PRIMARY KEY,
+    first_stamp REAL NOT NULL,  -- sensor clock
+    last_stamp REAL NOT NULL,
+    offset REAL NOT NULL DEFAULT 0,
+    started_wall REAL NOT NULL,  -- Unix time it began
+    reason TEXT NOT NULL DEFAULT ''
+);
 CREATE TABLE IF NOT EXISTS summaries (key TEXT PRIMARY KEY, start REAL, end REAL, text TEXT NOT NULL);
 CREATE VIRTUAL TABLE IF NOT EXISTS documents USING fts5 (
     text, kind UNINDEXED, ref UNINDEXED, stamp UNINDEXED, end_stamp UNINDEXED, tokenize = 'porter unicode61'
 );
 """
+
+# Tables whose rows carry their run's id since version 3.
+RUN_TABLES = ("moments", "events", "transcripts", "super_events")
 
 # Columns added to version-1 moments rows.
 _V2_MOMENT_COLUMNS = (
@@ -174,7 +190,7 @@ _V2_MOMENT_COLUMNS = (
 
 
 def create_or_upgrade(db: sqlite3.Connection) -> None:
-    """Create missing tables and bring a version-1 store up to date, in one transaction."""
+    """Create missing tables and bring an older store up to date, in one transaction."""
     fresh = db.execute("SELECT COUNT(*) FROM sqlite_master WHERE name = 'moments'").fetchone()[0] == 0
     with db:
         if not fresh:
@@ -185,6 +201,9 @@ def create_or_upgrade(db: sqlite3.Connection) -> None:
         if version == 1:
             db.execute("INSERT INTO payloads SELECT id, jpeg FROM moments WHERE jpeg IS NOT NULL")
             db.execute("UPDATE moments SET jpeg = NULL")
+        if version < 3:
+            _upgrade_runs(db)
+        if version < SCHEMA_VERSION:
             db.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(SCHEMA_VERSION),))
 
 
@@ -193,3 +212,16 @@ def _upgrade_moments(db: sqlite3.Connection) -> None:
     for column in _V2_MOMENT_COLUMNS:
         if column.split()[0] not in have:
             db.execute(f"ALTER TABLE moments ADD COLUMN {column}")
+
+
+def _upgrade_runs(db: sqlite3.Connection) -> None:
+    """Before runs, memory was one run on the sensor clock: every record joins run 1, at offset 0."""
+    for table in RUN_TABLES:
+        if "run_id" not in {row[1] for row in db.execute(f"PRAGMA table_info({table})")}:
+            db.execute(f"ALTER TABLE {table} ADD COLUMN run_id INTEGER NOT NULL DEFAULT 1")
+    first, last = db.execute(
+        "SELECT MIN(t), MAX(t) FROM (SELECT stamp AS t FROM moments UNION ALL SELECT start FROM transcripts "
+        "UNION ALL SELECT end FROM transcripts)"
+    ).fetchone()
+    if first is not None and db.execute("SELECT COUNT(*) FROM runs").fetchone()[0] == 0:
+        db.execute("INSERT INTO runs VALUES (1, ?, ?, 0, ?, 'kept before memory had runs')", (first, last, time.time()))

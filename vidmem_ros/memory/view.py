@@ -23,12 +23,15 @@ from vidmem_ros.memory.records import (
     TextRead,
     Transcript,
 )
+from vidmem_ros.memory.runs import Run
 
 
 class MemoryView(Protocol):
     """Reads of one robot's memory; ``as_of`` hides what was stored after that stamp."""
 
     def time_span(self, as_of: float | None = None) -> tuple[float, float] | None: ...
+
+    def runs(self, as_of: float | None = None) -> list[Run]: ...
 
     def moment(self, moment_id: int, with_payload: bool = True) -> Moment | None: ...
 

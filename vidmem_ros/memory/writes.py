@@ -18,11 +18,12 @@ IN_VIEW_KEY = "in_view"  # meta: the frames in the ingesting engine's short-term
 FRAME_WALL_KEY = "last_frame_wall"  # meta: the wall time (Unix s) at which the newest frame was stored
 
 
-def insert_moment(db: sqlite3.Connection, moment: Moment) -> int:
-    """Write a moment with its payload, vector, detections and texts read; returns its id."""
+def insert_moment(db: sqlite3.Connection, moment: Moment, run_id: int = 1) -> int:
+    """Write a moment with its payload, vector, detections and texts read; returns its id.  ``moment.stamp`` is
+    memory time (see ``runs``)."""
     cur = db.execute(
         "INSERT INTO moments (stamp, source, width, height, sharpness, quality, event_id, tier, "
-        f"{POSE_SQL}) VALUES ({', '.join('?' * 16)})",
+        f"{POSE_SQL}, run_id) VALUES ({', '.join('?' * 17)})",
         (
             moment.stamp,
             moment.source,
@@ -33,6 +34,7 @@ def insert_moment(db: sqlite3.Connection, moment: Moment) -> int:
             moment.event_id,
             moment.tier,
             *pose_values(moment.pose),
+            run_id,
         ),
     )
     moment_id = int(cur.lastrowid or 0)
@@ -71,10 +73,10 @@ def insert_texts(db: sqlite3.Connection, moment_id: int, lines: Sequence[TextLin
         add_document(db, "text", int(cur.lastrowid or 0), stamp, stamp, line.text)
 
 
-def insert_transcript(db: sqlite3.Connection, transcript: Transcript) -> int:
+def insert_transcript(db: sqlite3.Connection, transcript: Transcript, run_id: int = 1) -> int:
     cur = db.execute(
-        "INSERT INTO transcripts (start, end, text, speaker) VALUES (?, ?, ?, ?)",
-        (transcript.start, transcript.end, transcript.text, transcript.speaker),
+        "INSERT INTO transcripts (start, end, text, speaker, run_id) VALUES (?, ?, ?, ?, ?)",
+        (transcript.start, transcript.end, transcript.text, transcript.speaker, run_id),
     )
     ref = int(cur.lastrowid or 0)
     add_document(db, "transcript", ref, transcript.start, transcript.end, transcript.text)

@@ -1,0 +1,197 @@
+"""Runs: a sensor clock that goes back (a looped bag, a clock corrected an hour back) starts a new run of memory's
+own time, through the real engine into a real store, and questions answer in (run, stamp) order."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import numpy as np
+
+from vidmem_ros.agent.reasoner import Reasoner
+from vidmem_ros.config import VidmemConfig, load_config
+from vidmem_ros.memory.engine import MemoryEngine, PerceivedFrame
+from vidmem_ros.memory.records import Transcript
+from vidmem_ros.memory.runs import RUN_GAP_S, describe_time, memory_time, sensor_stamp
+from vidmem_ros.memory.store import SqliteStore
+from vidmem_ros.perception.coco import COCO_LABELS
+from vidmem_ros.perception.types import Detection
+
+T0 = 1_780_000_000.0
+HOUR = 3600.0
+
+
+def config(path: Path) -> VidmemConfig:
+    return load_config(overrides={"store.path": str(path), "query.parser": "rules"})
+
+
+def play(engine: MemoryEngine, start: float, seconds: int, seen: dict[str, range]) -> None:
+    """``seconds`` frames at 1 Hz from sensor stamp ``start``; ``seen[label]``: the seconds that label is in view
+    (the view changes with what is seen, so segmentation has something to cut on)."""
+    for i in range(seconds):
+        labels = [label for label, when in seen.items() if i in when]
+        grey = np.full((32, 32), 40 + 50 * len(labels) + (i // 20) * 7, np.uint8)
+        engine.observe(
+            PerceivedFrame(
+                stamp=start + i,
+                source="/cam",
+                width=64,
+                height=48,
+                jpeg=b"\xff\xd8jpeg",
+                grey=grey,
+                detections=[Detection(label, 0.9, (0.0, 0.0, 20.0, 20.0)) for label in labels],
+            )
+        )
+
+
+def reasoner(store: SqliteStore, cfg: VidmemConfig) -> Reasoner:
+    return Reasoner(store, cfg.query, tuple(COCO_LABELS.values()), detector_min_score=0.5)
+
+
+def test_three_loops_of_one_minute_are_three_runs_and_three_occasions(tmp_path: Path) -> None:
+    path = tmp_path / "memory.db"
+    cfg = config(path)
+    store = SqliteStore(path)
+    engine = MemoryEngine(store, cfg)
+    for _ in range(3):  # the same 60 s of stamps, three times: a bag played with --loop
+        play(engine, T0, 60, {"person": range(20, 26)})
+    engine.finish()
+
+    runs = store.runs()
+    assert [r.id for r in runs] == [1, 2, 3]
+    assert all(r.first_stamp == T0 and r.last_stamp == T0 + 59 for r in runs)
+    assert runs[1].start == runs[0].end + RUN_GAP_S and runs[2].start == runs[1].end + RUN_GAP_S
+    with store.read() as db:
+        moments = db.execute("SELECT stamp, run_id FROM moments ORDER BY id").fetchall()
+        crossing = db.execute(
+            "SELECT COUNT(*) FROM events e WHERE EXISTS (SELECT 1 FROM moments m WHERE m.event_id = e.id "
+            "AND m.run_id != e.run_id)"
+        ).fetchone()[0]
+        periods = db.execute("SELECT COUNT(DISTINCT run_id) FROM super_events").fetchone()[0]
+    stamps = [s for s, _ in moments]
+    assert stamps == sorted(stamps) and len(set(stamps)) == len(stamps), "the loops do not interleave"
+    assert [r for _, r in moments] == [1] * 60 + [2] * 60 + [3] * 60
+    assert crossing == 0, "no event spans two runs"
+    assert periods == 3, "no period spans two runs"
+    assert store.time_span() == (T0, runs[2].end)
+
+    count = reasoner(store, cfg).answer("How many times did you see a person?")
+    assert count.value == 3, count.text
+    assert "run" in count.text
+    last = reasoner(store, cfg).answer("When did you last see a person?")
+    assert last.stamp is not None and runs[2].start <= last.stamp <= runs[2].end
+    assert "run 3" in last.text and "UTC" in last.text
+    store.close()
+
+
+def test_an_hour_back_answers_from_after_the_correction_and_memory_begins_where_it_did(tmp_path: Path) -> None:
+    path = tmp_path / "memory.db"
+    cfg = config(path)
+    store = SqliteStore(path)
+    engine = MemoryEngine(store, cfg)
+    play(engine, T0, 120, {"cup": range(40, 50), "laptop": range(90, 120)})
+    corrected = T0 + 120 - HOUR  # a live clock set back an hour: the next frames are stamped an hour earlier
+    play(engine, corrected, 120, {"cup": range(20, 30), "dog": range(80, 120)})
+    engine.add_transcript(Transcript(corrected + 100, corrected + 103, "the spare keys are on the shelf"))
+    engine.finish()
+
+    runs = store.runs()
+    assert len(runs) == 2 and "went back 3599.0 s" in runs[1].reason
+    assert store.time_span() is not None and store.time_span()[0] == T0, "memory begins where it began"  # type: ignore[index]
+    ask = reasoner(store, cfg)
+    last = ask.answer("When did you last see a cup?")
+    assert last.stamp is not None and last.stamp >= runs[1].start, "the last cup is the one after the correction"
+    assert sensor_stamp(runs, last.stamp) == corrected + 29
+    assert "run 2" in last.text
+    first = ask.answer("When did you first see a cup?")
+    assert first.stamp == T0 + 40 and "run 1" in first.text
+    recent = ask.answer("What did you see in the last minute?")
+    assert "dog" in recent.text and "laptop" not in recent.text, recent.text
+    before = ask.answer("When did you last see a cup?", as_of=T0 + 100)  # a clock time only run 1 reached
+    assert before.stamp == T0 + 49 and "run" not in before.text, "as of then, memory had one run"
+    begins = ask.answer("How long have you been remembering?")
+    assert begins.stamp is None or begins.stamp >= T0
+    with store.read() as db:
+        heard = db.execute("SELECT start, run_id FROM transcripts").fetchone()
+    assert heard == (corrected + 100 + runs[1].offset, 2)
+    store.close()
+
+
+def test_a_restart_continues_the_run_and_a_loop_after_it_starts_the_next(tmp_path: Path) -> None:
+    path = tmp_path / "memory.db"
+    cfg = config(path)
+    store = SqliteStore(path)
+    engine = MemoryEngine(store, cfg)
+    play(engine, T0, 60, {})
+    play(engine, T0, 30, {})
+    store.close()
+    store = SqliteStore(path)
+    engine = MemoryEngine(store, cfg)
+    assert engine.latest_sensor_stamp == T0 + 29, "intake's clock is seeded on the sensor clock"
+    play(engine, T0 + 30, 10, {})  # the restarted process goes on where the run was
+    play(engine, T0, 10, {})
+    assert [r.id for r in store.runs()] == [1, 2, 3]
+    store.close()
+
+
+def test_an_ask_time_on_the_robots_clock_is_read_in_the_latest_run_that_reached_it(tmp_path: Path) -> None:
+    path = tmp_path / "memory.db"
+    store = SqliteStore(path)
+    engine = MemoryEngine(store, config(path))
+    play(engine, T0, 60, {})
+    play(engine, T0, 30, {})
+    runs = store.runs()
+    assert memory_time(runs, T0 + 10) == T0 + 10 + runs[1].offset
+    assert memory_time(runs, T0 - 100) == T0 - 100, "before every run: the first run's reading"
+    assert describe_time(runs[:1], T0).endswith("UTC"), "one run: no run named"
+    assert "run 2" in describe_time(runs, T0 + 10 + runs[1].offset)
+    store.close()
+
+
+def test_a_store_from_before_runs_opens_and_migrates(tmp_path: Path) -> None:
+    path = tmp_path / "memory.db"
+    store = SqliteStore(path)
+    engine = MemoryEngine(store, config(path))
+    play(engine, T0, 30, {"cup": range(5, 10)})
+    engine.add_transcript(Transcript(T0 + 40, T0 + 42, "hello"))
+    engine.finish()
+    store.close()
+    # Take it back to version 2: no runs table and no run ids, as the build before runs wrote it.
+    db = sqlite3.connect(path)
+    db.executescript(
+        "DROP TABLE runs; ALTER TABLE moments DROP COLUMN run_id; ALTER TABLE events DROP COLUMN run_id; "
+        "ALTER TABLE transcripts DROP COLUMN run_id; ALTER TABLE super_events DROP COLUMN run_id; "
+        "UPDATE meta SET value = '2' WHERE key = 'schema_version';"
+    )
+    db.close()
+
+    store = SqliteStore(path)
+    assert store.get_meta("schema_version") == "3"
+    (run,) = store.runs()
+    assert (run.id, run.first_stamp, run.last_stamp, run.offset) == (1, T0, T0 + 42, 0.0)
+    with store.read() as db:
+        assert db.execute("SELECT COUNT(*) FROM moments WHERE run_id != 1").fetchone()[0] == 0
+    engine = MemoryEngine(store, config(path))
+    play(engine, T0 + 60, 5, {})  # goes on in run 1
+    play(engine, T0, 5, {})  # then the clock goes back: run 2
+    assert [r.id for r in store.runs()] == [1, 2]
+    cup = reasoner(store, config(path)).answer("When did you last see a cup?")
+    assert cup.stamp == T0 + 9
+    store.close()
+
+
+def test_the_fault_bench_clock_cases_keep_runs_and_answer_per_run(tmp_path: Path) -> None:
+    """``vidmem bench faults``' clock cases, through the real intake: a jump is refused until confirmed, then
+    memory starts a run; three plays count three occasions, and an hour back answers from after it."""
+    from vidmem_dev.bench_clock import clock_faults, clock_lines
+
+    figures = clock_faults(tmp_path)
+    loop, back = figures["loop"], figures["hour_back"]
+    assert [r["id"] for r in loop["runs"]] == [1, 2, 3] and loop["refused"].get("stamp_behind", 0) > 0
+    assert sum(r["frames"] for r in loop["runs"]) == loop["kept"]
+    assert "3 separate occasions" in loop["answers"]["How many times did you see a person?"]
+    assert "run 3" in loop["answers"]["When did you last see a person?"]
+    assert len(back["runs"]) == 2 and back["memory_begins"] == 0
+    assert "run 2" in back["answers"]["When did you last see a person?"]
+    assert "run 1" in back["answers"]["When did you first see a person?"]
+    assert any("looped 3 times" in line for line in clock_lines(figures))
