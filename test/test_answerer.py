@@ -697,3 +697,24 @@ def test_a_value_is_read_out_of_the_sentence_heard(answerer: Reasoner, question:
     answerer.store.add_transcript(Transcript(T0 + 41, T0 + 44, "Mr Hallam will pick up the van from bay 7 at noon."))
     answer = answerer.answer(question)
     assert answer.value == expected, answer.text
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What was printed on the cup?",
+        "What does the writing on the cup say?",
+        "The teacup had a label: what did it read?",
+    ],
+)
+def test_words_read_while_the_thing_that_bore_them_was_in_view_answer_what_it_said(
+    answerer: Reasoner, question: str
+) -> None:
+    """The cup is detected at 10 s and 40 s; a sign elsewhere shares no word with the question either."""
+    from vidmem_ros.memory.records import Moment
+    from vidmem_ros.perception.types import TextLine
+
+    for offset, line in ((10.5, "ARABICA BLEND"), (25.0, "FIRE EXIT"), (33.0, "NO ENTRY")):
+        answerer.store.add_moment(Moment(T0 + offset, "/cam", 64, 48, None, texts=[TextLine(line, 0.95)]))
+    answer = answerer.answer(question)
+    assert answer.value == "ARABICA BLEND", (answer.text, answer.trace.get("steps"))

@@ -43,6 +43,7 @@ from vidmem_ros.agent.text_match import squash, words_covered
 from vidmem_ros.agent.tool_args import TRANSCRIPTS_MAX, AnswerArgs
 from vidmem_ros.agent.tool_context import Finding
 from vidmem_ros.agent.tool_registry import ANSWER_TOOL, TOOLS
+from vidmem_ros.memory.captions import NOTHING_RECOGNISED
 from vidmem_ros.memory.runs import describe_time, runs_named
 
 # Absence of a detection is weak evidence (detectors miss things): the confidence of "not seen".
@@ -435,6 +436,16 @@ class OfflinePlanner:
         ]
         steady = [f for f in apart if int(f.data.get("frames", 1)) > 1]
         others = steady or apart
+        scene: Finding | None = None
+        if what == "objects":  # the view right next to it, which may hold no detection (only a tag or a caption)
+            scenes = (yield [call("timeline", start_t=window[0], end_t=window[1], what=["scenes"], limit=50)])[0]
+            scene = _adjacent_scene(scenes.result.findings, edge_at, after)
+        if scene is not None:
+            inside = [f for f in apart if f.stamp <= scene.end and f.end >= scene.stamp]
+            if not inside:
+                yield self._scene_answer(state, p, anchor, scene, after)
+                return
+            others = inside
         if not others:
             where = "after" if after else "before"
             yield answer(
@@ -443,17 +454,26 @@ class OfflinePlanner:
             return
         nearest = others[0] if after else others[-1]
         # Everything in view together with the nearest occasion, the most often seen first.
-        scene = sorted(
+        together = sorted(
             (f for f in others if f.stamp <= nearest.end and f.end >= nearest.stamp),
             key=lambda f: -int(f.data.get("frames", 1)),
         )
-        names = list(dict.fromkeys(str(f.data.get("label") or f.data.get("read") or f.text) for f in scene))
+        names = list(dict.fromkeys(str(f.data.get("label") or f.data.get("read") or f.text) for f in together))
         verb = "read" if what == "text" else "saw"
         relation = "after" if after else "before"
         listed = " and ".join(f'"{n}"' for n in names[:4])
         text = f"Right {relation} {p.other}, I {verb} {listed} {self._when(state, nearest.stamp)}."
-        refs = [anchor.ref, *(f.ref for f in scene[:4])]
+        if scene is not None:
+            text += f" That view: {scene.text}"
+        refs = [anchor.ref, *(f.ref for f in together[:4])]
         yield answer(text, nearest.score * 0.9, refs, nearest.ref, nearest.ref, value=names[0])
+
+    def _scene_answer(self, state: AgentState, p: ParsedQuestion, anchor: Finding, scene: Finding, after: bool) -> Step:
+        """The view right before or after a thing, where it showed nothing the detector names: its caption."""
+        relation = "after" if after else "before"
+        text = f"Right {relation} {p.other}, {self._when(state, scene.stamp)}: {scene.text}"
+        value = str((scene.data.get("seen") or [scene.text])[0])
+        return answer(text, 0.5, [anchor.ref, scene.ref], scene.ref, scene.ref, value=value)
 
     def _active(self, state: AgentState) -> Step:
         """How long the robot has been at it: from the start of memory to the question's moment."""
@@ -554,6 +574,13 @@ class OfflinePlanner:
         yield answer("; ".join(x for x in parts if x) + ".", 0.8, _refs(found))
 
     def _read(self, state: AgentState, p: ParsedQuestion) -> Script:
+        """What was read: out of the sign the question describes ("what did the notice by the lift say"), else
+        everything read."""
+        words = asked_words(state.question)
+        if words and p.window is None:
+            read = yield from self._read_out(state, words)
+            if read:
+                return
         obs = (yield [call("timeline", what=["text"], limit=50, **self._window(state, p))])[0]
         found = obs.result.findings
         if not found:
@@ -724,7 +751,9 @@ class OfflinePlanner:
         # what was read or heard there, where that place stands out, else anywhere.
         described = " ".join(asked_words(state.question)) or state.question
         kind = value_kind(interrogative(state.question))
-        value = {"value": kind.value} if kind else {}
+        value: dict[str, str] = {"value": kind.value} if kind else {}
+        if "read" in how:
+            value["seen_with"] = described  # the book whose title is asked, the bottle whose label
         found = []
         for place in places_named(state.question):
             step = [call("ground", description=described, how=how, at=place, limit=8, **value)]
@@ -768,6 +797,16 @@ class OfflinePlanner:
     @staticmethod
     def _when(state: AgentState, stamp: float) -> str:
         return f"at {describe_time(state.runs, stamp)} ({stamp - state.t0:.1f} s after my memory begins)"
+
+
+def _adjacent_scene(scenes: list[Finding], edge: float, after: bool) -> Finding | None:
+    """The nearest scene beyond ``edge`` in which something was recognised."""
+    beyond = [
+        f for f in scenes if (f.stamp >= edge if after else f.end <= edge) and f.text and f.text != NOTHING_RECOGNISED
+    ]
+    if not beyond:
+        return None
+    return min(beyond, key=lambda f: f.stamp) if after else max(beyond, key=lambda f: f.end)
 
 
 def _held(script: Script) -> Generator[Step, list[Observation], Step]:

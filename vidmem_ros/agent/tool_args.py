@@ -103,6 +103,12 @@ class GroundArgs(_Range):
     named: bool = Field(
         False, description="only records that name the thing by a word (a sighting), not ones that only mean it"
     )
+    seen_with: str = Field(
+        "",
+        max_length=200,
+        description='what bore or stood by the words, as the question describes it ("the blue book"): words read '
+        "while the detector saw it count first",
+    )
     value: Literal["", "person", "name", "occupation", "number"] = Field(
         "", description="the kind of value to be read out, where the question asks for one; records holding one first"
     )

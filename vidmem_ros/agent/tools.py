@@ -8,6 +8,7 @@ with an error the planner can read.
 
 from __future__ import annotations
 
+import bisect
 import math
 import re
 from collections import Counter
@@ -25,7 +26,9 @@ from vidmem_ros.agent.grounding import (
     MeaningCache,
     Sense,
     ValueKind,
+    fused,
     holds_value,
+    terms,
     value_borne,
     value_spans,
 )
@@ -134,6 +137,9 @@ def ground(ctx: ToolContext, args: GroundArgs) -> ToolResult:
         # At one place, what the question names there needs only to relate to it and stand out from the rest.
         grounding = Grounding(args.description, [g for g in grounding.found if _mostly_during(g.stamp, g.end, place)])
         claimed = grounding.claimed(min_score=AT_PLACE_CLAIM_MIN)
+    if args.seen_with.strip():
+        grounding = _with_seen(ctx, grounding, args.seen_with)
+        claimed = grounding.claimed(min_score=AT_PLACE_CLAIM_MIN if args.at.strip() else CLAIM_MIN)
     # A record that holds the kind of value asked for (or that the thing is named for: "the name plate") answers
     # before one that does not.
     kind = ValueKind(args.value) if args.value else value_borne(args.description)
@@ -157,6 +163,31 @@ def ground(ctx: ToolContext, args: GroundArgs) -> ToolResult:
         for g in grounding.found[: args.limit]
     ]  # fmt: skip
     return ToolResult("ground", findings, "" if findings else f"nothing in memory matches {args.description!r}")
+
+
+# Words read while the detector saw what the question says bore them ("the title of the blue book") count this much
+# more, fused as a second piece of evidence.
+SEEN_WITH_SUPPORT = 0.5
+# A thing seen this close in time to words read was in view with them.
+SEEN_WITH_S = 2.0
+
+
+def _with_seen(ctx: ToolContext, grounding: Grounding, described: str) -> Grounding:
+    """Words read while something the description names was detected count more: a thing other than a person
+    (a book, a bottle, a truck) that the detector knows."""
+    labels = {label for word in terms(described) for label in _lexicon(ctx).resolve(word) if label != "person"}
+    if not labels:
+        return grounding
+    stamps = sorted(s.stamp for s in ctx.store.sightings(sorted(labels), ctx.as_of, ctx.min_score))
+    if not stamps:
+        return grounding
+
+    def seen(g: Grounded) -> bool:
+        i = bisect.bisect_left(stamps, g.stamp - SEEN_WITH_S)
+        return g.sense is Sense.READ and i < len(stamps) and stamps[i] <= g.end + SEEN_WITH_S
+
+    found = [replace(g, score=fused(g.score, SEEN_WITH_SUPPORT)) if seen(g) else g for g in grounding.found]
+    return Grounding(grounding.description, sorted(found, key=lambda g: (-g.score, g.stamp)))
 
 
 # Among records that hold a value, one read on several frames is the surer reading (a reader's garbage passes once):

@@ -45,6 +45,10 @@ class Caption:
     relations: list[Relation] = field(default_factory=list)
 
 
+# The caption of an event in which perception named nothing.
+NOTHING_RECOGNISED = "Nothing recognised."
+
+
 class EventCaptioner(Protocol):
     name: str
 
@@ -66,7 +70,7 @@ class ComposedCaptioner:
             parts.append("Read " + _join([f'"{t}"' for t in facts.texts[:5]]) + ".")
         if facts.transcript:
             parts.append("Heard " + _join([f'"{t}"' for t in facts.transcript[:3]]) + ".")
-        text = " ".join(parts) or "Nothing recognised."
+        text = " ".join(parts) or NOTHING_RECOGNISED
         return Caption(text, describe_change(facts, previous))
 
 
