@@ -166,7 +166,7 @@ def test_a_store_from_before_runs_opens_and_migrates(tmp_path: Path) -> None:
     db.close()
 
     store = SqliteStore(path)
-    assert store.get_meta("schema_version") == "3"
+    assert store.get_meta("schema_version") == "4"
     (run,) = store.runs()
     assert (run.id, run.first_stamp, run.last_stamp, run.offset) == (1, T0, T0 + 42, 0.0)
     with store.read() as db:

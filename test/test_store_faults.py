@@ -155,7 +155,7 @@ def test_a_version_1_store_is_upgraded_in_place(tmp_path: Path) -> None:
     store = SqliteStore(path)
     old = store.moment(1)
     assert old is not None and old.jpeg == b"\xff\xd8" and old.detections[0].label == "cat"
-    assert store.get_meta("schema_version") == "3"
+    assert store.get_meta("schema_version") == "4"
     MemoryEngine(store, load_config(overrides={"store.path": str(path)}))  # and the engine starts on it
 
 

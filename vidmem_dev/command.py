@@ -158,6 +158,14 @@ def add_commands(sub: SubParsers) -> dict[str, Handler]:
     fleet.add_argument("--seed", type=int, default=0)
     fleet.add_argument("--json", type=Path, default=None, metavar="PATH", help="also write the figures as JSON")
 
+    identity = targets.add_parser(
+        "identity",
+        help="who spoke: speaker clustering purity, voices found against the truth and the cost per second of audio "
+        "on a conversation of espeak-ng voices, with the figures the thresholds are calibrated from",
+    )
+    identity.add_argument("--asr", action="store_true", help="also run the recording through VAD and Whisper")
+    identity.add_argument("--json", type=Path, default=None, metavar="PATH", help="also write the figures as JSON")
+
     return {"demo": _demo, "make-bag": _make_bag, "bench": _bench}
 
 
@@ -199,6 +207,10 @@ def _bench(args: argparse.Namespace) -> int:
         from vidmem_dev.bench_eval import run_eval_bench
 
         return run_eval_bench(args.camera_hz, args.json, args.keep, [tuple(pair) for pair in args.set])
+    if args.target == "identity":
+        from vidmem_dev.bench_identity import run_identity_bench
+
+        return run_identity_bench(args.asr, args.json)
     if args.target == "parser":
         from vidmem_dev.bench_parser import run_parser_bench
 

@@ -135,9 +135,11 @@ def espeak_available() -> bool:
     return shutil.which("espeak-ng") is not None
 
 
-def speak(text: str, voice: str | None = "en-us", wpm: int | None = 160, rate: int | None = None) -> Speech:
+def speak(
+    text: str, voice: str | None = "en-us", wpm: int | None = 160, rate: int | None = None, pitch: int | None = None
+) -> Speech:
     """``text`` spoken by espeak-ng as int16 mono; ``rate`` resamples it (default: espeak's own 22050 Hz).
-    ``voice=None`` / ``wpm=None`` leave espeak's defaults."""
+    ``voice=None`` / ``wpm=None`` / ``pitch=None`` (0-99) leave espeak's defaults."""
     if not espeak_available():
         raise SpeechUnavailableError(
             "espeak-ng is needed to synthesise speech (`make setup`, or apt install espeak-ng)"
@@ -147,6 +149,8 @@ def speak(text: str, voice: str | None = "en-us", wpm: int | None = 160, rate: i
         command += ["-v", voice]
     if wpm:
         command += ["-s", str(wpm)]
+    if pitch is not None:
+        command += ["-p", str(pitch)]
     with tempfile.TemporaryDirectory(prefix="vidmem-espeak-") as folder:
         path = Path(folder) / "speech.wav"
         subprocess.run([*command, "-w", str(path), text], check=True, capture_output=True)

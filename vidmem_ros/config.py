@@ -524,6 +524,44 @@ class AudioConfig(_Section):
     cpu_threads: int = Field(2, ge=1, le=64, description="CPU threads of the speech recogniser")
 
 
+class SpeakerConfig(_Section):
+    backend: Literal["resemblyzer", "wavlm_xvector", "none"] = Field(
+        "resemblyzer",
+        description="Speaker embedding of each transcribed segment, clustered into voices (who spoke); "
+        "resemblyzer ships its encoder in its wheel (CPU), wavlm_xvector loads a transformers x-vector model "
+        "(GPU profile); none turns speaker identity off",
+    )
+    model: str = Field(
+        "",
+        description="resemblyzer: a .pt checkpoint of the same encoder, empty for the packaged one; wavlm_xvector: "
+        "a local directory or hub id of a WavLMForXVector model",
+    )
+    device: Literal["cpu", "cuda"] = Field("cpu", description="Where the speaker model runs")
+    allow_download: bool = Field(
+        False, description="wavlm_xvector: let a hub id in model be fetched; otherwise only local files load"
+    )
+    min_speech_s: float = Field(
+        1.0, ge=0.3, le=10.0, description="A segment with less voiced audio than this is not embedded (too short)"
+    )
+    match_distance: float = Field(
+        0.20,
+        gt=0.0,
+        lt=2.0,
+        description="Cosine distance to a voice's centroid within which a segment is that voice (calibrated by "
+        "`vidmem bench identity`)",
+    )
+    margin: float = Field(
+        0.03,
+        ge=0.0,
+        lt=1.0,
+        description="The nearest voice must be this much nearer than the second nearest; otherwise a new voice",
+    )
+    merge_distance: float = Field(
+        0.15, gt=0.0, lt=2.0, description="Two voices whose centroids come this close are merged into the older"
+    )
+    merge_min_segments: int = Field(2, ge=1, le=100, description="Segments each voice needs before a merge is believed")
+
+
 class FleetConfig(_Section):
     uri: str = Field(
         "",
@@ -568,6 +606,7 @@ class VidmemConfig(_Section):
     archive: ArchiveConfig = ArchiveConfig()
     retention: RetentionConfig = RetentionConfig()
     audio: AudioConfig = AudioConfig()
+    speaker: SpeakerConfig = SpeakerConfig()
     places: PlacesConfig = PlacesConfig()
     lexicon: LexiconConfig = LexiconConfig()
     fleet: FleetConfig = FleetConfig()

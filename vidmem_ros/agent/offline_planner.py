@@ -43,6 +43,7 @@ from vidmem_ros.agent.text_match import squash, words_covered
 from vidmem_ros.agent.tool_args import TRANSCRIPTS_MAX, AnswerArgs
 from vidmem_ros.agent.tool_context import Finding
 from vidmem_ros.agent.tool_registry import ANSWER_TOOL, TOOLS
+from vidmem_ros.agent.who import who_question, who_script
 from vidmem_ros.memory.captions import NOTHING_RECOGNISED
 from vidmem_ros.memory.runs import describe_time, runs_named
 
@@ -88,6 +89,10 @@ class OfflinePlanner:
         p = self.parsed
         if self.span is None:
             yield answer(f"I have no memory from that time, so I cannot say{_about(p)}.", 0.0, value=_empty_value(p))
+            return
+        who = who_question(state.question)  # who spoke: voices, not the things the parsed plan looks for
+        if who is not None:
+            yield from who_script(state, who)
             return
         kind = value_kind(interrogative(state.question))
         if kind is not None and asked_kind(state.question) is Asked.YES_NO:

@@ -135,3 +135,15 @@ class AnswerArgs(_Args):
 
 
 # -- search ------------------------------------------------------------------------
+
+
+class PeopleArgs(_Range):
+    limit: int = Field(10, ge=1, le=50, description="the most people listed, the first heard first")
+
+
+class PersonArgs(_Args):
+    ref: str = Field(
+        pattern=r"^(speaker|transcript)/\d+$",
+        description="speaker/N from the people tool, or transcript/N: the person who said that sentence",
+    )
+    limit: int = Field(TRANSCRIPTS_MAX, ge=1, le=TRANSCRIPTS_MAX, description="the most sentences listed")

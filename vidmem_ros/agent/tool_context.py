@@ -24,7 +24,7 @@ from vidmem_ros.memory.view import MemoryView
 from vidmem_ros.perception.embedding import TextEmbedder
 from vidmem_ros.perception.types import Detector, OcrEngine, Tagger
 
-REF = re.compile(r"^(moment|event|super_event|transcript|text|place)/(\d+)$|^root$")
+REF = re.compile(r"^(moment|event|super_event|transcript|text|place|speaker)/(\d+)$|^root$")
 SOURCES = ("moments", "events", "summaries", "transcripts", "texts")
 SOURCE_KINDS = {
     "moments": ("moment",),

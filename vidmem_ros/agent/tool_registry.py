@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from vidmem_ros.agent.people import people, person
 from vidmem_ros.agent.tool_args import (
     FindObjectArgs,
     FindTextArgs,
@@ -15,6 +16,8 @@ from vidmem_ros.agent.tool_args import (
     KindsArgs,
     NavigateArgs,
     NeighborsArgs,
+    PeopleArgs,
+    PersonArgs,
     PlacesArgs,
     PoseAtArgs,
     RecentArgs,
@@ -130,6 +133,20 @@ TOOLS: dict[str, ToolSpec] = {
             "time spent and what was seen, read and heard there; the best match to a description first.",
             PlacesArgs,
             find_places,
+        ),
+        ToolSpec(
+            "people",
+            "The different people heard (voices told apart), the first heard first: each with a name only if they "
+            "introduced themselves, first and last time, where the robot was and what they said.",
+            PeopleArgs,
+            people,
+        ),
+        ToolSpec(
+            "person",
+            "One person (speaker/N), or the person who said a sentence (transcript/N, e.g. from ground with "
+            'how=["heard"]): who they are and every sentence they said.',
+            PersonArgs,
+            person,
         ),
     )
 }

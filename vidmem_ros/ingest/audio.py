@@ -28,7 +28,7 @@ from vidmem_ros.config import AudioConfig, IngestConfig, VidmemConfig
 from vidmem_ros.errors import InputError
 from vidmem_ros.memory.records import Transcript
 from vidmem_ros.perception.audio import SAMPLE_RATE, AudioChunkData, to_mono_16k
-from vidmem_ros.perception.types import SpeechRecognizer, SpeechSegment, VoiceActivityDetector
+from vidmem_ros.perception.types import SpeakerEmbedder, SpeechRecognizer, SpeechSegment, VoiceActivityDetector
 from vidmem_ros.validation import StreamClock, ThrottledLog
 
 log = logging.getLogger(__name__)
@@ -55,6 +55,8 @@ class AudioStatsSnapshot:
     pending_s: float  # audio waiting for recognition now
     dropped: dict[str, int] = field(default_factory=dict)  # chunks and segments, by reason
     restarts: dict[str, int] = field(default_factory=dict)  # stream restarts, by reason
+    unvoiced: dict[str, int] = field(default_factory=dict)  # transcripts kept without a speaker vector, by reason
+    voice_s: float = 0.0  # wall time spent on speaker vectors
 
     @property
     def real_time_factor(self) -> float:
@@ -104,14 +106,18 @@ class AudioPipeline:
         vad: VoiceActivityDetector | None = None,
         asr: SpeechRecognizer | None = None,
         background: bool = True,
+        speaker: SpeakerEmbedder | None = None,
     ) -> None:
-        """``vad``/``asr`` default to the configured backends; ``background=False`` recognises inline (tests, replay)."""
+        """``vad``/``asr``/``speaker`` default to the configured backends (a speaker model only with a whole
+        ``VidmemConfig``); ``background=False`` recognises inline (tests, replay)."""
         self.config = config.audio if isinstance(config, VidmemConfig) else config
         ingest = config.ingest if isinstance(config, VidmemConfig) else IngestConfig()
         self._clock = StreamClock(ingest.max_stamp_jump_s)  # a chunk stamped years ahead is refused
         self._warnings = ThrottledLog(log)
         self._sink: Sink = sink if callable(sink) else sink.add_transcript
         self._vad, self._asr = self._backends(vad, asr)
+        self._speaker = speaker or self._speaker_backend(config)
+        self._unvoiced: Counter[str] = Counter()
         self._pad = self.config.speech_pad_ms * SAMPLE_RATE // 1000
         # The padded piece must still fit in max_segment_s (and so in Whisper's 30 s window).
         self._max_piece = max(int(self.config.max_segment_s * SAMPLE_RATE) - 2 * self._pad, SAMPLE_RATE // 2)
@@ -123,7 +129,7 @@ class AudioPipeline:
         # Chunks refused as a jump in stamps, while it may still prove real (see StreamClock.jumped_with).
         self._refused: deque[tuple[AudioChunkData, str]] = deque(maxlen=256)
         self._restarts: Counter[str] = Counter()
-        self._times = {"audio": 0.0, "speech": 0.0, "asr": 0.0}
+        self._times = {"audio": 0.0, "speech": 0.0, "asr": 0.0, "voice": 0.0}
         self._jobs: deque[_Job] = deque()
         self._pending = 0  # samples in _jobs
         self._busy = False
@@ -143,6 +149,13 @@ class AudioPipeline:
 
         vad = vad or build_vad(self.config) or _AlwaysSpeech()
         return vad, asr or build_asr(self.config)
+
+    def _speaker_backend(self, config: VidmemConfig | AudioConfig) -> SpeakerEmbedder | None:
+        if not isinstance(config, VidmemConfig) or not self.config.enabled or self.config.asr == "none":
+            return None
+        from vidmem_ros.perception.registry import build_speaker_embedder
+
+        return build_speaker_embedder(config.speaker)
 
     # ----------------------------------------------------------------- input
 
@@ -220,6 +233,8 @@ class AudioPipeline:
                 pending_s=self._pending / SAMPLE_RATE,
                 dropped=dict(self._dropped),
                 restarts=dict(self._restarts),
+                unvoiced=dict(self._unvoiced),
+                voice_s=self._times["voice"],
             )
 
     # ---------------------------------------------------------------- stream
@@ -371,7 +386,28 @@ class AudioPipeline:
         end = min(job.start + utterance.end, job.offset)
         if end <= start:
             start, end = job.onset, job.offset
-        self._deliver(Transcript(start=start, end=end, text=utterance.text))
+        self._deliver(Transcript(start=start, end=end, text=utterance.text, voice=self._voice(job)))
+
+    def _voice(self, job: _Job) -> np.ndarray | None:
+        """The speaker vector of the speech in ``job`` (padding left out); None, with the reason counted, when the
+        segment cannot carry one: the words are kept all the same."""
+        if self._speaker is None:
+            return None
+        lo = max(round((job.onset - job.start) * SAMPLE_RATE), 0)
+        hi = max(round((job.offset - job.start) * SAMPLE_RATE), lo)
+        began = time.perf_counter()
+        try:
+            return self._speaker.embed(job.audio[lo:hi])
+        except InputError as exc:
+            reason = exc.reason
+        except Exception as exc:  # a model failure costs the voice, never the words
+            log.error("speaker vector failed at %.3f: %s", job.start, exc)
+            reason = "speaker_error"
+        finally:
+            self._add_time("voice", time.perf_counter() - began)
+        with self._cond:
+            self._unvoiced[reason] += 1
+        return None
 
     def _deliver(self, transcript: Transcript) -> None:
         try:

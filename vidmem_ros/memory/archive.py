@@ -332,7 +332,7 @@ def event_document(event: Event) -> str:
 def _transcripts(db: sqlite3.Connection, start: float, end: float) -> list[Transcript]:
     """Speech that ended during the event: what outlasts it belongs to a later one (and to a later ``as_of``)."""
     rows = db.execute(
-        "SELECT id, start, end, text, speaker FROM transcripts WHERE end BETWEEN ? AND ? ORDER BY start",
+        "SELECT id, start, end, text, speaker, speaker_id FROM transcripts WHERE end BETWEEN ? AND ? ORDER BY start",
         (start, end),
     ).fetchall()
-    return [Transcript(r[1], r[2], r[3], r[4], r[0]) for r in rows]
+    return [Transcript(r[1], r[2], r[3], r[4], r[0], r[5]) for r in rows]

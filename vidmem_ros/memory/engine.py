@@ -11,6 +11,7 @@ is plain Python over SQLite: the node, the evaluator and the tests share it.
 from __future__ import annotations
 
 import logging
+import sqlite3
 import threading
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -19,7 +20,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from vidmem_ros.config import VidmemConfig
-from vidmem_ros.errors import StoreError, VidmemError
+from vidmem_ros.errors import InputError, StoreError, VidmemError
 from vidmem_ros.imaging import jpeg_to_rgb
 from vidmem_ros.memory.archive import EventArchive
 from vidmem_ros.memory.captions import Caption, ComposedCaptioner, EventCaptioner
@@ -29,6 +30,7 @@ from vidmem_ros.memory.retention import Retention, RetentionReport
 from vidmem_ros.memory.runs import RunClock
 from vidmem_ros.memory.segmentation import EventSegmenter
 from vidmem_ros.memory.short_term import ShortTermMemory
+from vidmem_ros.memory.speakers import VoiceClusters
 from vidmem_ros.memory.store import SqliteStore
 from vidmem_ros.memory.vector_search import VectorSearch
 from vidmem_ros.memory.writes import insert_moment, insert_texts, insert_transcript, write_in_view
@@ -74,6 +76,7 @@ class MemoryEngine:
         self.segmenter = EventSegmenter(config.segment)
         self.short_term: ShortTermMemory[int] = ShortTermMemory.from_config(config.short_term)  # moment ids in view
         self.entities = EntityUnifier(config.archive)
+        self.voices = VoiceClusters(config.speaker)  # who spoke: transcripts' speaker vectors clustered
         synced = (lambda: store.synced_through("moments")) if config.fleet.uri else None
         self.retention = Retention(store, config.retention, synced)
         self.images = VectorSearch(store, "moment_vectors", config.index)
@@ -208,13 +211,34 @@ class MemoryEngine:
                 log.exception("event listener failed on event %d", event.id)
 
     def add_transcript(self, transcript: Transcript) -> int:
-        """Store speech heard, in the run in progress (``transcript`` is on the sensor clock)."""
-        with self._lock, self.store.write() as db:
-            run_id, start, _ = self.runs.within(transcript.start)
-            heard = replace(transcript, start=start, end=start + (transcript.end - transcript.start))
-            ref = insert_transcript(db, heard, run_id)
-            self.archive.attach_transcript(db, heard)
-            return ref
+        """Store speech heard, in the run in progress (``transcript`` is on the sensor clock), with the voice that
+        said it when it carries a speaker vector.  A vector no voice can hold is refused (logged, counted) and
+        the words are kept without a speaker."""
+        with self._lock:
+            self._follow_forgets()
+            try:
+                with self.store.write() as db:
+                    run_id, start, _ = self.runs.within(transcript.start)
+                    heard = replace(transcript, start=start, end=start + (transcript.end - transcript.start))
+                    ref = insert_transcript(db, heard, run_id)
+                    self.archive.attach_transcript(db, heard)
+                    if transcript.voice is not None and self.config.speaker.backend != "none":
+                        self._assign_voice(db, ref, heard)
+                    return ref
+            except BaseException:
+                self.voices.invalidate()  # the voices' cache may hold what was rolled back
+                raise
+
+    def _assign_voice(self, db: sqlite3.Connection, ref: int, heard: Transcript) -> None:
+        assert heard.voice is not None
+        try:
+            assignment = self.voices.assign(db, ref, heard.voice, heard.start, heard.text)
+        except InputError as exc:
+            log.warning("transcript %d is kept without a speaker: %s", ref, exc)
+            self.counts[f"voice_refused_{exc.reason}"] += 1
+            return
+        self.counts["voices_new" if assignment.new else "voices_matched"] += 1
+        self.counts["voices_merged"] += len(assignment.merged)
 
     def add_pose_track(self, samples: Sequence[tuple[float, Pose]]) -> None:
         """Samples of the robot's path (sensor clock) in the run in progress; a sample from a clock the frames
@@ -239,6 +263,7 @@ class MemoryEngine:
             return
         self._forget_generation = generation
         self.entities.invalidate()
+        self.voices.invalidate()
         self.images.sync()
         if self._event_id is not None and self.store.event(self._event_id) is None:
             self._event_id = None  # the open event was forgotten whole: the next frame starts one

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from vidmem_ros.errors import InputError
-from vidmem_ros.memory import hierarchy
+from vidmem_ros.memory import hierarchy, speakers
 from vidmem_ros.memory.archive import EventArchive
 from vidmem_ros.memory.rows import json_list
 from vidmem_ros.memory.store import SqliteStore
@@ -175,7 +175,10 @@ def _forget_transcripts(db: sqlite3.Connection, start: float, end: float) -> tup
     for ref, ended in rows:
         quoted |= _ids(db, "SELECT id FROM events WHERE start <= ? AND end >= ?", (ended, ended))
         remove_document(db, "transcript", ref)
+        db.execute("DELETE FROM transcript_voices WHERE transcript_id = ?", (ref,))
         db.execute("DELETE FROM transcripts WHERE id = ?", (ref,))
+    if rows:
+        speakers.refresh(db)  # a voice is what its remaining speech makes it; one with none left is gone
     return len(rows), quoted
 
 

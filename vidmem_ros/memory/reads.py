@@ -263,11 +263,11 @@ class StoreReads:
     def transcripts(self, start: float, end: float, as_of: float | None = None) -> list[Transcript]:
         with self.read() as db:
             rows = db.execute(
-                "SELECT id, start, end, text, speaker FROM transcripts WHERE end >= ? AND start <= ? AND end <= ? "
+                "SELECT id, start, end, text, speaker, speaker_id FROM transcripts WHERE end >= ? AND start <= ? AND end <= ? "
                 "ORDER BY start",
                 (start, end, _upper(as_of)),
             ).fetchall()
-        return [Transcript(r[1], r[2], r[3], r[4], r[0]) for r in rows]
+        return [Transcript(r[1], r[2], r[3], r[4], r[0], r[5]) for r in rows]
 
     def texts_read(self, start: float, end: float, as_of: float | None = None, limit: int = 500) -> list[TextRead]:
         """Lines of text read (OCR) with ``start <= stamp <= min(end, as_of)``, oldest first, with the robot's pose."""

@@ -86,6 +86,8 @@ class Transcript:
     text: str
     speaker: str = ""
     id: int | None = None
+    speaker_id: int | None = None  # the voice that said it (``speakers``), None when none could be told
+    voice: np.ndarray | None = field(default=None, compare=False, repr=False)  # speaker vector, on its way in
 
 
 @dataclass(frozen=True)

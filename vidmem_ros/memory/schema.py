@@ -10,7 +10,7 @@ from __future__ import annotations
 import sqlite3
 import time
 
-SCHEMA_VERSION = 3  # 3: runs (memory's own time, see ``runs``)
+SCHEMA_VERSION = 4  # 3: runs (memory's own time, see ``runs``); 4: voices (who spoke, see ``speakers``)
 
 POSE_COLUMNS = ("pose_frame", "px", "py", "pz", "qx", "qy", "qz", "qw")
 _POSE_DDL = "pose_frame TEXT, px REAL, py REAL, pz REAL, qx REAL, qy REAL, qz REAL, qw REAL"
@@ -81,9 +81,24 @@ CREATE TABLE IF NOT EXISTS transcripts (
     end REAL NOT NULL,
     text TEXT NOT NULL,
     speaker TEXT NOT NULL DEFAULT '',
-    run_id INTEGER NOT NULL DEFAULT 1
+    run_id INTEGER NOT NULL DEFAULT 1,
+    speaker_id INTEGER  -- the voice that said it (speakers.id); NULL when none could be told
 );
 CREATE INDEX IF NOT EXISTS transcripts_start ON transcripts (start);
+CREATE TABLE IF NOT EXISTS speakers (  -- voices: identities clustered from transcripts' speaker vectors
+    id INTEGER PRIMARY KEY,
+    centroid BLOB NOT NULL,  -- sum of its segments' unit vectors (float32)
+    segments INTEGER NOT NULL DEFAULT 0,
+    first_stamp REAL NOT NULL,
+    last_stamp REAL NOT NULL,
+    name TEXT NOT NULL DEFAULT '',  -- only from evidence: a self-introduction heard
+    name_ref INTEGER,  -- the transcript that named it
+    merged_into INTEGER  -- a voice found to be another one points at it
+);
+CREATE TABLE IF NOT EXISTS transcript_voices (  -- a transcript's speaker vector, apart so speech rows stay small
+    transcript_id INTEGER PRIMARY KEY REFERENCES transcripts (id) ON DELETE CASCADE,
+    vector BLOB NOT NULL
+);
 CREATE TABLE IF NOT EXISTS super_events (
     id INTEGER PRIMARY KEY,
     start REAL NOT NULL,
@@ -203,8 +218,17 @@ def create_or_upgrade(db: sqlite3.Connection) -> None:
             db.execute("UPDATE moments SET jpeg = NULL")
         if version < 3:
             _upgrade_runs(db)
+        if version < 4:
+            _upgrade_voices(db)
+        db.execute("CREATE INDEX IF NOT EXISTS transcripts_speaker ON transcripts (speaker_id, start)")
         if version < SCHEMA_VERSION:
             db.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(SCHEMA_VERSION),))
+
+
+def _upgrade_voices(db: sqlite3.Connection) -> None:
+    """Speech kept before voices were told apart has no speaker: ``speaker_id`` stays NULL (its tables are new)."""
+    if "speaker_id" not in {row[1] for row in db.execute("PRAGMA table_info(transcripts)")}:
+        db.execute("ALTER TABLE transcripts ADD COLUMN speaker_id INTEGER")
 
 
 def _upgrade_moments(db: sqlite3.Connection) -> None:

@@ -8,11 +8,19 @@ from vidmem_ros.config import (
     EmbedderConfig,
     LexiconConfig,
     OcrConfig,
+    SpeakerConfig,
     TaggerConfig,
     TextEmbedderConfig,
 )
 from vidmem_ros.perception.embedding import ImageEmbedder, TextEmbedder
-from vidmem_ros.perception.types import Detector, OcrEngine, SpeechRecognizer, Tagger, VoiceActivityDetector
+from vidmem_ros.perception.types import (
+    Detector,
+    OcrEngine,
+    SpeakerEmbedder,
+    SpeechRecognizer,
+    Tagger,
+    VoiceActivityDetector,
+)
 
 
 def build_detector(config: DetectorConfig) -> Detector | None:
@@ -114,6 +122,18 @@ def build_asr(config: AudioConfig) -> SpeechRecognizer | None:
 
         return WhisperRecognizer(config)
     raise AssertionError(f"unhandled speech recogniser {config.asr}")
+
+
+def build_speaker_embedder(config: SpeakerConfig) -> SpeakerEmbedder | None:
+    if config.backend == "none":
+        return None
+    from vidmem_ros.perception.speaker import ResemblyzerEmbedder, WavLmXVectorEmbedder
+
+    if config.backend == "resemblyzer":
+        return ResemblyzerEmbedder(config)
+    if config.backend == "wavlm_xvector":
+        return WavLmXVectorEmbedder(config)
+    raise AssertionError(f"unhandled speaker embedder {config.backend}")
 
 
 def build_text_embedder(config: TextEmbedderConfig) -> TextEmbedder | None:

@@ -121,3 +121,14 @@ class SpeechRecognizer(Protocol):
     name: str
 
     def transcribe(self, audio: np.ndarray) -> Utterance | None: ...
+
+
+@runtime_checkable
+class SpeakerEmbedder(Protocol):
+    """Turns one speech segment (16 kHz mono float32) into a unit vector that is near for one voice and far for
+    two; refuses a segment that cannot carry one (silent, clipped, too short) with an ``InputError``."""
+
+    name: str
+    dim: int
+
+    def embed(self, audio: np.ndarray) -> np.ndarray: ...

@@ -1,0 +1,176 @@
+"""``vidmem bench identity``: who spoke, measured on a conversation of espeak-ng voices (``voices``).
+
+Each turn's speech is embedded by the configured speaker model and stored through the real memory engine, which
+clusters it into voices; the bench prints purity (the share of segments in a voice whose majority they share),
+coverage (the share in the voice that holds most of their speaker's segments), the number of voices against the
+truth, and the cost per second of audio.  It also prints the figures the clustering thresholds are calibrated
+from: each segment's distance to its own speaker's centroid (left out of it) and to the nearest other speaker's.
+With ``--asr`` the recording goes through the whole audio pipeline instead (VAD, Whisper, speaker model), and
+transcripts are matched to turns by time.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+import time
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from vidmem_dev.voices import RATE, Recording, conversation
+from vidmem_ros.config import VidmemConfig, load_config
+from vidmem_ros.memory.engine import MemoryEngine
+from vidmem_ros.memory.records import Transcript
+from vidmem_ros.memory.store import SqliteStore
+from vidmem_ros.perception.audio import AudioChunkData
+from vidmem_ros.perception.registry import build_speaker_embedder
+from vidmem_ros.perception.types import SpeakerEmbedder
+
+
+@dataclass(frozen=True)
+class Scores:
+    segments: int
+    speakers: int
+    voices: int
+    purity: float
+    coverage: float
+
+
+def score(truth: list[str], found: list[int | None]) -> Scores:
+    """Purity and coverage of voices ``found`` (None: no voice) against the true speaker of each segment."""
+    pairs = [(t, f) for t, f in zip(truth, found, strict=True) if f is not None]
+    by_voice: dict[int, Counter[str]] = {}
+    by_person: dict[str, Counter[int]] = {}
+    for person, voice in pairs:
+        by_voice.setdefault(voice, Counter())[person] += 1
+        by_person.setdefault(person, Counter())[voice] += 1
+    n = max(len(truth), 1)
+    purity = sum(c.most_common(1)[0][1] for c in by_voice.values()) / n
+    coverage = sum(c.most_common(1)[0][1] for c in by_person.values()) / n
+    return Scores(len(truth), len(set(truth)), len(by_voice), purity, coverage)
+
+
+def calibration(truth: list[str], vectors: np.ndarray) -> dict[str, float]:
+    """Leave-one-out cosine distance of each segment to its own speaker's centroid, and to the nearest other's."""
+    people = sorted(set(truth))
+    sums = {p: vectors[[t == p for t in truth]].sum(axis=0) for p in people}
+    own, other = [], []
+    for vector, person in zip(vectors, truth, strict=True):
+        rest = sums[person] - vector
+        if np.linalg.norm(rest) > 0:
+            own.append(1 - float(vector @ rest) / float(np.linalg.norm(rest)))
+        other.append(min(1 - float(vector @ sums[p]) / float(np.linalg.norm(sums[p])) for p in people if p != person))
+    return {
+        "own_p95": float(np.percentile(own, 95)),
+        "own_max": float(max(own)),
+        "other_p5": float(np.percentile(other, 5)),
+        "other_min": float(min(other)),
+        "between": float((max(own) + min(other)) / 2),
+    }
+
+
+def embed_turns(recording: Recording, embedder: SpeakerEmbedder) -> tuple[np.ndarray, float]:
+    """Each turn's vector, and the seconds spent per second of speech."""
+    began = time.perf_counter()
+    vectors = np.stack([embedder.embed(recording.segment(turn)) for turn in recording.turns])
+    spoken = sum(turn.end - turn.start for turn in recording.turns)
+    return vectors, (time.perf_counter() - began) / spoken
+
+
+def cluster(config: VidmemConfig, recording: Recording, vectors: np.ndarray, folder: Path) -> list[int | None]:
+    """Store each turn with its vector through the engine; the voice each one was given."""
+    store = SqliteStore(folder / "identity.db")
+    engine = MemoryEngine(store, config)
+    try:
+        refs = [
+            engine.add_transcript(Transcript(turn.start, turn.end, turn.text, voice=vector))
+            for turn, vector in zip(recording.turns, vectors, strict=True)
+        ]
+        return [_speaker_of(store, ref) for ref in refs]
+    finally:
+        store.close()
+
+
+def through_pipeline(config: VidmemConfig, recording: Recording, folder: Path) -> tuple[list[int | None], float]:
+    """The recording through VAD, Whisper and the speaker model into the engine; each turn's voice (by the
+    transcript that overlaps it most) and the pipeline's seconds per second of audio."""
+    from vidmem_ros.ingest.audio import AudioPipeline
+
+    store = SqliteStore(folder / "pipeline.db")
+    engine = MemoryEngine(store, config)
+    pipeline = AudioPipeline(config, engine, background=False)
+    pcm = np.clip(np.round(recording.audio * 32767), -32768, 32767).astype("<i2")
+    chunk = RATE // 10
+    began = time.perf_counter()
+    for i in range(0, len(pcm), chunk):
+        pipeline.push(AudioChunkData(1000.0 + i / RATE, RATE, 1, "S16LE", pcm[i : i + chunk].tobytes()))
+    pipeline.close()
+    cost = (time.perf_counter() - began) / recording.seconds
+    heard = store.transcripts(-np.inf, np.inf)
+    store.close()
+    found = []
+    for turn in recording.turns:
+        start, end = 1000.0 + turn.start, 1000.0 + turn.end
+        best = max(heard, key=lambda t: min(t.end, end) - max(t.start, start), default=None)
+        overlaps = best is not None and min(best.end, end) > max(best.start, start)
+        found.append(best.speaker_id if overlaps and best is not None else None)
+    return found, cost
+
+
+def _speaker_of(store: SqliteStore, ref: int) -> int | None:
+    with store.read() as db:
+        row = db.execute("SELECT speaker_id FROM transcripts WHERE id = ?", (ref,)).fetchone()
+    return None if row is None or row[0] is None else int(row[0])
+
+
+def run_identity_bench(asr: bool = False, json_path: Path | None = None) -> int:
+    config = load_config()
+    recording = conversation()
+    embedder = build_speaker_embedder(config.speaker)
+    if embedder is None:
+        print("speaker.backend is none: nothing to measure")
+        return 1
+    truth = [turn.person for turn in recording.turns]
+    vectors, cost = embed_turns(recording, embedder)
+    calibrated = calibration(truth, vectors)
+    with tempfile.TemporaryDirectory(prefix="vidmem-identity-") as folder:
+        found = cluster(config, recording, vectors, Path(folder))
+        piped = through_pipeline(config, recording, Path(folder)) if asr else None
+    scores = score(truth, found)
+    figures = {
+        "model": embedder.name,
+        "recording_s": round(recording.seconds, 1),
+        "speech_s": round(sum(t.end - t.start for t in recording.turns), 1),
+        "clustering": scores.__dict__,
+        "speaker_s_per_audio_s": round(cost, 4),
+        "calibration": {k: round(v, 3) for k, v in calibrated.items()},
+        "settings": {k: getattr(config.speaker, k) for k in ("match_distance", "margin", "merge_distance")},
+    }
+    print(
+        f"speaker identity ({embedder.name}) over {len(truth)} turns of {scores.speakers} espeak-ng voices, "
+        f"{figures['speech_s']} s of speech in {figures['recording_s']} s:"
+    )
+    print(
+        f"  voices found {scores.voices} (truth {scores.speakers}); purity {scores.purity:.3f}, "
+        f"coverage {scores.coverage:.3f}; {cost * 1000:.1f} ms of speaker model per second of speech"
+    )
+    c = calibrated
+    print(
+        f"  distance to own speaker's centroid (left out): p95 {c['own_p95']:.3f}, max {c['own_max']:.3f}; "
+        f"to the nearest other speaker's: p5 {c['other_p5']:.3f}, min {c['other_min']:.3f}; "
+        f"midway {c['between']:.3f} (speaker.match_distance {config.speaker.match_distance})"
+    )
+    if piped is not None:
+        piped_scores = score(truth, piped[0])
+        figures["pipeline"] = piped_scores.__dict__ | {"s_per_audio_s": round(piped[1], 4)}
+        print(
+            f"  through VAD + Whisper + speaker model: voices {piped_scores.voices}, purity {piped_scores.purity:.3f}, "
+            f"coverage {piped_scores.coverage:.3f}, turns without a voice {piped[0].count(None)}; "
+            f"{piped[1]:.3f} s per second of audio"
+        )
+    if json_path is not None:
+        json_path.write_text(json.dumps(figures, indent=2))
+    return 0

@@ -1,0 +1,138 @@
+"""Questions about who spoke, read and answered: who said X, what else did the person who said X say, how many
+different people spoke, was it the same person who said X and Y.
+
+What was said is found by the ``ground`` tool (how=["heard"]), the one retriever of sentences heard; the voice
+that said it by the ``person`` tool.  The offline planner hands a question here when ``who_question`` reads it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Generator
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any
+
+from vidmem_ros.agent.harness import AgentState, Observation
+from vidmem_ros.agent.tool_context import Finding
+
+Step = list[dict[str, Any]]
+Script = Generator[Step, list[Observation], None]
+
+
+class WhoAsked(str, Enum):
+    WHO = "who"  # who said X
+    ALSO = "also"  # what else did the person who said X say
+    COUNT = "count"  # how many different people spoke
+    SAME = "same"  # was it the same person who said X and Y
+    LIST = "list"  # who spoke / who did you hear
+
+
+@dataclass(frozen=True)
+class WhoQuestion:
+    asked: WhoAsked
+    said: str = ""  # X
+    other: str = ""  # Y
+
+
+_SAY = (
+    r"(?:said|say|says|told you(?: about)?|tell you(?: about)?|mentioned|mention|asked(?: for| about)?|ask(?: for)?"
+    r"|reported|report|talked about|spoke about|announced|warned(?: you)? about|complained about)"
+)
+_ONE = r"(?:person|one|speaker|voice|man|woman|guy|lady|somebody|someone|people)"
+_PATTERNS = (
+    (WhoAsked.COUNT, r"^how many (?:different |distinct |separate )?(?:people|persons|voices|speakers) "
+     r"(?:spoke|talked|have spoken|did you hear|have you heard|were heard|spoke to you|talked to you)\b"),
+    (WhoAsked.SAME, rf"^(?:was|is|were) (?:it|that|they) (?:the same {_ONE}|one and the same {_ONE}) (?:who|that) "
+     rf"{_SAY} (?P<x>.+?),? (?:and|as (?:the {_ONE} )?(?:who|that)) (?:(?:who|that) )?(?:{_SAY} )?(?P<y>.+)$"),
+    (WhoAsked.ALSO, rf"^what (?:else )?did the {_ONE} (?:who|that) {_SAY} (?P<x>.+?) (?:also |else )?say(?: else)?$"),
+    (WhoAsked.ALSO, rf"^what else did (?:he|she|they) say,? the {_ONE} (?:who|that) {_SAY} (?P<x>.+)$"),
+    (WhoAsked.WHO, rf"^who (?:was it (?:that|who) )?{_SAY} (?P<x>.+)$"),
+    (WhoAsked.LIST, r"^who (?:spoke|talked|did you hear|have you heard|was speaking|spoke to you|talked to you)$"),
+)  # fmt: skip
+_COMPILED = [(asked, re.compile(pattern)) for asked, pattern in _PATTERNS]
+_FILLER = re.compile(r"^(?:that |about |the words? |the sentence )")
+
+
+def who_question(text: str) -> WhoQuestion | None:
+    """The question as one about who spoke, or None."""
+    clean = re.sub(r"\s+", " ", text.strip().lower().rstrip("?!. ")).replace("\u2019", "'")
+    for asked, pattern in _COMPILED:
+        match = pattern.match(clean)
+        if match:
+            groups = match.groupdict()
+            return WhoQuestion(asked, _said(groups.get("x") or ""), _said(groups.get("y") or ""))
+    return None
+
+
+def _said(words: str) -> str:
+    return _FILLER.sub("", words.strip(" \"'“”,")).strip(" \"'“”,")
+
+
+def who_script(state: AgentState, q: WhoQuestion) -> Script:
+    """The answer to ``q``, from the ground, person and people tools."""
+    from vidmem_ros.agent.offline_planner import NOT_SEEN_CONFIDENCE, answer, call
+
+    if q.asked in (WhoAsked.COUNT, WhoAsked.LIST):
+        obs = (yield [call("people", limit=50)])[0]
+        found = obs.result.findings
+        if not found:
+            yield answer("I have not told any voices apart.", NOT_SEEN_CONFIDENCE, value=0)
+            return
+        names = "; ".join(_described(f) for f in found[:5])
+        refs = [f.data["first_ref"] for f in found]
+        lead = f"I heard {len(found)} different {'person' if len(found) == 1 else 'people'}"
+        value: int | str = len(found) if q.asked is WhoAsked.COUNT else ", ".join(f.text for f in found)
+        yield answer(f"{lead}: {names}.", 0.8, refs, value=value)
+        return
+    first = yield from _speaker_of(q.said)
+    if first is None:
+        yield answer(f'I did not hear anyone say "{q.said}".', NOT_SEEN_CONFIDENCE, value="")
+        return
+    who, said = first
+    if q.asked is WhoAsked.WHO:
+        text = f'It was {who.text}: I heard "{said.text}" at t={said.stamp - state.t0:.0f} s.'
+        yield answer(text, 0.85 * said.score, [said.ref, who.data["first_ref"]], said.ref, said.ref, value=who.text)
+    elif q.asked is WhoAsked.ALSO:
+        obs = (yield [call("person", ref=who.ref)])[0]
+        others = [f for f in obs.result.findings if f.kind == "transcript" and f.ref != said.ref]
+        if not others:
+            yield answer(f"{_capital(who.text)} said nothing else that I heard.", 0.6, [said.ref], value="")
+            return
+        quoted = "; ".join(f'"{f.text}"' for f in others[:5])
+        text = f'{_capital(who.text)}, who said "{said.text}", also said: {quoted}.'
+        yield answer(text, 0.8 * said.score, [said.ref, *(f.ref for f in others)], value=others[0].text)
+    else:
+        second = yield from _speaker_of(q.other)
+        if second is None:
+            yield answer(f'I did not hear anyone say "{q.other}".', NOT_SEEN_CONFIDENCE, [said.ref], value=False)
+            return
+        same = second[0].ref == who.ref
+        verdict = "Yes, both were" if same else f"No: the first was {who.text}, the second"
+        text = f'{verdict} {second[0].text} ("{said.text}"; "{second[1].text}").'
+        confidence = 0.8 * min(said.score, second[1].score)
+        yield answer(text, confidence, [said.ref, second[1].ref], value=same)
+
+
+def _speaker_of(words: str) -> Generator[Step, list[Observation], tuple[Finding, Finding] | None]:
+    """The person who said ``words`` and the sentence heard, grounded among sentences heard."""
+    from vidmem_ros.agent.offline_planner import call
+
+    obs = (yield [call("ground", description=words, how=["heard"], limit=3)])[0]
+    heard = [f for f in obs.result.findings if f.ref.startswith("transcript/")]
+    said = next((f for f in heard if f.data.get("claimed")), heard[0] if heard else None)
+    if said is None:
+        return None
+    person = (yield [call("person", ref=said.ref, limit=1)])[0]
+    if person.result.error or not person.result.findings:
+        return None
+    return person.result.findings[0], said
+
+
+def _described(person: Finding) -> str:
+    said = person.data.get("said", "")
+    return f"{person.text} ({person.data['sentences']} sentence(s), e.g. {said.split('; ')[0]})"
+
+
+def _capital(text: str) -> str:
+    return text[:1].upper() + text[1:]
