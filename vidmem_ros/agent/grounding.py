@@ -28,6 +28,7 @@ from typing import TypeVar
 import numpy as np
 
 from vidmem_ros.agent.labels import singular
+from vidmem_ros.agent.question import without_asking
 from vidmem_ros.agent.runs import group_runs
 from vidmem_ros.agent.text_match import squash, stem
 from vidmem_ros.memory.records import Pose
@@ -506,7 +507,7 @@ _SOURCE = re.compile(rf"\b(?:(?P<read>{_READ_WORDS})|(?P<heard>{_HEARD_WORDS})|(
 def source_named(question: str) -> list[Sense]:
     """The senses a question restricts its search to, by the first word naming a source: read or heard; seen
     restricts nothing (a sign is seen as much as read).  Empty where none is named: every kind competes."""
-    for match in _SOURCE.finditer(question.lower()):
+    for match in _SOURCE.finditer(without_asking(question.lower())):
         if match.group("read"):
             return [Sense.READ]
         if match.group("heard"):

@@ -649,6 +649,15 @@ _SENSES = (
 def modality_named(text: str) -> Modality | None:
     """How a question says the thing was met (read, heard, seen), by the first such verb or noun in it; None
     where it says none.  For questions the patterns do not read whole ("which robot heard ...")."""
-    lowered = text.lower()
+    lowered = without_asking(text.lower())
     found = [(m.start(), modality) for modality, pattern in _SENSES if (m := pattern.search(lowered))]
     return min(found, key=lambda pair: pair[0])[1] if found else None
+
+
+# "Would you say ...", "do you say ...": the asker's words for asking, not speech the robot heard.
+_ASKING = re.compile(r"\b(?:would|do|did|could|can|will|wouldn't|don't) you say\b")
+
+
+def without_asking(text: str) -> str:
+    """A lower-case question without the asker's own verbs of saying."""
+    return _ASKING.sub(" ", text)

@@ -12,14 +12,20 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from vidmem_ros.agent.answer import Answer
-from vidmem_ros.agent.asked import asked_kind, settle
+from vidmem_ros.agent.asked import Asked, asked_kind, settle
 from vidmem_ros.agent.fleet_answer import FleetAnswerer
 from vidmem_ros.agent.grounding import MeaningCache
 from vidmem_ros.agent.harness import Budget, Harness, PlannerFactory
 from vidmem_ros.agent.labels import LabelLexicon
 from vidmem_ros.agent.offline_planner import OfflinePlanner
-from vidmem_ros.agent.question import ParsedQuestion, validate_question
-from vidmem_ros.agent.question_model import QuestionParser, RuleParser, build_question_parser
+from vidmem_ros.agent.question import ParsedQuestion, parse_question, validate_question
+from vidmem_ros.agent.question_model import (
+    ModelQuestionParser,
+    QuestionParser,
+    RuleParser,
+    build_question_parser,
+    to_parsed,
+)
 from vidmem_ros.agent.tool_context import Perception, ToolContext
 from vidmem_ros.config import LexiconConfig, PlacesConfig, QueryConfig, VidmemConfig
 from vidmem_ros.errors import InputError
@@ -94,10 +100,7 @@ class Reasoner:
         budget = Budget(max_turns or self.config.max_turns, timeout_s or self.config.timeout_s, self.config.max_tokens)
         span = self.store.time_span(as_of)
         if self.llm is None or self.config.planner != "llm":
-            parsed = self.parser.parse(text)
-            answer = Harness(ctx, budget).run(OfflinePlanner(parsed, span), text)
-            answer.trace["plan"] = _plan_trace(parsed)
-            return self._trimmed(answer, text, as_of)
+            return self._offline(text, ctx, budget, span, as_of)
         answer = Harness(ctx, budget).run(self.llm(text, ctx), text)
         if not answer.success and self.config.llm_fallback and "rejected" not in answer.trace:
             offline = OfflinePlanner(self.parser.parse(text), span)
@@ -105,6 +108,44 @@ class Reasoner:
             fallback.trace["fallback_from"] = answer.trace
             fallback.trace["fallback_reason"] = answer.error
             return self._trimmed(fallback, text, as_of)
+        return self._trimmed(answer, text, as_of)
+
+    def _offline(
+        self, text: str, ctx: ToolContext, budget: Budget, span: tuple[float, float] | None, as_of: float | None
+    ) -> Answer:
+        """The offline planner's answer.  With a model parser that lets the rules read first, a question no
+        sentence pattern knows is answered on the rules' reading; the model reads it too only where that answer
+        is weak, and the better supported of the two answers stands."""
+        parser = self.parser
+        deferred = isinstance(parser, ModelQuestionParser) and parser.rules_first and parse_question(text) is None
+        first = parser.rules.parse(text) if isinstance(parser, ModelQuestionParser) and deferred else parser.parse(text)
+        answer = self._planned(text, first, ctx, budget, span, as_of)
+        if not deferred:
+            return answer
+        answer.trace["parser"] = "rules"
+        if not weak(answer, asked_kind(text)):
+            return answer
+        assert isinstance(parser, ModelQuestionParser)
+        reply = parser.plan(text)
+        second = to_parsed(text, reply) if reply is not None else None
+        if second is None or second == first:
+            return answer
+        other = self._planned(text, second, ctx, budget, span, as_of)
+        best = max((answer, other), key=lambda a: support(a, asked_kind(text)))  # the rules' reading on a tie
+        best.trace["candidates"] = [_plan_trace(first), _plan_trace(second)]
+        return best
+
+    def _planned(
+        self,
+        text: str,
+        parsed: ParsedQuestion | None,
+        ctx: ToolContext,
+        budget: Budget,
+        span: tuple[float, float] | None,
+        as_of: float | None,
+    ) -> Answer:
+        answer = Harness(ctx, budget).run(OfflinePlanner(parsed, span), text)
+        answer.trace["plan"] = _plan_trace(parsed)
         return self._trimmed(answer, text, as_of)
 
     def context(self, as_of: float | None) -> ToolContext:
@@ -137,6 +178,26 @@ class Reasoner:
         if answer.trace.get("planner") == "offline":
             answer.trace["parser"] = self.parser.name
         return answer
+
+
+# An answer at or below this confidence rests on nothing more than "not found" or a guess.
+WEAK_CONFIDENCE = 0.3
+
+
+def support(answer: Answer, asked: Asked) -> tuple[int, int, float]:
+    """How well an answer is borne out, to rank two readings of a question: it gives the kind of value asked for,
+    it cites evidence, then its confidence."""
+    has_value = answer.success and "no_value" not in answer.trace
+    if asked is Asked.YES_NO:
+        has_value = has_value and isinstance(answer.value, bool)
+    return (int(has_value), int(bool(answer.evidence)), answer.confidence)
+
+
+def weak(answer: Answer, asked: Asked) -> bool:
+    """Whether an answer is worth a second reading of its question: it lacks the value asked for, cites nothing,
+    or is no surer than a guess."""
+    has_value, has_evidence, confidence = support(answer, asked)
+    return not has_value or not has_evidence or confidence <= WEAK_CONFIDENCE
 
 
 def _plan_trace(parsed: ParsedQuestion | None) -> dict[str, str] | None:
