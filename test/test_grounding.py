@@ -14,6 +14,7 @@ from vidmem_ros.agent.grounding import (
     Sense,
     ValueKind,
     found_in,
+    naming_words,
     source_named,
     terms,
     value_kind,
@@ -246,3 +247,27 @@ def test_a_record_holds_the_kind_of_value_asked_for(text: str, kind: ValueKind, 
 )
 def test_the_kind_of_value_asked_for_comes_from_the_question_phrase(question: str, kind: ValueKind | None) -> None:
     assert value_kind(question) is kind
+
+
+@pytest.mark.parametrize(
+    "description, names",
+    [
+        ("the glass desk with the green lamp", ["desk"]),
+        ("a crate of apples near the door", ["crate", "apples"]),
+        ("the orange sign on the loading bay wall", ["sign"]),
+        ("parrot", ["parrot"]),
+    ],
+)
+def test_what_a_description_names_is_its_head_and_what_it_is_of(description: str, names: list[str]) -> None:
+    assert naming_words(description) == names
+
+
+def test_a_record_that_names_only_what_a_thing_had_or_where_it_was_does_not_name_the_thing(tmp_path: Path) -> None:
+    store = SqliteStore(tmp_path / "memory.db")
+    lamp = Tag("table lamp", 0.6, ("table lamp", "lamp", "source of illumination"))
+    desk = Tag("desk", 0.6, ("desk", "table", "furniture"))
+    for offset, tag in ((10, lamp), (11, lamp), (40, desk), (41, desk)):
+        store.add_moment(Moment(T0 + offset, "/cam", 64, 48, None, tags=[tag]))
+    found = grounder(store).ground("the glass desk with the green lamp", [Sense.SEEN]).found
+    by_label = {g.text: g.data["names_it"] for g in found}
+    assert by_label == {"table lamp": False, "desk": True}

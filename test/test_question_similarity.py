@@ -29,6 +29,22 @@ def test_subject_phrases_are_masked_and_kept_whole() -> None:
 
 
 @pytest.mark.parametrize(
+    ("clause", "subject"),
+    [
+        (
+            "what's the latest moment you saw the orange sign on the loading bay wall",
+            "orange sign on the loading bay wall",
+        ),
+        ("when did the hazard notice by the pump first come into view", "hazard notice by the pump"),
+        ("the green labels on the crates, when were they last in view", "green labels on the crates"),
+    ],
+)
+def test_a_thing_that_bears_words_is_the_subjects_own_head_once_a_subject_word_leads(clause: str, subject: str) -> None:
+    assert subject in mask_subjects(clause)[1]
+    assert mask_subjects("what did the sign say")[1] == []  # alone, "sign" asks
+
+
+@pytest.mark.parametrize(
     ("question", "intent", "modality", "target", "other"),
     [
         ("Is it the case that a wheelbarrow turned up at some point?", Intent.DID, Modality.OBJECT, "wheelbarrow", ""),

@@ -261,6 +261,7 @@ class Grounder:
         self.is_word = is_word  # a dictionary's test for a word; without one, length decides
         self.synonyms_of = synonyms_of
         self._synonyms: dict[str, Sequence[str]] = {}
+        self._naming: list[str] = []
 
     def wordy(self, text: str) -> bool:
         """Whether a record has words enough for its meaning to be read: two of three letters or more, or one
@@ -274,6 +275,7 @@ class Grounder:
         wanted = terms(description)
         if self.synonyms_of is not None:
             self._synonyms = {w: self.synonyms_of(w) for w in wanted}
+        self._naming = naming_words(description)
         found: list[Grounded] = []
         for sense in dict.fromkeys(senses):
             if sense is Sense.READ:
@@ -330,6 +332,7 @@ class Grounder:
         # How much of the description a label stands for: "ball" of "the ball players" is half of it.
         wanted = terms(description)
         named = {w: set(self.labels_for(w)) for w in wanted} if self.labels_for is not None else {}
+        naming = {n: set(self.labels_for(n)) for n in self._naming} if self.labels_for is not None else {}
         found: list[Grounded] = []
         sightings = [
             s for s in self.store.sightings(labels, self.as_of, self.min_score) if self.lo <= s.stamp <= self.hi
@@ -338,12 +341,13 @@ class Grounder:
             best = max(run, key=lambda s: s.score)
             frames = len({s.moment_id for s in run})
             covered = sum(best.label in named.get(w, ()) or found_in(w, best.label) for w in wanted)
+            names_it = any(best.label in naming.get(n, ()) or found_in(n, best.label) for n in self._naming)
             share = covered / len(wanted) if wanted else 1.0
             score = round(min(0.95, 0.6 + 0.35 * best.score) * (0.5 + 0.5 * share), 4)
             found.append(
                 Grounded(
                     Sense.SEEN, "detection", f"moment/{best.moment_id}", run[0].stamp, run[-1].stamp,
-                    best.label, score, 1.0, 0.0, best.pose, frames, {"label": best.label},
+                    best.label, score, 1.0, 0.0, best.pose, frames, {"label": best.label, "names_it": names_it},
                 )
             )  # fmt: skip
         return found
@@ -368,6 +372,10 @@ class Grounder:
         return found
 
     # -- scoring -------------------------------------------------------------------------
+
+    def _names_it(self, texts: Iterable[str]) -> bool:
+        """Whether records name what the description is about, not only what it had or where it was."""
+        return any(word_hit(n, text, self._synonyms) for n in self._naming for text in texts)
 
     def _scored(self, sense: Sense, description: str, wanted: list[str], records: list[_Record]) -> list[Grounded]:
         if not records:
@@ -404,6 +412,7 @@ class Grounder:
                 data: dict[str, object] = {
                     "first_ref": run[0].frame or run[0].ref,
                     "last_ref": run[-1].frame or run[-1].ref,
+                    "names_it": self._names_it({_words_of(r) for r in run}),
                 }
                 out.append(
                     Grounded(
@@ -454,6 +463,25 @@ def _root(parent: dict[str, str], text: str) -> str:
     while parent[text] != text:
         text = parent[text]
     return text
+
+
+# What ends the phrase that names a thing: the clause or preposition that says where it was or what it had.
+_NAME_ENDS = re.compile(
+    r"\b(?:with|on|in|at|near|by|beside|behind|under|above|below|from|that|which|who|where|when|while|next|"
+    r"inside|outside|along|across|against|over|for)\b"
+)
+
+
+def naming_words(description: str) -> list[str]:
+    """The words that name what a description is about: the last content word of its name ("table" of "the light
+    table with the black parts"), and of what it is of ("box" and "biscuits" of "a box of biscuits")."""
+    phrase = _NAME_ENDS.split(description.lower(), maxsplit=1)[0]
+    names = []
+    for part in phrase.split(" of "):
+        words = terms(part)
+        if words:
+            names.append(words[-1])
+    return names
 
 
 def _record_words(wanted: Sequence[str], record: _Record, known: set[str], synonyms: Synonyms) -> float:

@@ -125,6 +125,7 @@ _FRAME_WORDS = frozenset(
         """
         a an the any some anything anyone anybody someone somebody something everything nothing one ones it its they
         them their there here this that these those you your yourself i me my we us our he she him her his people
+        what's where's when's who's how's that's it's there's
         person what which who whom whose when where why how whether if is are was were be been being am do does did
         done have has had having can could will would should shall may might must not no yes ever never already yet
         still again so far up to now until till since at in on into onto to from of for by with about near inside
@@ -151,6 +152,8 @@ _FRAME_WORDS = frozenset(
 _WORD = re.compile(r"[\w'’-]+|[,;:]")
 # Words that start a subject when a name follows them ("gate 12").
 _NAMING = frozenset(("room", "place", "area", "spot", "gate", "door", "floor", "building"))
+# Things that bear words: words that ask ("what did the sign say") alone, a subject's head after a subject word.
+_BEARERS = frozenset(("sign", "signs", "label", "labels", "notice", "notices"))
 # Who may have said something: not what it was about.
 _SPEAKERS = frozenset(("people", "person", "a person", "the people", "anyone", "someone", "staff"))
 # Words that may sit inside a subject phrase, between two of its words.
@@ -274,9 +277,9 @@ def mask_subjects(clause: str) -> tuple[str, list[str]]:
             continue
         end = i
         j = i + 1
-        while j < len(words) - 1 and (_is_subject(words[j]) or words[j] in _BRIDGES):
-            if _is_subject(words[j]):
-                end = j
+        while j < len(words) - 1 and (_is_subject(words[j]) or words[j] in _BRIDGES or words[j] in _BEARERS):
+            if _is_subject(words[j]) or (words[j] in _BEARERS and j == end + 1):
+                end = j  # "the yellow sign": a word that asks ("sign") is the subject's own once a subject word leads
             j += 1
         subjects.append(" ".join(words[i : end + 1]))
         masked.append(SOMETHING)

@@ -127,8 +127,9 @@ def ground(ctx: ToolContext, args: GroundArgs) -> ToolResult:
     """What in memory a description refers to, whatever kind of record holds it, best first; ``claimed`` marks
     the one that is good enough and stands out from the rest."""
     grounding = grounding_of(ctx, args.description, [Sense(h) for h in args.how], ctx.window(args.start_t, args.end_t))
-    if args.named:  # a record that only means something like the thing is no sign of having met it
-        grounding = Grounding(args.description, [g for g in grounding.found if g.words > 0])
+    if args.named:  # a record that only means something like the thing, or names what it had, is no sign of it
+        named = [g for g in grounding.found if g.words > 0 and g.data.get("names_it", True)]
+        grounding = Grounding(args.description, named)
     claimed = grounding.claimed()
     if args.at.strip():
         place = place_claimed(ctx, args.at)
