@@ -123,6 +123,19 @@ def add_commands(sub: SubParsers) -> dict[str, Handler]:
     )
     reading.add_argument("--limit", type=int, default=0, help="read only this many questions (0: all)")
     reading.add_argument("--json", type=Path, default=None, metavar="PATH", help="also write the figures as JSON")
+    answers = targets.add_parser(
+        "answers",
+        help="answer latency end to end with the rules alone and with the default parser, on the sample patrol or "
+        "a store kept by vidmem eval",
+    )
+    answers.add_argument("--store", type=Path, default=None, metavar="DB", help="a kept store (default: the patrol)")
+    answers.add_argument("--questions", type=Path, default=None, metavar="JSONL", help="its questions (id, ask_at)")
+    answers.add_argument("--bag-start", type=float, default=None, help="the recording's start (default: first frame)")
+    answers.add_argument(
+        "--parsers", default="rules,default", help="query.parser values to time, comma-separated ('default': as set)"
+    )
+    answers.add_argument("--limit", type=int, default=0, help="answer only this many questions (0: all)")
+    answers.add_argument("--json", type=Path, default=None, metavar="PATH", help="also write the figures as JSON")
     faults = targets.add_parser(
         "faults",
         help="the real nodes over DDS under faults: kill -9 rounds, a flood of malformed messages, concurrent "
@@ -211,6 +224,11 @@ def _bench(args: argparse.Namespace) -> int:
         from vidmem_dev.bench_identity import run_identity_bench
 
         return run_identity_bench(args.asr, args.json)
+    if args.target == "answers":
+        from vidmem_dev.bench_answers import run_answers_bench
+
+        parsers = tuple(p.strip() for p in args.parsers.split(",") if p.strip())
+        return run_answers_bench(args.store, args.questions, args.bag_start, parsers, args.json, args.limit)
     if args.target == "parser":
         from vidmem_dev.bench_parser import run_parser_bench
 

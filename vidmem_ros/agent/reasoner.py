@@ -120,9 +120,10 @@ class Reasoner:
         deferred = isinstance(parser, ModelQuestionParser) and parser.rules_first and parse_question(text) is None
         first = parser.rules.parse(text) if isinstance(parser, ModelQuestionParser) and deferred else parser.parse(text)
         answer = self._planned(text, first, ctx, budget, span, as_of)
+        if isinstance(parser, ModelQuestionParser) and parser.rules_first:
+            answer.trace["parser"] = "rules"  # a sentence pattern, or the rules' reading first
         if not deferred:
             return answer
-        answer.trace["parser"] = "rules"
         if not weak(answer, asked_kind(text)):
             return answer
         assert isinstance(parser, ModelQuestionParser)
