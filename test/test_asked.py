@@ -85,3 +85,18 @@ def test_a_count_carried_as_a_whole_float_is_a_count() -> None:
     assert settled.text == "I was there twice." and "no_value" not in settled.trace
     halves = settle(Answer(success=True, text="About 2.5.", value=2.5), Asked.COUNT, lambda s: None)
     assert halves.text.startswith("I cannot give a count")
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("When you passed the boiler room, had the gym lights been switched off?", Asked.YES_NO),
+        ("When the alarm went off, where were you standing?", Asked.POSITION),
+        ("When you left the garage, how many people did you see?", Asked.COUNT),
+        ("When did you pass the boiler room, and was anyone there?", Asked.TIME),
+    ],
+)
+def test_a_when_clause_with_its_own_subject_sets_the_time_and_the_clause_after_it_asks(
+    question: str, kind: Asked
+) -> None:
+    assert asked_kind(question) is kind

@@ -70,10 +70,15 @@ def interrogative(question: str) -> str:
     asking = next((s for s in reversed(sentences) if s.rstrip().endswith("?")), sentences[-1] if sentences else "")
     text = _POLITE.sub("", re.sub(r"\s+", " ", asking.lower()).strip().rstrip("?.! "))
     clauses = [c.strip() for c in re.split(r"[,:;]", text)]
-    for i, clause in enumerate(clauses):
-        if _OPENER.match(clause):
-            return ", ".join(clauses[i:])
-    return text
+    opening = [i for i, clause in enumerate(clauses) if _OPENER.match(clause)]
+    # "When you heard the alarm, had you ...": a "when" clause with its own subject sets the time of the question
+    # that follows it; it asks nothing itself.
+    asking_at = [i for i in opening if not _SUBORDINATE.match(clauses[i])] or opening
+    return ", ".join(clauses[asking_at[0] :]) if asking_at else text
+
+
+# A clause that opens with a time word followed by its own subject, not by an auxiliary verb ("when you left").
+_SUBORDINATE = re.compile(rf"^(?:when|where)\s+(?!{_AUXILIARY}\b)\w+")
 
 
 def asked_kind(question: str) -> Asked:
