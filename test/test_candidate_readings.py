@@ -1,4 +1,4 @@
-"""Two readings of a question no sentence pattern knows: the rules' first, the model's only where that answer is
+"""Two readings of a question no rule reads: the rules' search first, the model's reading only where that answer is
 weak, and the better supported answer stands.  The model is a real HTTP server speaking the OpenAI protocol with
 scripted replies."""
 
@@ -95,4 +95,6 @@ def test_support_ranks_the_value_asked_for_then_evidence_then_confidence() -> No
     bare = Answer(True, "No, I have not seen it.", 0.3, value=False)
     cited = Answer(True, "I read it at 10 s.", 0.2, value=None)
     assert support(bare, Asked.YES_NO) > support(cited, Asked.YES_NO)  # a yes/no question wants yes or no
-    assert weak(bare, Asked.YES_NO) and weak(cited, Asked.YES_NO)
+    assert weak(bare, Asked.YES_NO) and weak(cited, Asked.YES_NO)  # a bare "no" to a question not understood
+    guess = Answer(True, "I did not understand the question exactly; the closest things ...", 0.2, value="x")
+    assert weak(guess, Asked.NAME) and weak(Answer(True, "Nothing.", 0.5), Asked.NAME)

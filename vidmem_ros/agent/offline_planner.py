@@ -776,17 +776,20 @@ class OfflinePlanner:
         sure = 0.6 if best.data.get("claimed") else 0.35
         when = self._when(state, best.stamp)
         held = [str(v) for v in best.data.get("holds") or []]  # the parts that hold the kind of value asked for
+        # A claim stands out from every other record, and one that holds the value asked for from every other that
+        # could: as sure as a good match, however few of the question's words it shares.
+        confidence = sure * (max(best.score, CLAIM_MIN) if best.data.get("claimed") else best.score)
         if best.data.get("record") == "transcript":
             text = f'{"; ".join(held) + ": " if held else ""}"{best.text}", as I heard {when}.'
             said = "; ".join(held) or best.text
-            yield answer(text, sure * best.score, [best.ref], best.ref, best.ref, value=said)
+            yield answer(text, confidence, [best.ref], best.ref, best.ref, value=said)
             return True
         lines = [line.strip() for line in best.text.split(" / ") if line.strip()]
         question = " ".join(words)
         values = held or [line for line in lines if words_covered(line, question) < 1.0] or lines
         listed = ", ".join(f'"{line}"' for line in lines)
         text = f"{'; '.join(values)}: I read {listed} together {when}."
-        yield answer(text, sure * best.score, [best.ref], best.ref, best.ref, value="; ".join(values))
+        yield answer(text, confidence, [best.ref], best.ref, best.ref, value="; ".join(values))
         return True
 
     # -- helpers -----------------------------------------------------------------------

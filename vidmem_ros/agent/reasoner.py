@@ -114,8 +114,8 @@ class Reasoner:
         self, text: str, ctx: ToolContext, budget: Budget, span: tuple[float, float] | None, as_of: float | None
     ) -> Answer:
         """The offline planner's answer.  With a model parser that lets the rules read first, a question no
-        sentence pattern knows is answered on the rules' reading; the model reads it too only where that answer
-        is weak, and the better supported of the two answers stands."""
+        sentence pattern knows is read by likeness to example questions; only where that finds no reading and the
+        search that answers instead is weak does the model read it, and the better supported answer stands."""
         parser = self.parser
         deferred = isinstance(parser, ModelQuestionParser) and parser.rules_first and parse_question(text) is None
         first = parser.rules.parse(text) if isinstance(parser, ModelQuestionParser) and deferred else parser.parse(text)
@@ -124,8 +124,8 @@ class Reasoner:
             answer.trace["parser"] = "rules"  # a sentence pattern, or the rules' reading first
         if not deferred:
             return answer
-        if not weak(answer, asked_kind(text)):
-            return answer
+        if first is not None or not weak(answer, asked_kind(text)):
+            return answer  # a reading by the rules stands: the model seldom reads a question better, at seconds each
         assert isinstance(parser, ModelQuestionParser)
         reply = parser.plan(text)
         second = to_parsed(text, reply) if reply is not None else None
@@ -181,8 +181,8 @@ class Reasoner:
         return answer
 
 
-# An answer at or below this confidence rests on nothing more than "not found" or a guess.
-WEAK_CONFIDENCE = 0.3
+# An answer below this confidence rests on a guess ("the closest things in memory are ...").
+WEAK_CONFIDENCE = 0.25
 
 
 def support(answer: Answer, asked: Asked) -> tuple[int, int, float]:
@@ -191,14 +191,16 @@ def support(answer: Answer, asked: Asked) -> tuple[int, int, float]:
     has_value = answer.success and "no_value" not in answer.trace
     if asked is Asked.YES_NO:
         has_value = has_value and isinstance(answer.value, bool)
+    elif asked is Asked.NAME:
+        has_value = has_value and answer.value not in (None, "")
     return (int(has_value), int(bool(answer.evidence)), answer.confidence)
 
 
 def weak(answer: Answer, asked: Asked) -> bool:
-    """Whether an answer is worth a second reading of its question: it lacks the value asked for, cites nothing,
-    or is no surer than a guess."""
+    """Whether an answer to a question no rule could read is worth the model's reading: it lacks the value asked
+    for, cites nothing (a "no" to a question not understood is a guess), or is surer of nothing than a guess."""
     has_value, has_evidence, confidence = support(answer, asked)
-    return not has_value or not has_evidence or confidence <= WEAK_CONFIDENCE
+    return not has_value or not has_evidence or confidence < WEAK_CONFIDENCE
 
 
 def _plan_trace(parsed: ParsedQuestion | None) -> dict[str, str] | None:
