@@ -129,7 +129,7 @@ class MemoryReader:
 
     def summary(self, start: float | None = None, end: float | None = None, as_of: float | None = None) -> Summary:
         events = self.store.events(-math.inf if start is None else start, math.inf if end is None else end, as_of=as_of)
-        return Summary(summarise_events(events), events)
+        return Summary(summarise_events(events, self.store.runs()), events)
 
     def in_view(self, as_of: float | None = None) -> list[Moment]:
         """What the robot is looking at now, oldest first: the short-term buffer's frames (whole latest
