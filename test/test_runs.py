@@ -15,6 +15,7 @@ from chat_server import text as chat_text
 from vidmem_ros.agent.reasoner import Reasoner
 from vidmem_ros.clock import utc_clock
 from vidmem_ros.config import CaptionerConfig, VidmemConfig, load_config
+from vidmem_ros.evaluation.baselines import SingleShotRetriever
 from vidmem_ros.memory.captions import EventCaptioner
 from vidmem_ros.memory.engine import MemoryEngine, PerceivedFrame
 from vidmem_ros.memory.hierarchy import ROOT_KEY
@@ -24,6 +25,7 @@ from vidmem_ros.memory.runs import RUN_GAP_S, clock_note, clock_spans, describe_
 from vidmem_ros.memory.store import SqliteStore
 from vidmem_ros.memory.vlm_captioner import OpenAiVlmCaptioner
 from vidmem_ros.perception.coco import COCO_LABELS
+from vidmem_ros.perception.registry import build_text_embedder
 from vidmem_ros.perception.types import Detection
 
 T0 = 1_780_000_000.0
@@ -269,4 +271,19 @@ def test_a_vlm_captioner_is_told_the_robots_clock(tmp_path: Path) -> None:
     after = [p for p in prompts if "in run 2" in p]
     assert after and f"Event from {utc_clock(corrected)}" in after[0], after[:1]
     assert not any(utc_clock(corrected + store.runs()[1].offset) in p for p in prompts)
+    store.close()
+
+
+def test_the_uniform_baseline_reads_as_of_on_the_robots_clock(tmp_path: Path) -> None:
+    store, corrected = two_runs(tmp_path / "memory.db")
+    runs = store.runs()
+    embedder = build_text_embedder(load_config().text_embedder)  # the packaged MiniLM
+    assert embedder is not None
+    ask = SingleShotRetriever(store, embedder, min_score=0.5)
+    dog = ask.answer("Did you see a dog?", as_of=corrected + 100)  # a clock time run 2 reached, after the dog came
+    assert dog.stamp is not None and corrected + 80 <= sensor_stamp(runs, dog.stamp) <= corrected + 100, dog.text
+    assert "dog" in dog.text
+    before = ask.answer("Did you see a dog?", as_of=corrected + 50)  # the same run, before the dog
+    assert before.stamp is not None and before.stamp <= corrected + 50 + runs[1].offset
+    assert "dog" not in before.text
     store.close()
