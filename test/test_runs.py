@@ -3,18 +3,29 @@ own time, through the real engine into a real store, and questions answer in (ru
 
 from __future__ import annotations
 
+import json
+import math
 import sqlite3
 from pathlib import Path
 
 import numpy as np
+from chat_server import ChatServer
+from chat_server import text as chat_text
 
 from vidmem_ros.agent.reasoner import Reasoner
-from vidmem_ros.config import VidmemConfig, load_config
+from vidmem_ros.clock import utc_clock
+from vidmem_ros.config import CaptionerConfig, VidmemConfig, load_config
+from vidmem_ros.evaluation.baselines import SingleShotRetriever
+from vidmem_ros.memory.captions import EventCaptioner
 from vidmem_ros.memory.engine import MemoryEngine, PerceivedFrame
+from vidmem_ros.memory.hierarchy import ROOT_KEY
+from vidmem_ros.memory.reader import MemoryReader
 from vidmem_ros.memory.records import Transcript
-from vidmem_ros.memory.runs import RUN_GAP_S, describe_time, memory_time, sensor_stamp
+from vidmem_ros.memory.runs import RUN_GAP_S, clock_note, clock_spans, describe_time, memory_time, sensor_stamp
 from vidmem_ros.memory.store import SqliteStore
+from vidmem_ros.memory.vlm_captioner import OpenAiVlmCaptioner
 from vidmem_ros.perception.coco import COCO_LABELS
+from vidmem_ros.perception.registry import build_text_embedder
 from vidmem_ros.perception.types import Detection
 
 T0 = 1_780_000_000.0
@@ -195,3 +206,84 @@ def test_the_fault_bench_clock_cases_keep_runs_and_answer_per_run(tmp_path: Path
     assert "run 2" in back["answers"]["When did you last see a person?"]
     assert "run 1" in back["answers"]["When did you first see a person?"]
     assert any("looped 3 times" in line for line in clock_lines(figures))
+
+
+def two_runs(path: Path, captioner: EventCaptioner | None = None) -> tuple[SqliteStore, float]:
+    """A store whose clock was set back an hour after two minutes: run 1 from T0, run 2 from ``corrected``."""
+    store = SqliteStore(path)
+    engine = MemoryEngine(store, config(path), captioner=captioner)
+    play(engine, T0, 120, {"cup": range(40, 50), "laptop": range(90, 120)})
+    corrected = T0 + 120 - HOUR
+    play(engine, corrected, 120, {"cup": range(20, 30), "dog": range(80, 120)})
+    engine.finish()
+    return store, corrected
+
+
+def test_a_clock_window_reaches_every_run_that_went_through_it(tmp_path: Path) -> None:
+    store, corrected = two_runs(tmp_path / "memory.db")
+    runs = store.runs()
+    # Run 2 went through T0 - 3600 + 120 .. +239; run 1 through T0 .. T0 + 119: a window over both clocks.
+    spans = clock_spans(runs, corrected + 100, T0 + 20)
+    assert spans == [(corrected + 100, T0 + 20), (corrected + 100 + runs[1].offset, T0 + 20 + runs[1].offset)]
+    assert [sensor_stamp(runs, t) for span in spans for t in span] == [corrected + 100, T0 + 20] * 2
+    only_run2 = clock_spans(runs, corrected + 10, corrected + 20)
+    found = [m.stamp for span in only_run2 for m in store.moments(*span)]
+    assert found == [corrected + i + runs[1].offset for i in range(10, 21)], "run 1 never read those clock times"
+    assert clock_spans([], 5.0, None) == [(5.0, math.inf)], "no runs: the window as it is"
+    assert clock_note(runs, runs[1].start, [T0 + 5, runs[1].start]) == {
+        "runs": 2,
+        "evidence_runs": [1, 2],
+        "answer_run": 2,
+    }
+    assert clock_note(runs[:1], T0, [T0]) == {}
+    store.close()
+
+
+def test_summaries_tell_the_robots_clock_with_the_run(tmp_path: Path) -> None:
+    store, corrected = two_runs(tmp_path / "memory.db")
+    runs = store.runs()
+    shifted = utc_clock(corrected + runs[1].offset)[:16]  # the minute memory time would show for run 2's start
+    with store.read() as db:
+        periods = db.execute("SELECT summary, run_id FROM super_events ORDER BY id").fetchall()
+        (root,) = db.execute("SELECT text FROM summaries WHERE key = ?", (ROOT_KEY,)).fetchone()
+    later = [text for text, run in periods if run == 2]
+    assert later and all("in run 2" in text and shifted not in text for text in later), later
+    assert utc_clock(corrected) in later[0], "run 2's first period begins at the corrected clock"
+    assert f"Memory from {utc_clock(T0)} in run 1 to {utc_clock(corrected + 119)} in run 2" in root, root
+    summary = MemoryReader(store).summary(runs[1].start, runs[1].end)
+    assert summary.text.startswith(f"{utc_clock(corrected)} to ") and "in run 2" in summary.text
+    store.close()
+
+
+def test_a_vlm_captioner_is_told_the_robots_clock(tmp_path: Path) -> None:
+    reply = json.dumps({"caption": "A table.", "change": "", "relations": []})
+    chat = ChatServer([chat_text(reply)] * 50, models=("tiny-vlm",))
+    key = tmp_path / "key"
+    key.write_text("sk-test\n")
+    vlm = OpenAiVlmCaptioner(
+        CaptionerConfig(backend="openai_vlm", url=chat.url, model="tiny-vlm", api_key_file=str(key), timeout_s=5.0)
+    )
+    try:
+        store, corrected = two_runs(tmp_path / "memory.db", vlm)
+    finally:
+        chat.close()
+    prompts = [body["messages"][1]["content"][0]["text"] for body in chat.bodies]
+    after = [p for p in prompts if "in run 2" in p]
+    assert after and f"Event from {utc_clock(corrected)}" in after[0], after[:1]
+    assert not any(utc_clock(corrected + store.runs()[1].offset) in p for p in prompts)
+    store.close()
+
+
+def test_the_uniform_baseline_reads_as_of_on_the_robots_clock(tmp_path: Path) -> None:
+    store, corrected = two_runs(tmp_path / "memory.db")
+    runs = store.runs()
+    embedder = build_text_embedder(load_config().text_embedder)  # the packaged MiniLM
+    assert embedder is not None
+    ask = SingleShotRetriever(store, embedder, min_score=0.5)
+    dog = ask.answer("Did you see a dog?", as_of=corrected + 100)  # a clock time run 2 reached, after the dog came
+    assert dog.stamp is not None and corrected + 80 <= sensor_stamp(runs, dog.stamp) <= corrected + 100, dog.text
+    assert "dog" in dog.text
+    before = ask.answer("Did you see a dog?", as_of=corrected + 50)  # the same run, before the dog
+    assert before.stamp is not None and before.stamp <= corrected + 50 + runs[1].offset
+    assert "dog" not in before.text
+    store.close()

@@ -19,6 +19,7 @@ import numpy as np
 from vidmem_ros.agent.answer import Answer, EvidenceItem
 from vidmem_ros.config import VidmemConfig
 from vidmem_ros.memory.records import Pose
+from vidmem_ros.memory.runs import memory_as_of
 from vidmem_ros.memory.store import SqliteStore
 from vidmem_ros.perception.embedding import TextEmbedder
 
@@ -76,8 +77,9 @@ class SingleShotRetriever:
         ] = {}  # by ref and text: stored frames do not change between questions
 
     def answer(self, question: str, as_of: float | None = None) -> Answer:
+        """``as_of`` on the robot's clock, as the reasoner takes it; the stamps answered are memory time."""
         started = time.monotonic()
-        items = self._items(as_of)
+        items = self._items(memory_as_of(self.store.runs(), as_of))
         if not items:
             return Answer(True, "I have no memory yet.", 0.0, trace={"planner": "single_shot"})
         new = [i for i in items if (i.ref, i.text) not in self._vectors]

@@ -25,6 +25,7 @@ from vidmem_ros.memory import graph, hierarchy
 from vidmem_ros.memory.captions import Caption, EventCaptioner, EventFacts, event_labels, event_tags, event_texts
 from vidmem_ros.memory.records import Edge, Event, Moment, Transcript
 from vidmem_ros.memory.rows import EVENT_SQL, event_from, json_list, pose_from, pose_values, vector_blob
+from vidmem_ros.memory.runs import runs_in
 from vidmem_ros.memory.schema import POSE_COLUMNS as _POSE_COLS
 from vidmem_ros.memory.store import SqliteStore
 from vidmem_ros.memory.writes import add_document
@@ -230,6 +231,7 @@ class EventArchive:
             transcript=[t.text for t in _transcripts(db, event.start, event.end)],
             moments=moments,
             tags=event_tags(moments, self.config.archive.tag_min_score),
+            runs=runs_in(db),
         )
         return event, moments, previous, facts
 

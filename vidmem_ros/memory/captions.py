@@ -8,10 +8,12 @@ a model saw.  A VLM captioner can take its place behind the same protocol.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
 from vidmem_ros.memory.records import Event, Moment
+from vidmem_ros.memory.runs import Run
 
 CAUSAL_KINDS = ("causes", "enables", "requires", "prevents")
 
@@ -27,6 +29,7 @@ class EventFacts:
     transcript: list[str]
     moments: list[Moment] = field(default_factory=list)
     tags: list[str] = field(default_factory=list)  # what a whole-frame classifier saw, most frequent first
+    runs: Sequence[Run] = ()  # memory's runs, to tell the times (memory time) as the robot's clock read them
 
 
 @dataclass(frozen=True)

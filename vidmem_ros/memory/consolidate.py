@@ -26,6 +26,7 @@ import sqlite3
 from dataclasses import dataclass
 
 from vidmem_ros.memory.hierarchy import summarise_labels
+from vidmem_ros.memory.runs import runs_in
 from vidmem_ros.memory.writes import add_document, remove_document
 
 DAY_S = 86400.0  # the longest span periods are merged into
@@ -166,7 +167,7 @@ def _merge_run(db: sqlite3.Connection, run: list[tuple[int, float, float, int, L
     for super_id, *_ in run[1:]:
         remove_document(db, "super_event", super_id)
         db.execute("DELETE FROM super_events WHERE id = ?", (super_id,))  # cascades its folded labels
-    text = summarise_labels(start, end, count, {k: int(v[0]) for k, v in labels.items()})
+    text = summarise_labels(start, end, count, {k: int(v[0]) for k, v in labels.items()}, runs_in(db))
     db.execute(
         "UPDATE super_events SET start = ?, end = ?, event_count = ?, summary = ? WHERE id = ?",
         (start, end, count, text, keep),

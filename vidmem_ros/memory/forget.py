@@ -18,6 +18,7 @@ from vidmem_ros.errors import InputError
 from vidmem_ros.memory import hierarchy, speakers
 from vidmem_ros.memory.archive import EventArchive
 from vidmem_ros.memory.rows import json_list
+from vidmem_ros.memory.runs import clock_spans, runs_in
 from vidmem_ros.memory.store import SqliteStore
 from vidmem_ros.memory.writes import get_meta, remove_document, set_meta
 
@@ -40,7 +41,11 @@ def forget(
     end: float | None = None,
     moment_ids: Sequence[int] = (),
     event_ids: Sequence[int] = (),
+    robot_clock: bool = False,
 ) -> ForgetReport:
+    """``start`` and ``end`` are memory time, or with ``robot_clock`` the robot's clock (a service caller's): then
+    the window is forgotten in every run that went through it (``runs.clock_spans``), since each pass recorded
+    those clock times."""
     if (start is None) != (end is None):
         raise InputError("bad_forget", "a time range needs both a start and an end")
     if start is not None and end is not None and end < start:
@@ -53,11 +58,11 @@ def forget(
         db.execute("PRAGMA secure_delete = ON")  # freed pages are zeroed, not merely unlinked
         moments = set(moment_ids)
         events = set(event_ids)
-        spans = []
-        if start is not None and end is not None:
-            moments |= _ids(db, "SELECT id FROM moments WHERE stamp BETWEEN ? AND ?", (start, end))
-            events |= _ids(db, "SELECT id FROM events WHERE start >= ? AND end <= ?", (start, end))
-            spans.append((start, end))
+        windows = _windows(db, start, end, robot_clock)
+        for window in windows:
+            moments |= _ids(db, "SELECT id FROM moments WHERE stamp BETWEEN ? AND ?", window)
+            events |= _ids(db, "SELECT id FROM events WHERE start >= ? AND end <= ?", window)
+        spans = list(windows)
         for event_id in events:
             moments |= _ids(db, "SELECT id FROM moments WHERE event_id = ?", (event_id,))
             spans += db.execute("SELECT start, end FROM events WHERE id = ?", (event_id,)).fetchall()
@@ -79,8 +84,8 @@ def forget(
             _forget_or_resummarise(db, archive, event_id)
         for event_id in sorted(followers | heard):  # their "what changed", links or speech named what is gone
             archive.resummarise(db, event_id)
-        if start is not None and end is not None:
-            _forget_folded_periods(db, start, end)
+        for window in windows:
+            _forget_folded_periods(db, *window)
         for super_id in supers:
             hierarchy.refresh_super_event(db, super_id)
         hierarchy.refresh_root(db)
@@ -98,6 +103,15 @@ def forget(
         db.execute("PRAGMA secure_delete = OFF")
     report.compacted = store.checkpoint()
     return report
+
+
+def _windows(
+    db: sqlite3.Connection, start: float | None, end: float | None, robot_clock: bool
+) -> list[tuple[float, float]]:
+    """The memory-time spans of a time range (none without one)."""
+    if start is None or end is None:
+        return []
+    return clock_spans(runs_in(db), start, end) if robot_clock else [(start, end)]
 
 
 def _log_for_fleet(

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import sqlite3
 from collections import Counter
+from collections.abc import Sequence
 
-from vidmem_ros.clock import utc_clock
 from vidmem_ros.config import ArchiveConfig, SegmentConfig
 from vidmem_ros.memory.records import Event
 from vidmem_ros.memory.rows import EVENT_SQL, event_from
+from vidmem_ros.memory.runs import Run, describe_span, runs_in
 from vidmem_ros.memory.writes import add_document, remove_document
 
 ROOT_KEY = "root"
@@ -69,7 +70,7 @@ def refresh_super_event(db: sqlite3.Connection, super_id: int) -> None:
         return
     events = [event_from(row) for row in rows]
     start, end = events[0].start, max(e.end for e in events)
-    summary = summarise_events(events)
+    summary = summarise_events(events, runs_in(db))
     db.execute(
         "UPDATE super_events SET start = ?, end = ?, event_count = ?, summary = ? WHERE id = ?",
         (start, end, len(events), summary, super_id),
@@ -93,7 +94,7 @@ def refresh_root(db: sqlite3.Connection) -> None:
             )
         }
     )
-    text = f"Memory from {utc_clock(start)} to {utc_clock(end)}: {events} events in {periods} periods. " + (
+    text = f"Memory from {describe_span(runs_in(db), start, end)}: {events} events in {periods} periods. " + (
         f"Most often seen: {', '.join(x for x, _ in labels.most_common(10))}." if labels else ""
     )
     db.execute(
@@ -103,8 +104,9 @@ def refresh_root(db: sqlite3.Connection) -> None:
     )
 
 
-def summarise_events(events: list[Event]) -> str:
-    """A short account of a run of events, from what they recorded."""
+def summarise_events(events: list[Event], runs: Sequence[Run] = ()) -> str:
+    """A short account of a stretch of events, from what they recorded; times on the robot's clock (``runs``:
+    memory's runs, to read its times back; with several, the run is named)."""
     if not events:
         return "Nothing was recorded in this period."
     labels: Counter[str] = Counter()
@@ -113,16 +115,17 @@ def summarise_events(events: list[Event]) -> str:
         labels.update(event.labels)
         texts.update(dict.fromkeys(event.texts))
     heard = sum(len(e.transcript) for e in events)
-    return _summary(events[0].start, max(e.end for e in events), len(events), labels, list(texts), heard)
+    span = describe_span(runs, events[0].start, max(e.end for e in events))
+    return _summary(span, len(events), labels, list(texts), heard)
 
 
-def summarise_labels(start: float, end: float, count: int, labels: dict[str, int]) -> str:
+def summarise_labels(start: float, end: float, count: int, labels: dict[str, int], runs: Sequence[Run] = ()) -> str:
     """A short account of a consolidated period: its span, how many events, and what was seen how often."""
-    return _summary(start, end, count, Counter(labels), [], 0)
+    return _summary(describe_span(runs, start, end), count, Counter(labels), [], 0)
 
 
-def _summary(start: float, end: float, count: int, labels: Counter[str], texts: list[str], heard: int) -> str:
-    parts = [f"{utc_clock(start)} to {utc_clock(end)}, {count} event(s)."]
+def _summary(span: str, count: int, labels: Counter[str], texts: list[str], heard: int) -> str:
+    parts = [f"{span}, {count} event(s)."]
     if labels:
         parts.append("Seen: " + ", ".join(f"{x} ({n})" for x, n in labels.most_common(8)) + ".")
     if texts:

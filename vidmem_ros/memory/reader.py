@@ -45,6 +45,19 @@ class Summary:
     events: list[Event]
 
 
+Span = tuple[float, float]  # a closed range of memory time
+
+
+def _window(start: float | None, end: float | None, spans: Sequence[Span] | None) -> Sequence[Span]:
+    if spans is not None:
+        return spans
+    return [(-math.inf if start is None else start, math.inf if end is None else end)]
+
+
+def _overlaps(window: Sequence[Span], start: float, end: float) -> bool:
+    return any(end >= lo and start <= hi for lo, hi in window)
+
+
 class ColdTier(Protocol):
     """This robot's records in the fleet store (``fleet``): the frame vectors retention let go of here."""
 
@@ -71,27 +84,33 @@ class MemoryReader:
         as_of: float | None = None,
         limit: int = 10,
         kinds: Sequence[str] = (),
+        spans: Sequence[Span] | None = None,
     ) -> list[SearchHit]:
         """Best hits first.  Text ranks; time range and place filter; without text, the newest matches come first.
 
         ``kinds`` limits text search to some document kinds (moment, event, super_event, text, transcript).
+        ``spans``, where given, are the time range instead: several memory-time spans (``runs.clock_spans``).
         """
-        lo = -math.inf if start is None else start
-        hi = math.inf if end is None else end
+        window = _window(start, end, spans)
         store = self.store
         if text.strip():
             hits = store.search_text(text, limit=limit * 5, as_of=as_of, kinds=kinds)
-            hits = [h for h in hits if h.end_stamp >= lo and h.stamp <= hi]
+            hits = [h for h in hits if _overlaps(window, h.stamp, h.end_stamp)]
             if place is not None:
                 hits = [h for h in hits if self._near(h, place)]
             return hits[:limit]
         if place is not None:
             hits = store.search_place(place.x, place.y, place.radius, as_of=as_of, limit=limit * 5)
-            return [h for h in hits if lo <= h.stamp <= hi][:limit]
-        events = store.events(lo, hi, as_of=as_of)
+            return [h for h in hits if _overlaps(window, h.stamp, h.stamp)][:limit]
+        events = self._events(window, as_of)
         return [SearchHit("event", e.id, e.start, e.end, 1.0, e.caption, e.start_pose) for e in reversed(events)][
             :limit
         ]
+
+    def _events(self, window: Sequence[Span], as_of: float | None) -> list[Event]:
+        """The events overlapping any span of a window, oldest first, each once."""
+        found = {e.id: e for lo, hi in window for e in self.store.events(lo, hi, as_of=as_of)}
+        return sorted(found.values(), key=lambda e: e.start)
 
     def _near(self, hit: SearchHit, place: Place) -> bool:
         """Whether a text hit was seen within the place: its moment's pose, or any moment of its event."""
@@ -127,9 +146,16 @@ class MemoryReader:
             vector = self.cold.moment_vector(moment_id)
         return vector
 
-    def summary(self, start: float | None = None, end: float | None = None, as_of: float | None = None) -> Summary:
-        events = self.store.events(-math.inf if start is None else start, math.inf if end is None else end, as_of=as_of)
-        return Summary(summarise_events(events), events)
+    def summary(
+        self,
+        start: float | None = None,
+        end: float | None = None,
+        as_of: float | None = None,
+        spans: Sequence[Span] | None = None,
+    ) -> Summary:
+        """The events of a time range (or of ``spans``, as in ``search``) and an account of them."""
+        events = self._events(_window(start, end, spans), as_of)
+        return Summary(summarise_events(events, self.store.runs()), events)
 
     def in_view(self, as_of: float | None = None) -> list[Moment]:
         """What the robot is looking at now, oldest first: the short-term buffer's frames (whole latest

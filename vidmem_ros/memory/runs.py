@@ -136,6 +136,12 @@ def sensor_stamp(runs: Sequence[Run], t: float) -> float:
     return t if run is None else t - run.offset
 
 
+def runs_in(db: sqlite3.Connection) -> list[Run]:
+    """Every run, oldest first, read inside the caller's transaction (a summary written there reads the runs
+    its times belong to)."""
+    return [run_from(row) for row in db.execute(f"SELECT {RUN_SQL} FROM runs ORDER BY id")]
+
+
 def memory_time(runs: Sequence[Run], stamp: float) -> float:
     """A moment on the robot's clock (a question's ``as_of``) in memory time: in the latest run whose stamps
     reached it (a looped bag has been through it once per loop, and the latest is "now"; a clock corrected an
@@ -145,6 +151,31 @@ def memory_time(runs: Sequence[Run], stamp: float) -> float:
     reached = [run for run in began if stamp <= run.last_stamp + CLOCK_RESET_S]
     chosen = reached or began or list(runs[:1])
     return stamp + chosen[-1].offset if chosen else stamp
+
+
+def memory_as_of(runs: Sequence[Run], stamp: float | None) -> float | None:
+    """A request's ``as_of`` (None: now) in memory time; see ``memory_time``."""
+    return None if stamp is None else memory_time(runs, stamp)
+
+
+def clock_spans(runs: Sequence[Run], start: float | None, end: float | None) -> list[tuple[float, float]]:
+    """A window on the robot's clock (None: unbounded on that side) as memory-time spans, one per run it
+    overlaps: every memory time whose clock reading (``sensor_stamp``) falls in the window, in whichever run.
+    A window is many moments, not one: a looped bag went through it once per loop and a clock corrected an
+    hour back went through it twice, so searching, summarising and forgetting it reach every pass (unlike
+    ``as_of``, one moment, read in the latest run that reached it).  Without runs, the window as it is."""
+    lo = -math.inf if start is None else start
+    hi = math.inf if end is None else end
+    if not runs:
+        return [(lo, hi)]
+    spans = []
+    for i, run in enumerate(runs):
+        first = -math.inf if i == 0 else run.start - RUN_GAP_S / 2  # run_at's bounds
+        last = math.inf if i == len(runs) - 1 else runs[i + 1].start - RUN_GAP_S / 2
+        span = (max(lo + run.offset, first), min(hi + run.offset, last))
+        if span[0] <= span[1]:
+            spans.append(span)
+    return spans
 
 
 def describe_time(runs: Sequence[Run], t: float) -> str:
@@ -157,6 +188,34 @@ def describe_time(runs: Sequence[Run], t: float) -> str:
     if run.id == runs[0].id:
         return f"{clock} in run {run.id} (before the clock first went back)"
     return f"{clock} in run {run.id} (after the {run.reason})"
+
+
+def describe_span(runs: Sequence[Run], start: float, end: float) -> str:
+    """A memory-time span as the robot's clock read it ("… to … UTC"); with more than one run, the run it fell
+    in, or the runs of either end where it spans several."""
+    first, last = run_at(runs, start), run_at(runs, end)
+    clocks = utc_clock(sensor_stamp(runs, start)), utc_clock(sensor_stamp(runs, end))
+    if first is None or last is None or len(runs) < 2:
+        return f"{clocks[0]} to {clocks[1]}"
+    if first.id == last.id:
+        return f"{clocks[0]} to {clocks[1]} in run {first.id}"
+    return f"{clocks[0]} in run {first.id} to {clocks[1]} in run {last.id}"
+
+
+def clock_note(runs: Sequence[Run], stamp: float | None, evidence: Sequence[float]) -> dict[str, object]:
+    """For a caller that reads stamps on the robot's clock: where memory holds several runs, which run the
+    answer's stamp and each evidence stamp fell in (a stamp alone no longer says which pass it was); else {}."""
+    if len(runs) < 2:
+        return {}
+    note: dict[str, object] = {"runs": len(runs), "evidence_runs": [_run_id(runs, t) for t in evidence]}
+    if stamp is not None:
+        note["answer_run"] = _run_id(runs, stamp)
+    return note
+
+
+def _run_id(runs: Sequence[Run], t: float) -> int:
+    run = run_at(runs, t)
+    return 0 if run is None else run.id
 
 
 def runs_of(runs: Sequence[Run], times: Sequence[float]) -> list[int]:

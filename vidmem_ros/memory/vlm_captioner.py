@@ -20,11 +20,11 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from vidmem_ros.chat_client import ChatClient, ChatError, read_api_key
-from vidmem_ros.clock import utc_clock
 from vidmem_ros.config import CaptionerConfig
 from vidmem_ros.errors import ModelUnavailableError, VidmemError
 from vidmem_ros.memory.captions import CAUSAL_KINDS, Caption, ComposedCaptioner, EventCaptioner, EventFacts, Relation
 from vidmem_ros.memory.records import Event, Moment
+from vidmem_ros.memory.runs import describe_span
 
 log = logging.getLogger(__name__)
 
@@ -83,7 +83,8 @@ def pick_keyframes(moments: list[Moment], count: int) -> list[Moment]:
 def describe_facts(facts: EventFacts, previous: Event | None, images: int) -> str:
     """The text part of the request: only what perception reported, labelled as such."""
 
-    lines = [f"Event from {utc_clock(facts.start)} to {utc_clock(facts.end)} ({facts.end - facts.start:.0f} s)."]
+    span = describe_span(facts.runs, facts.start, facts.end)  # the robot's clock, not memory time
+    lines = [f"Event from {span} ({facts.end - facts.start:.0f} s)."]
     lines.append("Objects detected, most frequent first: " + (", ".join(facts.labels[:20]) or "none") + ".")
     if facts.texts:
         lines.append("Text read in the frames: " + "; ".join(f'"{t}"' for t in facts.texts[:10]) + ".")

@@ -1,9 +1,16 @@
 """Conversions between ROS messages and the library's plain records.  No algorithm lives here.
 
+Stamps in the store are memory time (``memory.runs``); a message carries the robot's clock, read back with the
+store's runs (none: memory time as it is, for a store without runs or a fleet store, which keeps no runs).
+
 Sensor messages are converted by ``vidmem_ros.ingest.messages`` (shared with the bag evaluator) and re-exported here.
 """
 
 from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
 
 from builtin_interfaces.msg import Time
 from geometry_msgs.msg import PoseStamped
@@ -11,6 +18,7 @@ from geometry_msgs.msg import PoseStamped
 from vidmem_ros.agent.answer import Answer, EvidenceItem
 from vidmem_ros.ingest.messages import audio_chunk, compressed_frame, image_frame, stamped_pose, to_seconds
 from vidmem_ros.memory.records import Event, Pose, SearchHit
+from vidmem_ros.memory.runs import Run, clock_note, sensor_stamp
 from vidmem_ros.msg import Event as EventMsg
 from vidmem_ros.msg import Evidence
 from vidmem_ros.srv import Query
@@ -40,7 +48,12 @@ def pose_stamped(pose: Pose, stamp: float) -> PoseStamped:
     return msg
 
 
-def event_msg(event: Event) -> EventMsg:
+def clock_time(runs: Sequence[Run], t: float) -> Time:
+    """A memory time as the robot's clock read it."""
+    return to_time(sensor_stamp(runs, t))
+
+
+def event_msg(event: Event, runs: Sequence[Run] = ()) -> EventMsg:
     msg = EventMsg(
         id=str(event.id),
         caption=event.caption,
@@ -48,9 +61,9 @@ def event_msg(event: Event) -> EventMsg:
         texts=list(event.texts),
         frame_count=event.frame_count,
     )
-    msg.start, msg.end = to_time(event.start), to_time(event.end)
+    msg.start, msg.end = clock_time(runs, event.start), clock_time(runs, event.end)
     if event.start_pose is not None:
-        msg.pose, msg.has_pose = pose_stamped(event.start_pose, event.start), True
+        msg.pose, msg.has_pose = pose_stamped(event.start_pose, sensor_stamp(runs, event.start)), True
     return msg
 
 
@@ -63,15 +76,15 @@ _HIT_KINDS = {
 }
 
 
-def hit_evidence(hit: SearchHit) -> Evidence:
+def hit_evidence(hit: SearchHit, runs: Sequence[Run] = ()) -> Evidence:
     msg = Evidence(kind=_HIT_KINDS.get(hit.kind, hit.kind), ref=f"{hit.kind}/{hit.ref}", text=hit.text)
     msg.stamp, msg.end_stamp, msg.score = (
-        to_time(hit.stamp),
-        to_time(hit.end_stamp),
+        clock_time(runs, hit.stamp),
+        clock_time(runs, hit.end_stamp),
         float(min(1.0, max(0.0, hit.score))),
     )
     if hit.pose is not None:
-        msg.pose, msg.has_pose = pose_stamped(hit.pose, hit.stamp), True
+        msg.pose, msg.has_pose = pose_stamped(hit.pose, sensor_stamp(runs, hit.stamp)), True
     return msg
 
 
@@ -80,27 +93,33 @@ def time_range(start: Time, end: Time) -> tuple[float | None, float | None]:
     return to_seconds(start) or None, to_seconds(end) or None
 
 
-def evidence_msg(item: EvidenceItem) -> Evidence:
+def evidence_msg(item: EvidenceItem, runs: Sequence[Run] = ()) -> Evidence:
     msg = Evidence(kind=item.kind, ref=item.ref, text=item.text, score=float(item.score), robot=item.robot)
-    msg.stamp = to_time(item.stamp)
-    msg.end_stamp = to_time(item.end_stamp)
+    msg.stamp = clock_time(runs, item.stamp)
+    msg.end_stamp = clock_time(runs, item.end_stamp)
     if item.pose is not None:
-        msg.pose = pose_stamped(item.pose, item.stamp)
+        msg.pose = pose_stamped(item.pose, sensor_stamp(runs, item.stamp))
         msg.has_pose = True
     return msg
 
 
-def fill_response(response: Query.Response, answer: Answer, trace_json: str) -> Query.Response:
+def fill_response(
+    response: Query.Response, answer: Answer, trace: dict[str, Any], runs: Sequence[Run] = ()
+) -> Query.Response:
+    """The answer with its stamps on the robot's clock; where memory holds several runs, the trace's
+    ``robot_clock`` says which run the answer's stamp and each evidence stamp fell in (the response has no field
+    for it)."""
+    note = clock_note(runs, answer.stamp, [e.stamp for e in answer.evidence])
     response.success = answer.success
     response.answer = answer.text
     response.confidence = float(answer.confidence)
     response.error = answer.error
-    response.trace = trace_json
+    response.trace = json.dumps({**trace, "robot_clock": note} if note else trace, default=str)
     if answer.stamp is not None:
-        response.answer_stamp = to_time(answer.stamp)
+        response.answer_stamp = clock_time(runs, answer.stamp)
         response.has_answer_stamp = True
     if answer.pose is not None and answer.stamp is not None:
-        response.answer_pose = pose_stamped(answer.pose, answer.stamp)
+        response.answer_pose = pose_stamped(answer.pose, sensor_stamp(runs, answer.stamp))
         response.has_answer_pose = True
-    response.evidence = [evidence_msg(e) for e in answer.evidence]
+    response.evidence = [evidence_msg(e, runs) for e in answer.evidence]
     return response

@@ -273,7 +273,7 @@ class IngestNode(MemoryNode):
 
     def _publish_event(self, event: Event) -> None:
         if self.context.ok():  # once ROS has shut down, the event is in the store with no one left to tell
-            self.events_publisher.publish(event_msg(event))
+            self.events_publisher.publish(event_msg(event, self.store.runs()))  # on the robot's clock
 
     def publish_stats(self) -> None:
         """memory_stats once ingesting; until then diagnostics say the models are loading."""

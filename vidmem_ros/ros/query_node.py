@@ -11,7 +11,6 @@ deactivate withdraws them; cleanup closes the store and drops the reasoner with 
 
 from __future__ import annotations
 
-import json
 import sys
 from typing import TypeVar
 
@@ -25,6 +24,7 @@ from vidmem_ros.memory.captions import ComposedCaptioner
 from vidmem_ros.memory.forget import forget
 from vidmem_ros.memory.integrity import DamagedStoreError, file_id, wait_until_replaced
 from vidmem_ros.memory.reader import MemoryReader, Place
+from vidmem_ros.memory.runs import clock_spans, memory_as_of
 from vidmem_ros.memory.store import SqliteStore
 from vidmem_ros.ros.convert import event_msg, fill_response, hit_evidence, time_range, to_seconds
 from vidmem_ros.ros.memory_node import MemoryNode
@@ -104,7 +104,7 @@ class QueryNode(MemoryNode):
     # -- services ------------------------------------------------------------------
 
     def _on_query(self, request: Query.Request, response: Query.Response) -> Query.Response:
-        as_of = to_seconds(request.as_of) or None
+        as_of = to_seconds(request.as_of) or None  # the robot's clock: the reasoner reads it in memory time
         answer = self.reasoner.answer(
             request.question, as_of, request.max_turns, float(request.timeout_s), request.scope, list(request.robots)
         )
@@ -112,36 +112,37 @@ class QueryNode(MemoryNode):
             if not self.store.readonly:
                 self.store.bump_counter("rejected_queries")
             self.get_logger().warning(f"refused a question: {answer.error}")
-        return fill_response(response, answer, json.dumps(answer.trace, default=str))
+        runs = [] if request.scope == "fleet" else self.store.runs()  # the fleet store's stamps keep no runs
+        return fill_response(response, answer, answer.trace, runs)
 
     def _on_search(self, request: SearchMemory.Request, response: SearchMemory.Response) -> SearchMemory.Response:
-        start, end = time_range(request.start, request.end)
+        runs = self.store.runs()  # the request's times are the robot's clock, memory's are memory time
         place = Place(request.x, request.y, request.radius) if request.use_place else None
         try:
             if place is not None and not place.radius > 0:
                 raise InputError("bad_place", f"radius must be positive, got {request.radius}")
             hits = self.reader.search(
                 request.text,
-                start,
-                end,
-                place,
-                to_seconds(request.as_of) or None,
-                request.max_results or 10,
+                place=place,
+                as_of=memory_as_of(runs, to_seconds(request.as_of) or None),
+                limit=request.max_results or 10,
+                spans=clock_spans(runs, *time_range(request.start, request.end)),
             )
         except VidmemError as exc:
             return refused(response, exc)
-        response.results = [hit_evidence(hit) for hit in hits]
+        response.results = [hit_evidence(hit, runs) for hit in hits]
         response.success = True
         return response
 
     def _on_summarize(self, request: Summarize.Request, response: Summarize.Response) -> Summarize.Response:
-        start, end = time_range(request.start, request.end)
+        runs = self.store.runs()  # as in search
+        as_of = memory_as_of(runs, to_seconds(request.as_of) or None)
         try:
-            summary = self.reader.summary(start, end, to_seconds(request.as_of) or None)
+            summary = self.reader.summary(as_of=as_of, spans=clock_spans(runs, *time_range(request.start, request.end)))
         except VidmemError as exc:
             return refused(response, exc)
         response.summary = summary.text
-        response.events = [event_msg(e) for e in summary.events]
+        response.events = [event_msg(e, runs) for e in summary.events]
         response.success = True
         return response
 
@@ -149,7 +150,9 @@ class QueryNode(MemoryNode):
         start, end = time_range(request.start, request.end)
         try:
             assert self._archive is not None
-            report = forget(self._archive, start, end, list(request.moment_ids), list(request.event_ids))
+            report = forget(
+                self._archive, start, end, list(request.moment_ids), list(request.event_ids), robot_clock=True
+            )
         except VidmemError as exc:
             return refused(response, exc)
         self.get_logger().info(
