@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import bisect
 import math
+import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
 import numpy as np
 
 from vidmem_ros.memory.hierarchy import summarise_events
+from vidmem_ros.memory.people import Person, people_heard, people_text
 from vidmem_ros.memory.poses import interpolate
 from vidmem_ros.memory.records import Event, Moment, Pose, SearchHit
 from vidmem_ros.memory.vector_index import VectorHit
@@ -43,6 +45,7 @@ class Place:
 class Summary:
     text: str
     events: list[Event]
+    people: list[Person] = field(default_factory=list)  # the voices heard in the span, the first heard first
 
 
 class ColdTier(Protocol):
@@ -71,10 +74,13 @@ class MemoryReader:
         as_of: float | None = None,
         limit: int = 10,
         kinds: Sequence[str] = (),
+        people: bool = False,
     ) -> list[SearchHit]:
         """Best hits first.  Text ranks; time range and place filter; without text, the newest matches come first.
 
-        ``kinds`` limits text search to some document kinds (moment, event, super_event, text, transcript).
+        ``kinds`` limits text search to some document kinds (moment, event, super_event, text, transcript).  With
+        ``people``, a text search also finds people (kind ``speaker``): the one who said each sentence found, and
+        anyone whose name is among the words.
         """
         lo = -math.inf if start is None else start
         hi = math.inf if end is None else end
@@ -84,6 +90,8 @@ class MemoryReader:
             hits = [h for h in hits if h.end_stamp >= lo and h.stamp <= hi]
             if place is not None:
                 hits = [h for h in hits if self._near(h, place)]
+            if people:
+                hits = sorted([*hits, *self._people_hits(text, hits, lo, hi, place, as_of)], key=lambda h: -h.score)
             return hits[:limit]
         if place is not None:
             hits = store.search_place(place.x, place.y, place.radius, as_of=as_of, limit=limit * 5)
@@ -104,6 +112,38 @@ class MemoryReader:
         else:
             moments = store.moments(hit.stamp - 1.0, hit.end_stamp + 1.0)
         return any(m.pose and math.hypot(m.pose.x - place.x, m.pose.y - place.y) <= place.radius for m in moments)
+
+    def _people_hits(
+        self, text: str, hits: list[SearchHit], lo: float, hi: float, place: Place | None, as_of: float | None
+    ) -> list[SearchHit]:
+        """A hit per person who said a sentence among ``hits`` (scored just below it) or is named in ``text``."""
+        said = {h.ref: h.score for h in hits if h.kind == "transcript"}
+        words = {w.lower() for w in re.findall(r"[\w'-]+", text)}
+        top = max((h.score for h in hits), default=1.0)
+        t0 = self.memory_start(as_of)
+        found = []
+        for person in people_heard(self, lo, hi, as_of):
+            if place is not None and not any(math.hypot(x - place.x, y - place.y) <= place.radius
+                                              for x, y in person.places(limit=1_000)):  # fmt: skip
+                continue
+            scores = [said[line.id] * 0.99 for line in person.lines if line.id in said]
+            if person.name and set(person.name.lower().split()) <= words:
+                scores.append(top)
+            if scores:
+                found.append(
+                    SearchHit("speaker", person.id, person.first, person.last, max(scores), person.row(t0),
+                              person.first_pose)
+                )  # fmt: skip
+        return found
+
+    def people(self, start: float | None = None, end: float | None = None, as_of: float | None = None) -> list[Person]:
+        """The voices heard in the span as of ``as_of``, the first heard first (``memory.people``)."""
+        return people_heard(self, -math.inf if start is None else start, math.inf if end is None else end, as_of)
+
+    def memory_start(self, as_of: float | None = None) -> float:
+        """The stamp memory begins at: t = 0 in the rows about people, as in answers."""
+        span = self.store.time_span(as_of)
+        return span[0] if span is not None else (as_of or 0.0)  # as the reasoner counts t
 
     def similar(self, vector: np.ndarray, k: int, as_of: float | None = None) -> list[VectorHit]:
         """The frames that look most like ``vector``, best first: this store's index, then the cold tier for
@@ -128,8 +168,12 @@ class MemoryReader:
         return vector
 
     def summary(self, start: float | None = None, end: float | None = None, as_of: float | None = None) -> Summary:
+        """The events of the span and a summary of them, then the people heard in it, a row each."""
         events = self.store.events(-math.inf if start is None else start, math.inf if end is None else end, as_of=as_of)
-        return Summary(summarise_events(events), events)
+        people = self.people(start, end, as_of)
+        told = summarise_events(events) if events or not people else ""  # not "nothing was recorded" over voices
+        text = "\n".join(part for part in (told, people_text(people, self.memory_start(as_of))) if part)
+        return Summary(text, events, people)
 
     def in_view(self, as_of: float | None = None) -> list[Moment]:
         """What the robot is looking at now, oldest first: the short-term buffer's frames (whole latest

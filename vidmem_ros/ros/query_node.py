@@ -127,6 +127,7 @@ class QueryNode(MemoryNode):
                 place,
                 to_seconds(request.as_of) or None,
                 request.max_results or 10,
+                people=True,
             )
         except VidmemError as exc:
             return refused(response, exc)
