@@ -18,8 +18,10 @@ from vidmem_ros.config import VidmemConfig, load_config
 from vidmem_ros.errors import InputError
 from vidmem_ros.evaluation.report import write_report
 from vidmem_ros.memory import schema
+from vidmem_ros.memory.archive import EventArchive
+from vidmem_ros.memory.captions import ComposedCaptioner
 from vidmem_ros.memory.engine import MemoryEngine
-from vidmem_ros.memory.forget import forget
+from vidmem_ros.memory.forget import forget, forget_person
 from vidmem_ros.memory.reader import MemoryReader
 from vidmem_ros.memory.records import Moment, Pose, Transcript
 from vidmem_ros.memory.speakers import load_voices
@@ -250,3 +252,45 @@ def test_the_report_has_a_row_per_person_in_a_real_browser(config, voiced, store
     assert all(t.text in text for t in recording.turns)  # what each said, every sentence
     assert hostile in text and not any("onerror" in attrs for _, attrs in dom.elements)  # shown as text
     assert text.count("the speaker I first heard at t=") >= 2  # no name invented for those who never gave one
+
+
+def test_forgetting_a_person_removes_their_voice_and_keeps_their_words(config, voiced, store) -> None:  # type: ignore[no-untyped-def]
+    recording, vectors = voiced
+    _corridor(store, recording)
+    engine = MemoryEngine(store, config)
+    refs = _heard(engine, recording, vectors)
+    people = [t.person for t in recording.turns]
+    ids = _speaker_ids(store, refs)
+    marco = ids[people.index("marco")]
+    assert marco is not None
+    reasoner = Reasoner(store, config.query, ())
+    assert reasoner.answer("Who said the lift is broken?").value == "Marco"
+
+    report = forget_person(EventArchive(store, config, ComposedCaptioner()), marco)
+    assert report.voices == [marco] and report.unlinked == people.count("marco") and report.transcripts == 0
+    after = _speaker_ids(store, refs)
+    assert all((a is None) == (p == "marco") for a, p in zip(after, people, strict=True))
+    assert after == [None if p == "marco" else i for i, p in zip(ids, people, strict=True)]  # no one else changed
+    with store.read() as db:
+        assert db.execute("SELECT COUNT(*) FROM speakers WHERE id = ?", (marco,)).fetchone()[0] == 0
+        kept_vectors = {r[0] for r in db.execute("SELECT transcript_id FROM transcript_voices")}
+    assert kept_vectors == {r for r, p in zip(refs, people, strict=True) if p != "marco"}
+    assert "lift on the east side" in " ".join(t.text for t in store.transcripts(-np.inf, np.inf))  # words kept
+    assert reasoner.answer("Who said the lift is broken?").value != "Marco"
+    assert "Marco" not in MemoryReader(store).summary().text
+    # The engine that was running drops its cache: his voice heard again is a new person, with a new id.
+    again = engine.add_transcript(
+        Transcript(T0 + recording.seconds + 1, T0 + recording.seconds + 4, "Me again.", voice=vectors[4])
+    )
+    [new] = _speaker_ids(store, [again])
+    assert new is not None and new not in set(ids)
+
+    with pytest.raises(InputError, match="unknown_person"):
+        forget_person(EventArchive(store, config, ComposedCaptioner()), marco)
+    dana = ids[people.index("dana")]
+    assert dana is not None
+    gone = forget_person(EventArchive(store, config, ComposedCaptioner()), dana, with_speech=True)
+    assert gone.transcripts == people.count("dana") and gone.unlinked == 0
+    left = " ".join(t.text for t in store.transcripts(-np.inf, np.inf))
+    assert "water leak" not in left and "Dana" not in left and "lock the side door" in left
+    assert not [h for h in MemoryReader(store).search("leak plumber") if h.kind == "transcript"]
