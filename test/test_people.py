@@ -16,9 +16,13 @@ from vidmem_dev.voices import Recording, conversation
 from vidmem_ros.agent.reasoner import Reasoner
 from vidmem_ros.config import VidmemConfig, load_config
 from vidmem_ros.errors import InputError
+from vidmem_ros.evaluation.report import write_report
 from vidmem_ros.memory import schema
+from vidmem_ros.memory.archive import EventArchive
+from vidmem_ros.memory.captions import ComposedCaptioner
 from vidmem_ros.memory.engine import MemoryEngine
-from vidmem_ros.memory.forget import forget
+from vidmem_ros.memory.forget import forget, forget_person
+from vidmem_ros.memory.reader import MemoryReader
 from vidmem_ros.memory.records import Moment, Pose, Transcript
 from vidmem_ros.memory.speakers import load_voices
 from vidmem_ros.memory.store import SqliteStore
@@ -187,3 +191,106 @@ def test_who_questions_are_answered_from_the_voices(config, voiced, store) -> No
         ask("Was it the same person who mentioned the spare keys and who said the back gate camera stopped?")[1] is True
     )
     assert ask("Was it the same person who asked for the boxes and who mentioned the plumber?")[1] is False
+
+
+def _corridor(store: SqliteStore, recording: Recording) -> None:
+    """Frames along a corridor, one per 2 s: memory's time, and where the robot was as each person spoke."""
+    for second in range(0, int(recording.seconds) + 2, 2):
+        store.add_moment(Moment(T0 + second, "camera", 8, 8, None, pose=Pose("map", second / 10, 2.0)))
+
+
+def test_search_and_summary_show_people_with_times_places_and_what_they_said(config, voiced, store) -> None:  # type: ignore[no-untyped-def]
+    recording, vectors = voiced
+    _corridor(store, recording)
+    _heard(MemoryEngine(store, config), recording, vectors)
+    reader = MemoryReader(store)
+    truth = [t.person for t in recording.turns]
+
+    summary = reader.summary()
+    assert len(summary.people) == len(set(truth)) == 5
+    assert f"People heard: {len(summary.people)} different people." in summary.text
+    dana = next(p for p in summary.people if p.name == "Dana")
+    danas = [t for t in recording.turns if t.person == "dana"]
+    assert [line.text for line in dana.lines] == [t.text for t in danas]
+    assert dana.first == pytest.approx(T0 + danas[0].start) and dana.last == pytest.approx(T0 + danas[-1].end)
+    # The robot moved 0.1 m/s: she was heard at different metres of the corridor, each where she spoke.
+    spoken_at = [t.start / 10 for t in danas]
+    assert len(dana.places()) >= 3 and all(y == 2.0 for _, y in dana.places())
+    assert all(min(abs(x - at) for at in spoken_at) <= 0.15 for x, _ in dana.places())
+    assert f"Dana ({dana.ref}): heard {len(danas)} times" in summary.text and danas[1].text in summary.text
+
+    hits = reader.search("water leak", people=True)
+    assert hits[0].kind == "transcript" and "leak" in hits[0].text
+    person_hits = [h for h in hits if h.kind == "speaker"]
+    assert person_hits[0].ref == dana.id and person_hits[0].text.startswith("Dana (speaker/")
+    assert not [h for h in reader.search("water leak") if h.kind == "speaker"]  # the agent's search is unchanged
+    named = reader.search("Marco", people=True)
+    marco = [h for h in named if h.kind == "speaker"]
+    assert len(marco) == 1 and "lift on the east side is broken" in marco[0].text
+    # A window holds only what was said in it: the summary of the first turns names only their speakers.
+    early = reader.summary(T0, T0 + recording.turns[1].end + 0.1)
+    assert [p.label(T0) for p in early.people][:1] == ["Dana"] and len(early.people) == 2
+
+
+def test_the_report_has_a_row_per_person_in_a_real_browser(config, voiced, store, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from test_eval_report import Dom, render
+
+    recording, vectors = voiced
+    _corridor(store, recording)
+    engine = MemoryEngine(store, config)
+    _heard(engine, recording, vectors)
+    hostile = "<img src=x onerror=alert(3)> the side door"
+    engine.add_transcript(Transcript(T0 + recording.seconds + 1, T0 + recording.seconds + 3, hostile, voice=vectors[0]))
+    out = tmp_path / "report.html"
+    write_report(out, store.path, [], {}, [], T0)
+    dom = Dom(render(out, tmp_path / "chromium-profile"))
+    text = "".join(dom.text)
+    with store.read() as db:
+        live = {r[0] for r in db.execute("SELECT id FROM speakers WHERE merged_into IS NULL")}
+    assert {row["id"] for row in dom.with_class("person")} == {f"speaker-{ref}" for ref in live}
+    assert len(live) == 5 and "Dana" in text and "Marco" in text and "Omar" in text
+    assert all(t.text in text for t in recording.turns)  # what each said, every sentence
+    assert hostile in text and not any("onerror" in attrs for _, attrs in dom.elements)  # shown as text
+    assert text.count("the speaker I first heard at t=") >= 2  # no name invented for those who never gave one
+
+
+def test_forgetting_a_person_removes_their_voice_and_keeps_their_words(config, voiced, store) -> None:  # type: ignore[no-untyped-def]
+    recording, vectors = voiced
+    _corridor(store, recording)
+    engine = MemoryEngine(store, config)
+    refs = _heard(engine, recording, vectors)
+    people = [t.person for t in recording.turns]
+    ids = _speaker_ids(store, refs)
+    marco = ids[people.index("marco")]
+    assert marco is not None
+    reasoner = Reasoner(store, config.query, ())
+    assert reasoner.answer("Who said the lift is broken?").value == "Marco"
+
+    report = forget_person(EventArchive(store, config, ComposedCaptioner()), marco)
+    assert report.voices == [marco] and report.unlinked == people.count("marco") and report.transcripts == 0
+    after = _speaker_ids(store, refs)
+    assert all((a is None) == (p == "marco") for a, p in zip(after, people, strict=True))
+    assert after == [None if p == "marco" else i for i, p in zip(ids, people, strict=True)]  # no one else changed
+    with store.read() as db:
+        assert db.execute("SELECT COUNT(*) FROM speakers WHERE id = ?", (marco,)).fetchone()[0] == 0
+        kept_vectors = {r[0] for r in db.execute("SELECT transcript_id FROM transcript_voices")}
+    assert kept_vectors == {r for r, p in zip(refs, people, strict=True) if p != "marco"}
+    assert "lift on the east side" in " ".join(t.text for t in store.transcripts(-np.inf, np.inf))  # words kept
+    assert reasoner.answer("Who said the lift is broken?").value != "Marco"
+    assert "Marco" not in MemoryReader(store).summary().text
+    # The engine that was running drops its cache: his voice heard again is a new person, with a new id.
+    again = engine.add_transcript(
+        Transcript(T0 + recording.seconds + 1, T0 + recording.seconds + 4, "Me again.", voice=vectors[4])
+    )
+    [new] = _speaker_ids(store, [again])
+    assert new is not None and new not in set(ids)
+
+    with pytest.raises(InputError, match="unknown_person"):
+        forget_person(EventArchive(store, config, ComposedCaptioner()), marco)
+    dana = ids[people.index("dana")]
+    assert dana is not None
+    gone = forget_person(EventArchive(store, config, ComposedCaptioner()), dana, with_speech=True)
+    assert gone.transcripts == people.count("dana") and gone.unlinked == 0
+    left = " ".join(t.text for t in store.transcripts(-np.inf, np.inf))
+    assert "water leak" not in left and "Dana" not in left and "lock the side door" in left
+    assert not [h for h in MemoryReader(store).search("leak plumber") if h.kind == "transcript"]

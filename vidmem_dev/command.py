@@ -32,6 +32,11 @@ def add_commands(sub: SubParsers) -> dict[str, Handler]:
     bag.add_argument("--camera-hz", type=float, default=10.0)
     bag.add_argument("--raw", action="store_true", help="sensor_msgs/Image instead of CompressedImage")
     bag.add_argument("--short", action="store_true", help="the 148 s patrol without signs or speech (fast tests)")
+    bag.add_argument(
+        "--who",
+        action="store_true",
+        help="the 128 s patrol in which five espeak-ng voices talk, and its twenty 'who' questions",
+    )
 
     bench = sub.add_parser("bench", help="benchmarks that print figures (they never assert timings)")
     targets = bench.add_subparsers(dest="target", required=True)
@@ -192,6 +197,13 @@ def _make_bag(args: argparse.Namespace) -> int:
     from vidmem_dev.sample_bag import PATROL, SHORT_PATROL, questions_path
     from vidmem_dev.sample_patrol import write_sample_bag
 
+    if args.who:
+        from vidmem_dev.who_questions import write_who_bag
+
+        bag = write_who_bag(args.out, camera_hz=args.camera_hz)
+        print(bag)
+        print(questions_path(bag))
+        return 0
     scenario = SHORT_PATROL if args.short else PATROL
     bag = write_sample_bag(args.out, camera_hz=args.camera_hz, raw=args.raw, scenario=scenario)
     print(bag)

@@ -23,7 +23,7 @@ from rosbags.rosbag2 import StoragePlugin, Writer
 from rosbags.typesys import Stores, get_types_from_msg, get_typestore
 
 from vidmem_dev.sample_images import photo
-from vidmem_dev.synth import PLATES, paste, sign_plate
+from vidmem_dev.synth import PLATES, Speech, paste, sign_plate
 
 CAMERA_TOPIC = "/camera/image_raw/compressed"
 RAW_CAMERA_TOPIC = "/camera/image_raw"
@@ -85,6 +85,7 @@ class Utterance:
     phrase: str  # words of it a question quotes ("the delivery arrived")
     answers: tuple[str, ...]  # phrases that answer "what did someone say about <about>?" (any one will do)
     seconds: float = 4.0  # it is over this long after ``at`` (the synthesised clip must fit)
+    voice: str = ""  # who says it: a person of ``voices.CAST``; "" for espeak-ng's default voice
 
 
 @dataclass(frozen=True)
@@ -473,7 +474,7 @@ def audio_track(scenario: tuple[Room, ...], rate: int = AUDIO_RATE, seed: int = 
     rng = np.random.default_rng(seed)
     track = rng.normal(0.0, ROOM_TONE, total)
     for line in spoken(scenario):
-        speech = speak(line.text, rate=rate)
+        speech = speak(line.text, rate=rate) if not line.utterance.voice else spoken_by(line.utterance, rate)
         if speech.seconds > line.utterance.seconds:
             raise ValueError(
                 f"{line.text!r} lasts {speech.seconds:.2f} s, longer than its {line.utterance.seconds} s slot"
@@ -482,6 +483,15 @@ def audio_track(scenario: tuple[Room, ...], rate: int = AUDIO_RATE, seed: int = 
         piece = speech.pcm[: max(total - first, 0)].astype(np.float64)
         track[first : first + len(piece)] += piece
     return np.clip(np.round(track), -32768, 32767).astype("<i2")
+
+
+def spoken_by(utterance: Utterance, rate: int = AUDIO_RATE) -> Speech:
+    """An utterance in its speaker's voice (``voices.CAST``)."""
+    from vidmem_dev.synth import speak
+    from vidmem_dev.voices import CAST
+
+    voice = next(v for v in CAST if v.person == utterance.voice)
+    return speak(utterance.text, voice.espeak, voice.wpm, rate, voice.pitch)
 
 
 def typestore() -> Any:

@@ -40,16 +40,25 @@ _SAY = (
     r"|reported|report|talked about|spoke about|announced|warned(?: you)? about|complained about)"
 )
 _ONE = r"(?:person|one|speaker|voice|man|woman|guy|lady|somebody|someone|people)"
+_SAME = r"(?:the same|one and the same)"
 _PATTERNS = (
     (WhoAsked.COUNT, r"^how many (?:different |distinct |separate )?(?:people|persons|voices|speakers) "
-     r"(?:spoke|talked|have spoken|did you hear|have you heard|were heard|spoke to you|talked to you)\b"),
-    (WhoAsked.SAME, rf"^(?:was|is|were) (?:it|that|they) (?:the same {_ONE}|one and the same {_ONE}) (?:who|that) "
+     r"(?:spoke|talked|have spoken|have talked|did you hear|have you heard|were heard|spoke to you|talked to you)\b"),
+    (WhoAsked.SAME, rf"^(?:was|is|were) (?:it|that|they) {_SAME} {_ONE} (?:who|that) "
      rf"{_SAY} (?P<x>.+?),? (?:and|as (?:the {_ONE} )?(?:who|that)) (?:(?:who|that) )?(?:{_SAY} )?(?P<y>.+)$"),
-    (WhoAsked.ALSO, rf"^what (?:else )?did the {_ONE} (?:who|that) {_SAY} (?P<x>.+?) (?:also |else )?say(?: else)?$"),
+    (WhoAsked.SAME, rf"^did {_SAME} {_ONE} {_SAY} (?P<x>.+?),? and (?:(?:that|also) )?(?:{_SAY} )?(?P<y>.+)$"),
+    (WhoAsked.SAME, rf"^(?:were|was) (?P<x>.+?) and (?P<y>.+?) (?:{_SAY}|said|mentioned) by {_SAME} {_ONE}$"),
+    (WhoAsked.ALSO, rf"^what (?:else |other things? |more )?did the {_ONE} (?:who|that) {_SAY} (?P<x>.+?) "
+     r"(?:also |else )?say(?: else)?$"),
     (WhoAsked.ALSO, rf"^what else did (?:he|she|they) say,? the {_ONE} (?:who|that) {_SAY} (?P<x>.+)$"),
     (WhoAsked.WHO, rf"^who (?:was it (?:that|who) )?{_SAY} (?P<x>.+)$"),
+    (WhoAsked.WHO, rf"^(?:which|what) {_ONE} {_SAY} (?P<x>.+)$"),
+    (WhoAsked.WHO, rf"^whose voice (?:was it that )?{_SAY} (?P<x>.+)$"),
+    (WhoAsked.WHO, rf"^who (?:is|was) the {_ONE} (?:who|that) {_SAY} (?P<x>.+)$"),
     (WhoAsked.LIST, r"^who (?:spoke|talked|did you hear|have you heard|was speaking|spoke to you|talked to you)$"),
 )  # fmt: skip
+# Words that ask for the question that follows them: "do you know who said X" is "who said X".
+_ASKING = re.compile(r"^(?:(?:do|did) you (?:know|remember)|(?:can|could) you tell me|(?:please )?tell me),? ")
 _COMPILED = [(asked, re.compile(pattern)) for asked, pattern in _PATTERNS]
 _FILLER = re.compile(r"^(?:that |about |the words? |the sentence )")
 
@@ -57,6 +66,7 @@ _FILLER = re.compile(r"^(?:that |about |the words? |the sentence )")
 def who_question(text: str) -> WhoQuestion | None:
     """The question as one about who spoke, or None."""
     clean = re.sub(r"\s+", " ", text.strip().lower().rstrip("?!. ")).replace("\u2019", "'")
+    clean = _ASKING.sub("", clean)
     for asked, pattern in _COMPILED:
         match = pattern.match(clean)
         if match:
@@ -120,7 +130,11 @@ def _speaker_of(words: str) -> Generator[Step, list[Observation], tuple[Finding,
 
     obs = (yield [call("ground", description=words, how=["heard"], limit=3)])[0]
     heard = [f for f in obs.result.findings if f.ref.startswith("transcript/")]
-    said = next((f for f in heard if f.data.get("claimed")), heard[0] if heard else None)
+    # The sentence the ground tool claims, else the best that shares a word with them: a sentence that only comes
+    # nearest in meaning ("the swimming pool" and whatever was said) is no one saying them.
+    said = next((f for f in heard if f.data.get("claimed")), None) or next(
+        (f for f in heard if f.data.get("words", 0) > 0), None
+    )
     if said is None:
         return None
     person = (yield [call("person", ref=said.ref, limit=1)])[0]

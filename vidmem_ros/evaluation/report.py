@@ -3,8 +3,10 @@
 The page has, in order: the score summary (systems side by side), problems found in the input files,
 the questions table (each system's answer, typed parts, evidence with thumbnails of cited ``moment/N``
 frames, and a pass/fail mark), the robot's path (inline SVG from the poses of stored moments, with a
-marker where each event began, ground-truth places and the systems' answered places), and a timeline of
-events with keyframe thumbnails, captions, texts read and speech heard.
+marker where each event began, ground-truth places and the systems' answered places), the people heard (a row
+per voice memory told apart: its name if it introduced itself, first and last time, the places the robot was
+when it heard them, and what they said), and a timeline of events with keyframe thumbnails, captions, texts
+read and speech heard.
 
 Everything is inline: CSS, a few lines of JS (a "failures only" filter), SVG, and images as base64 JPEG
 data URIs at most ``thumb_width`` pixels wide.  A Content-Security-Policy meta tag forbids any fetch.
@@ -27,7 +29,9 @@ from vidmem_ros.evaluation.answers import AnswerLine
 from vidmem_ros.evaluation.questions import GroundTruth, Question
 from vidmem_ros.evaluation.scoring import Score, summarise, summary_rows
 from vidmem_ros.imaging import jpeg_to_rgb, rgb_to_jpeg
-from vidmem_ros.memory.records import Event, Pose
+from vidmem_ros.memory.people import Person
+from vidmem_ros.memory.reader import MemoryReader
+from vidmem_ros.memory.records import Event, Pose, Transcript
 from vidmem_ros.memory.store import SqliteStore
 
 THUMB_QUALITY = 70
@@ -133,6 +137,8 @@ def write_report(
         events = store.events()
         thumbs = _Thumbnails(store, thumb_width, {"keyframes": max_thumbnails, "evidence": max_thumbnails})
         path = _path_points(store, events)
+        people = MemoryReader(store).people()
+        voices = {p.id: p.label(bag_start_stamp) for p in people}
         body = [
             f"<h1>{esc(title)}</h1>",
             _overview(store_path, bag_start_stamp, events, questions, answers_by_system),
@@ -140,7 +146,8 @@ def write_report(
             _problems_section(problems),
             _questions_section(questions, answers_by_system, scores, truth, thumbs, max_evidence_images),
             _path_section(path, events, bag_start_stamp, questions, answers_by_system, truth),
-            _timeline_section(store, events, bag_start_stamp, thumbs),
+            _people_section(people, bag_start_stamp),
+            _timeline_section(store, events, bag_start_stamp, thumbs, voices),
         ]
     finally:
         store.close()
@@ -392,7 +399,41 @@ def _marker(mark: _Mark, x: float, y: float) -> str:
 # -- timeline ----------------------------------------------------------------------------------------
 
 
-def _timeline_section(store: SqliteStore, events: Sequence[Event], bag_start: float, thumbs: _Thumbnails) -> str:
+# -- people --------------------------------------------------------------------------------
+
+SAID_IN_REPORT = 20  # sentences quoted per person
+
+
+def _people_section(people: Sequence[Person], bag_start: float) -> str:
+    if not people:
+        return ""
+    rows = "".join(_person_row(p, bag_start) for p in people)
+    return (
+        f"<h2>People</h2><p>{len(people)} different voice(s) told apart; a name only where the person introduced "
+        f"themself.</p><table id='people'><tr><th>who</th><th>first</th><th>last</th><th>places (x, y)</th>"
+        f"<th>said</th></tr>{rows}</table>"
+    )
+
+
+def _person_row(person: Person, bag_start: float) -> str:
+    places = ", ".join(f"({x:.1f}, {y:.1f})" for x, y in person.places()) or "-"
+    said = "".join(
+        f"<li><span class='small'>{line.start - bag_start:.1f} s</span> “{esc(line.text)}”</li>"
+        for line in person.lines[:SAID_IN_REPORT]
+    )
+    more = len(person.lines) - SAID_IN_REPORT
+    said += f"<li class='small'>and {more} more</li>" if more > 0 else ""
+    return (
+        f"<tr class='person' id='{esc(person.ref.replace('/', '-'))}'><td>{esc(person.label(bag_start))}"
+        f"<div class='small'>{esc(person.ref)} · {len(person.lines)} sentence(s)</div></td>"
+        f"<td class='num'>{person.first - bag_start:.1f} s</td><td class='num'>{person.last - bag_start:.1f} s</td>"
+        f"<td>{places}</td><td><ul class='said'>{said}</ul></td></tr>"
+    )
+
+
+def _timeline_section(
+    store: SqliteStore, events: Sequence[Event], bag_start: float, thumbs: _Thumbnails, voices: Mapping[int, str]
+) -> str:
     if not events:
         return "<h2>Timeline</h2><p>The memory holds no events.</p>"
     chosen = _spread(events, thumbs.budgets["keyframes"])
@@ -401,7 +442,7 @@ def _timeline_section(store: SqliteStore, events: Sequence[Event], bag_start: fl
     thumbs.left_out["keyframes"] = thumbs.left_out.get("keyframes", 0) + skipped
     left = thumbs.left_out["keyframes"]
     note = f"<p class='note' id='keyframes-left-out'>{left} keyframe image(s) left out to bound the file size.</p>"
-    return "<h2>Timeline</h2>" + (note if left else "") + "".join(rows) + _speech_list(store, bag_start)
+    return "<h2>Timeline</h2>" + (note if left else "") + "".join(rows) + _speech_list(store, bag_start, voices)
 
 
 def _spread(events: Sequence[Event], budget: int) -> dict[int, list[int]]:
@@ -445,13 +486,20 @@ def _quoted(verb: str, css: str, lines: Sequence[str]) -> str:
     return f"<div class='{css}'>{verb}:<ul>{quoted}</ul></div>"
 
 
-def _speech_list(store: SqliteStore, bag_start: float) -> str:
+def _speech_list(store: SqliteStore, bag_start: float, voices: Mapping[int, str]) -> str:
     heard = store.transcripts(float("-inf"), float("inf"))
     if not heard:
         return ""
     rows = "".join(
-        f"<tr><td class='num'>{t.start - bag_start:.1f}–{t.end - bag_start:.1f} s</td><td>{esc(t.speaker)}</td>"
+        f"<tr><td class='num'>{t.start - bag_start:.1f}–{t.end - bag_start:.1f} s</td><td>{esc(_speaker(t, voices))}</td>"
         f"<td>{esc(t.text)}</td></tr>"
         for t in heard
     )
     return f"<h2>Speech heard</h2><table id='speech'><tr><th>when</th><th>speaker</th><th>said</th></tr>{rows}</table>"
+
+
+def _speaker(line: Transcript, voices: Mapping[int, str]) -> str:
+    """Who said a line: the voice memory told apart (its name or where it was first heard), else the speaker
+    field a transcriber filled, else nothing."""
+    voice = voices.get(line.speaker_id) if line.speaker_id is not None else None
+    return voice or line.speaker

@@ -1,4 +1,5 @@
-"""Forget: remove everything the memory holds about a time range or about chosen moments and events.
+"""Forget: remove everything the memory holds about a time range or about chosen moments and events, or
+about a person (``forget_person``: their voice, and their speech only if asked).
 
 Frames, vectors, detections, texts read, transcripts, the pose track, documents
 and graph references go in one transaction; events that only partly overlap are
@@ -112,6 +113,54 @@ def _windows(
     if start is None or end is None:
         return []
     return clock_spans(runs_in(db), start, end) if robot_clock else [(start, end)]
+
+
+@dataclass
+class PersonForgetReport:
+    voices: list[int] = field(default_factory=list)  # the speaker rows removed: the person's and those merged in
+    unlinked: int = 0  # transcripts kept without a speaker (their speaker vectors removed)
+    transcripts: int = 0  # transcripts removed (with ``with_speech``)
+    events: list[int] = field(default_factory=list)  # events re-summarised because they quoted removed speech
+    compacted: bool = False
+
+
+def forget_person(archive: EventArchive, speaker_id: int, with_speech: bool = False) -> PersonForgetReport:
+    """Forget the person ``speaker/<speaker_id>``: the voice (its centroid, any name heard, the voices merged into
+    it) and the speaker vector of everything it said, so it can no longer be matched or told apart; what it said
+    stays, anonymous, unless ``with_speech``, which removes the sentences too.  The same voice heard again later
+    is a new person.  InputError if no such person is in memory."""
+    store = archive.store
+    report = PersonForgetReport()
+    with store.write() as db:
+        db.execute("PRAGMA secure_delete = ON")
+        row = db.execute("SELECT merged_into FROM speakers WHERE id = ?", (speaker_id,)).fetchone()
+        if row is None:
+            raise InputError("unknown_person", f"speaker/{speaker_id} is not in memory")
+        if row[0] is not None:  # a voice merged into another is that other person
+            speaker_id = int(row[0])
+        report.voices = sorted(_ids(db, "SELECT id FROM speakers WHERE id = ? OR merged_into = ?",
+                                    (speaker_id, speaker_id)))  # fmt: skip
+        said = db.execute("SELECT id, end FROM transcripts WHERE speaker_id = ?", (speaker_id,)).fetchall()
+        quoted: set[int] = set()
+        for ref, ended in said:
+            db.execute("DELETE FROM transcript_voices WHERE transcript_id = ?", (ref,))
+            if with_speech:
+                quoted |= _ids(db, "SELECT id FROM events WHERE start <= ? AND end >= ?", (ended, ended))
+                remove_document(db, "transcript", ref)
+                db.execute("DELETE FROM transcripts WHERE id = ?", (ref,))
+        speakers.retire(db, [speaker_id])
+        report.transcripts = len(said) if with_speech else 0
+        report.unlinked = 0 if with_speech else len(said)
+        for event_id in sorted(quoted):  # their speech is gone from what the events say they heard
+            archive.resummarise(db, event_id)
+        report.events = sorted(quoted)
+        db.execute(
+            "INSERT INTO meta VALUES ('forget_generation', '1') "
+            "ON CONFLICT (key) DO UPDATE SET value = CAST(value AS INTEGER) + 1"
+        )  # the ingesting engine drops its cache of voices
+        db.execute("PRAGMA secure_delete = OFF")
+    report.compacted = store.checkpoint()
+    return report
 
 
 def _log_for_fleet(

@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import bisect
 import math
+import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
 import numpy as np
 
 from vidmem_ros.memory.hierarchy import summarise_events
+from vidmem_ros.memory.people import Person, people_heard, people_text
 from vidmem_ros.memory.poses import interpolate
 from vidmem_ros.memory.records import Event, Moment, Pose, SearchHit
 from vidmem_ros.memory.vector_index import VectorHit
@@ -43,6 +45,7 @@ class Place:
 class Summary:
     text: str
     events: list[Event]
+    people: list[Person] = field(default_factory=list)  # the voices heard in the span, the first heard first
 
 
 Span = tuple[float, float]  # a closed range of memory time
@@ -52,6 +55,11 @@ def _window(start: float | None, end: float | None, spans: Sequence[Span] | None
     if spans is not None:
         return spans
     return [(-math.inf if start is None else start, math.inf if end is None else end)]
+
+
+def _bounds(window: Sequence[Span]) -> Span:
+    """From the first span's start to the last one's end (an empty window: nothing)."""
+    return (min(lo for lo, _ in window), max(hi for _, hi in window)) if window else (math.inf, -math.inf)
 
 
 def _overlaps(window: Sequence[Span], start: float, end: float) -> bool:
@@ -85,11 +93,14 @@ class MemoryReader:
         limit: int = 10,
         kinds: Sequence[str] = (),
         spans: Sequence[Span] | None = None,
+        people: bool = False,
     ) -> list[SearchHit]:
         """Best hits first.  Text ranks; time range and place filter; without text, the newest matches come first.
 
         ``kinds`` limits text search to some document kinds (moment, event, super_event, text, transcript).
-        ``spans``, where given, are the time range instead: several memory-time spans (``runs.clock_spans``).
+        ``spans``, where given, are the time range instead: several memory-time spans (``runs.clock_spans``).  With
+        ``people``, a text search also finds people (kind ``speaker``): the one who said each sentence found, and
+        anyone whose name is among the words.
         """
         window = _window(start, end, spans)
         store = self.store
@@ -98,6 +109,9 @@ class MemoryReader:
             hits = [h for h in hits if _overlaps(window, h.stamp, h.end_stamp)]
             if place is not None:
                 hits = [h for h in hits if self._near(h, place)]
+            if people:
+                found = self._people_hits(text, hits, *_bounds(window), place, as_of)
+                hits = sorted([*hits, *found], key=lambda h: -h.score)
             return hits[:limit]
         if place is not None:
             hits = store.search_place(place.x, place.y, place.radius, as_of=as_of, limit=limit * 5)
@@ -123,6 +137,38 @@ class MemoryReader:
         else:
             moments = store.moments(hit.stamp - 1.0, hit.end_stamp + 1.0)
         return any(m.pose and math.hypot(m.pose.x - place.x, m.pose.y - place.y) <= place.radius for m in moments)
+
+    def _people_hits(
+        self, text: str, hits: list[SearchHit], lo: float, hi: float, place: Place | None, as_of: float | None
+    ) -> list[SearchHit]:
+        """A hit per person who said a sentence among ``hits`` (scored just below it) or is named in ``text``."""
+        said = {h.ref: h.score for h in hits if h.kind == "transcript"}
+        words = {w.lower() for w in re.findall(r"[\w'-]+", text)}
+        top = max((h.score for h in hits), default=1.0)
+        t0 = self.memory_start(as_of)
+        found = []
+        for person in people_heard(self, lo, hi, as_of):
+            if place is not None and not any(math.hypot(x - place.x, y - place.y) <= place.radius
+                                              for x, y in person.places(limit=1_000)):  # fmt: skip
+                continue
+            scores = [said[line.id] * 0.99 for line in person.lines if line.id in said]
+            if person.name and set(person.name.lower().split()) <= words:
+                scores.append(top)
+            if scores:
+                found.append(
+                    SearchHit("speaker", person.id, person.first, person.last, max(scores), person.row(t0),
+                              person.first_pose)
+                )  # fmt: skip
+        return found
+
+    def people(self, start: float | None = None, end: float | None = None, as_of: float | None = None) -> list[Person]:
+        """The voices heard in the span as of ``as_of``, the first heard first (``memory.people``)."""
+        return people_heard(self, -math.inf if start is None else start, math.inf if end is None else end, as_of)
+
+    def memory_start(self, as_of: float | None = None) -> float:
+        """The stamp memory begins at: t = 0 in the rows about people, as in answers."""
+        span = self.store.time_span(as_of)
+        return span[0] if span is not None else (as_of or 0.0)  # as the reasoner counts t
 
     def similar(self, vector: np.ndarray, k: int, as_of: float | None = None) -> list[VectorHit]:
         """The frames that look most like ``vector``, best first: this store's index, then the cold tier for
@@ -153,9 +199,14 @@ class MemoryReader:
         as_of: float | None = None,
         spans: Sequence[Span] | None = None,
     ) -> Summary:
-        """The events of a time range (or of ``spans``, as in ``search``) and an account of them."""
-        events = self._events(_window(start, end, spans), as_of)
-        return Summary(summarise_events(events, self.store.runs()), events)
+        """The events of a time range (or of ``spans``, as in ``search``) and an account of them, then the people
+        heard in it, a row each."""
+        window = _window(start, end, spans)
+        events = self._events(window, as_of)
+        people = self.people(*_bounds(window), as_of)
+        told = summarise_events(events, self.store.runs()) if events or not people else ""  # not "nothing" over voices
+        text = "\n".join(part for part in (told, people_text(people, self.memory_start(as_of))) if part)
+        return Summary(text, events, people)
 
     def in_view(self, as_of: float | None = None) -> list[Moment]:
         """What the robot is looking at now, oldest first: the short-term buffer's frames (whole latest

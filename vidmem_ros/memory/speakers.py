@@ -20,6 +20,7 @@ import numpy as np
 from vidmem_ros.config import SpeakerConfig
 from vidmem_ros.errors import InputError
 from vidmem_ros.memory.rows import stored_vector, vector_blob
+from vidmem_ros.memory.writes import get_meta, set_meta
 
 log = logging.getLogger(__name__)
 
@@ -91,11 +92,12 @@ class VoiceClusters:
         return Assignment(merged[0] if merged else voice.id, distance, new, tuple(merged[1:]))
 
     def _found(self, db: sqlite3.Connection, vector: np.ndarray, stamp: float) -> Voice:
-        cur = db.execute(
-            "INSERT INTO speakers (centroid, segments, first_stamp, last_stamp) VALUES (?, 1, ?, ?)",
-            (vector_blob(vector), stamp, stamp),
+        ref = next_speaker_id(db)
+        db.execute(
+            "INSERT INTO speakers (id, centroid, segments, first_stamp, last_stamp) VALUES (?, ?, 1, ?, ?)",
+            (ref, vector_blob(vector), stamp, stamp),
         )
-        voice = Voice(int(cur.lastrowid or 0), vector.astype(np.float32), 1, stamp, stamp)
+        voice = Voice(ref, vector.astype(np.float32), 1, stamp, stamp)
         self.voices(db)[voice.id] = voice
         return voice
 
@@ -149,6 +151,25 @@ def _save(db: sqlite3.Connection, voice: Voice) -> None:
     )
 
 
+# The highest speaker id ever removed (meta): ids are never given again, so ``speaker/N`` in an answer already
+# given, a log or the fleet never comes to mean someone else after a person was forgotten.
+RETIRED_KEY = "speaker_ids_retired"
+
+
+def next_speaker_id(db: sqlite3.Connection) -> int:
+    highest = db.execute("SELECT MAX(id) FROM speakers").fetchone()[0] or 0
+    return max(int(highest), int(get_meta(db, RETIRED_KEY) or 0)) + 1
+
+
+def retire(db: sqlite3.Connection, ids: list[int]) -> None:
+    """Remove these voices' rows (and those merged into them) for good; their ids are never given again."""
+    for ref in ids:
+        gone = db.execute("SELECT MAX(id) FROM speakers WHERE id = ? OR merged_into = ?", (ref, ref)).fetchone()[0]
+        set_meta(db, RETIRED_KEY, str(max(int(get_meta(db, RETIRED_KEY) or 0), int(gone or ref))))
+        db.execute("DELETE FROM speakers WHERE id = ? OR merged_into = ?", (ref, ref))
+        db.execute("UPDATE transcripts SET speaker_id = NULL WHERE speaker_id = ?", (ref,))
+
+
 def load_voices(db: sqlite3.Connection) -> dict[int, Voice]:
     """The live voices; a row whose centroid cannot be read is left out (and logged), the rest still load."""
     voices: dict[int, Voice] = {}
@@ -182,8 +203,7 @@ def refresh(db: sqlite3.Connection) -> int:
         vectors = [stored_vector(blob) for _, blob in rows if blob is not None]
         vectors = [v for v in vectors if v.shape == vectors[0].shape and np.isfinite(v).all()] if vectors else []
         if not vectors:
-            db.execute("DELETE FROM speakers WHERE id = ? OR merged_into = ?", (ref, ref))
-            db.execute("UPDATE transcripts SET speaker_id = NULL WHERE speaker_id = ?", (ref,))
+            retire(db, [ref])
             removed += 1
             continue
         stamps = [float(start) for start, _ in rows]

@@ -73,6 +73,7 @@ _HIT_KINDS = {
     "text": Evidence.KIND_TEXT,
     "transcript": Evidence.KIND_TRANSCRIPT,
     "super_event": Evidence.KIND_SUMMARY,
+    "speaker": "person",  # a voice memory told apart: who, first and last time, places, what they said
 }
 
 

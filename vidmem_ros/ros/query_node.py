@@ -127,6 +127,7 @@ class QueryNode(MemoryNode):
                 as_of=memory_as_of(runs, to_seconds(request.as_of) or None),
                 limit=request.max_results or 10,
                 spans=clock_spans(runs, *time_range(request.start, request.end)),
+                people=True,
             )
         except VidmemError as exc:
             return refused(response, exc)

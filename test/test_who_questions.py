@@ -1,0 +1,70 @@
+"""The "who" question set: generated from who said what in a conversation of espeak-ng voices, asked through
+the reasoner over memory built by the engine from the packaged speaker encoder's vectors, and scored by the
+project's scorer against the truth the generator derived."""
+
+from __future__ import annotations
+
+import json
+from itertools import pairwise
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from vidmem_dev.synth import espeak_available
+from vidmem_dev.voices import CAST, SCRIPT, conversation
+from vidmem_dev.who_questions import QUESTIONS, TOPICS, Said, patrol_lines, who_patrol, who_questions, write_questions
+from vidmem_ros.agent.reasoner import Reasoner
+from vidmem_ros.config import load_config
+from vidmem_ros.evaluation.evaluator import answer_line
+from vidmem_ros.evaluation.questions import load_questions
+from vidmem_ros.evaluation.scoring import score_all
+from vidmem_ros.memory.engine import MemoryEngine
+from vidmem_ros.memory.records import Moment, Pose, Transcript
+from vidmem_ros.memory.store import SqliteStore
+from vidmem_ros.perception.speaker import ResemblyzerEmbedder
+
+pytestmark = pytest.mark.skipif(not espeak_available(), reason="espeak-ng is not installed")
+T0 = 5_000.0
+
+
+def test_the_whole_set_is_twenty_questions_of_every_kind_from_the_script() -> None:
+    assert all(text in TOPICS or person.capitalize() in text for person, text in SCRIPT)  # a topic for each line
+    scenario = who_patrol()
+    lines = patrol_lines(scenario)
+    assert [(line.person, line.text) for line in lines] == list(SCRIPT)
+    assert all(a.end + 2.0 < b.start for a, b in pairwise(lines))  # a segment each
+    rows = who_questions(lines)
+    assert len(rows) == QUESTIONS == len({r["id"] for r in rows}) == len({r["question"] for r in rows})
+    kinds = {r["id"].split("-")[2] for r in rows}
+    assert kinds == {"who", "also", "count", "same", "trap"}
+    assert {r["answer"] for r in rows if r["id"].endswith("-who")} == {"Dana", "Omar", "Marco"}  # named ones only
+    assert {r["answer"] for r in rows if r["id"].endswith("-same")} == {True, False}
+    assert sorted(r["answer"] for r in rows if r["id"].endswith("-count")) == [2, 4, len(CAST)]
+
+
+def test_a_part_of_the_set_is_answered_right_through_the_reasoner(tmp_path: Path) -> None:
+    config = load_config(overrides={"query.parser": "rules"})
+    recording = conversation(turns_per_person=3, people=4)
+    lines = [Said(t.person, t.text, t.start, t.end) for t in recording.turns]
+    path = write_questions(tmp_path / "who.questions.jsonl", who_questions(lines))
+    asked = load_questions(path)
+    assert not asked.problems and len(asked.questions) >= 12
+    embedder = ResemblyzerEmbedder(config.speaker)
+    store = SqliteStore(tmp_path / "memory.db")
+    for second in range(0, int(recording.seconds) + 2, 2):  # frames along a corridor: memory's time and places
+        store.add_moment(Moment(T0 + second, "camera", 8, 8, None, pose=Pose("map", second / 10, 2.0)))
+    engine = MemoryEngine(store, config)
+    for turn in recording.turns:
+        voice = embedder.embed(recording.segment(turn))
+        engine.add_transcript(Transcript(T0 + turn.start, T0 + turn.end, turn.text, voice=np.asarray(voice)))
+    reasoner = Reasoner(store, config.query, ())
+    answers = {
+        q.id: answer_line(q.id, reasoner.answer(q.question, as_of=T0 + q.ask_at), T0, 0.0, "vidmem")
+        for q in asked.questions
+    }
+    store.close()
+    scores = score_all(asked.truth, {"vidmem": answers})
+    wrong = [(s.id, s.reason, answers[s.id].answer) for s in scores if not s.correct]
+    assert not wrong, json.dumps(wrong, indent=1)
+    assert len(scores) == len(asked.questions)  # every question was scored
