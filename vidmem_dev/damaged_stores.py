@@ -1,5 +1,6 @@
 """Real stores filled through the memory engine and damaged the way the field did it (4 KB of random bytes over a
-page of records, or the file cut to half), for the store-integrity and damaged-store node tests."""
+page of records, or the file cut to half), for the store-integrity and damaged-store node tests and for
+``vidmem bench faults``."""
 
 from __future__ import annotations
 
