@@ -3,25 +3,20 @@ a fresh store, and the query node answers from that; a query node with no ingest
 
 from __future__ import annotations
 
-import hashlib
 import os
 import time
 from pathlib import Path
 
 import pytest
 import rclpy
-from damaged_stores import fill, scribble_mid_file
 from ros_robot import CAMERA, NAMESPACE, Robot, image_msg
 
+from vidmem_dev.damaged_stores import digest, fill, scribble_mid_file
 from vidmem_ros.command.launcher import NodeOptions, start_node, stop_processes
 from vidmem_ros.memory.store import SqliteStore
 
 pytestmark = pytest.mark.ros
 T0 = 1_700_000_000.0  # the filled store's time
-
-
-def digest(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def test_a_damaged_store_is_set_aside_by_the_ingest_node_and_the_query_node_follows(tmp_path: Path, photos) -> None:  # type: ignore[no-untyped-def]

@@ -11,8 +11,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from damaged_stores import cut_to_half, digest, fill, scribble_mid_file
 
+from vidmem_dev.damaged_stores import cut_to_half, digest, fill, scribble_mid_file
 from vidmem_ros.memory.integrity import DamagedStoreError, check_connection, header_problems
 from vidmem_ros.memory.recovery import recover
 from vidmem_ros.memory.store import SqliteStore, open_writer_or_start_fresh

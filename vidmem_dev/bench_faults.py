@@ -35,6 +35,13 @@ is asserted, every figure is printed, and the last line of output is all of them
    set an hour back, through the real intake, engine and reasoner: the frames kept and refused at each jump,
    the runs memory made of them, where memory begins, and the answers to "how many times", "last", "first" and
    "in the last minute".
+5. Store faults (``bench_store_faults``, in-process before the nodes start): a store filled through the real
+   engine, then damaged (4 KB of random bytes over a page of records) or cut to half, opened as the ingest node
+   opens its store: how long the open and the check took, that the damaged file was set aside and its bytes never
+   changed (by the open nor by ``vidmem doctor --repair``), what the repair recovered against what the store held,
+   and the planted sign and sighting answered from the recovered file; and a full disk (SQLite's page cap, as the
+   tests make one): the frames kept before it filled and refused after, how many log lines named it, the answers
+   from what was kept, and the frames kept once space is freed.
 
 Run it where DDS may use loopback, as ``scripts/run_isolated.sh vidmem bench faults``.
 """
@@ -69,6 +76,7 @@ from vidmem_dev.bench_nodes import (
     progress,
     wait_until_up,
 )
+from vidmem_dev.bench_store_faults import store_faults, store_lines
 from vidmem_ros.command.launcher import NodeOptions, loopback_env, start_node, stop_processes
 from vidmem_ros.ingest.gates import RATE_TOLERANCE
 
@@ -169,6 +177,8 @@ def run_faults_bench(settings: Settings, json_path: Path | None = None) -> dict[
     }
     progress("clock faults: a bag looped 3 times, a clock set 1 h back ...")
     figures["clock"] = clock_faults(workdir / "clock")
+    progress("store faults: a damaged store, a truncated store, a full disk ...")
+    figures["store"] = store_faults(workdir / "store")
     try:
         bench = FaultBench(settings, fps, options, env, workdir)
         figures["startup_s"] = bench.start()
@@ -566,6 +576,7 @@ def format_figures(f: dict[str, Any]) -> str:
         *_kill_lines(f),
         _end_line(f["end"]),
         *clock_lines(f["clock"]),
+        *store_lines(f["store"]),
     ]
     return "\n".join(lines)
 

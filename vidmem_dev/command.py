@@ -144,7 +144,8 @@ def add_commands(sub: SubParsers) -> dict[str, Handler]:
     faults = targets.add_parser(
         "faults",
         help="the real nodes over DDS under faults: kill -9 rounds, a flood of malformed messages, concurrent "
-        "clients (run under scripts/run_isolated.sh)",
+        "clients; first, in process, a looped bag, a clock set back, a damaged and a truncated store and a full "
+        "disk (run under scripts/run_isolated.sh)",
     )
     faults.add_argument("--rounds", type=int, default=5, help="kill -9 rounds of the ingest node")
     faults.add_argument("--camera-hz", type=float, default=10.0, help="rate of the camera stream")

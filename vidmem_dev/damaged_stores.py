@@ -1,12 +1,15 @@
 """Real stores filled through the memory engine and damaged the way the field did it (4 KB of random bytes over a
-page of records, or the file cut to half), for the store-integrity and damaged-store node tests."""
+page of records, or the file cut to half), for the store-integrity and damaged-store node tests and for
+``vidmem bench faults``."""
 
 from __future__ import annotations
 
 import hashlib
 import random
 import sqlite3
+from collections.abc import Mapping
 from pathlib import Path
+from types import MappingProxyType
 
 import numpy as np
 
@@ -19,9 +22,9 @@ from vidmem_ros.perception.types import Detection, TextLine
 T0 = 1_700_000_000.0
 
 
-def fill(path: Path, frames: int = 400, seed: int = 0) -> None:
+def fill(path: Path, frames: int = 400, seed: int = 0, signs: Mapping[int, str] = MappingProxyType({})) -> None:
     """Frames at 1 Hz through the engine: payloads of 6-12 KB, detections, a sign, speech; events close as the
-    view changes every 20 frames.  Closed cleanly, the WAL folded in."""
+    view changes every 20 frames.  Closed cleanly, the WAL folded in.  ``signs``: more text read, by frame."""
     rng = np.random.default_rng(seed)
     config = VidmemConfig()
     config.retention.max_disk_mb = 0
@@ -30,6 +33,7 @@ def fill(path: Path, frames: int = 400, seed: int = 0) -> None:
     for i in range(frames):
         grey = np.full((32, 32), (i // 20) * 37 % 256, np.uint8)
         label = ("cup", "chair", "dog", "laptop")[(i // 20) % 4]
+        read = [f"ROOM {i // 20}"] * (i % 20 == 5) + ([signs[i]] if i in signs else [])
         engine.observe(
             PerceivedFrame(
                 stamp=T0 + i,
@@ -39,7 +43,7 @@ def fill(path: Path, frames: int = 400, seed: int = 0) -> None:
                 jpeg=rng.bytes(int(rng.integers(6000, 12000))),
                 grey=grey,
                 detections=[Detection(label, 0.9, (0.0, 0.0, 10.0, 10.0))],
-                texts=[TextLine(f"ROOM {i // 20}", 0.9, (0.0, 0.0, 5.0, 5.0))] if i % 20 == 5 else [],
+                texts=[TextLine(text, 0.9, (0.0, 0.0, 5.0, 5.0)) for text in read],
                 pose=Pose("map", float(i % 20), 0.0),
                 embedding=rng.standard_normal(16).astype(np.float32),
             )
