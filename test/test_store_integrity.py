@@ -5,6 +5,7 @@ in-process.  The stores are real, filled through the memory engine, and damaged 
 
 from __future__ import annotations
 
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -119,3 +120,18 @@ def test_doctor_repair_recovers_a_cut_store_into_a_new_file(healthy: Path, tmp_p
     assert 0 < new.moment_count() < 400, "the first half of the frames"
     again = subprocess.run(command, capture_output=True, text=True, timeout=120)
     assert again.returncode == 2 and "exists already" in again.stdout, "a recovered file is never overwritten"
+
+
+def test_a_store_set_aside_as_damaged_is_recovered_beside_it_and_the_way_back_is_told(
+    healthy: Path, tmp_path: Path
+) -> None:
+    aside = tmp_path / "memory.db.damaged-20261127T101500Z"
+    shutil.copy(healthy, aside)
+    cut_to_half(aside)
+    (tmp_path / "memory.db").write_bytes(b"")  # the fresh store the ingest node began
+    command = [sys.executable, "-m", "vidmem_ros.command", "doctor", "--store", str(aside), "--repair"]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    recovered = tmp_path / "memory.recovered-20261127T101500Z.db"
+    assert f"integrity of {recovered}: ok" in result.stdout, result.stdout + result.stderr
+    assert f"move {tmp_path / 'memory.db'} to another name" in result.stdout
+    assert f"move {recovered} to {tmp_path / 'memory.db'}" in result.stdout

@@ -33,7 +33,7 @@ from vidmem_ros.memory.archive import QUARANTINE_COUNTER, QUARANTINED, EventArch
 from vidmem_ros.memory.captioner_backends import build_captioner
 from vidmem_ros.memory.captions import ComposedCaptioner, EventCaptioner
 from vidmem_ros.memory.forget import forget
-from vidmem_ros.memory.integrity import DamagedStoreError
+from vidmem_ros.memory.integrity import DAMAGED_MARK, DamagedStoreError
 from vidmem_ros.memory.recovery import recover
 from vidmem_ros.memory.rows import POSE_SQL, cell, json_list, pose_columns, pose_from
 from vidmem_ros.memory.schema import POSE_COLUMNS
@@ -189,7 +189,9 @@ def run_doctor(path: Path, fix: bool, config: VidmemConfig, out: TextIO) -> int:
 def recover_into_new_file(path: Path, say: Callable[[str], None]) -> int:
     """Copy what is readable of a damaged store into ``NAME.recovered.db`` beside it; 1 (the store at ``path``
     is still damaged), or 2 when nothing could be recovered."""
-    target = path.with_name(f"{path.stem}.recovered{path.suffix or '.db'}")
+    store_name, _, when = path.name.partition(DAMAGED_MARK)  # a store the ingest node set aside names its damage
+    base = Path(store_name)
+    target = path.with_name(f"{base.stem}.recovered{'-' + when if when else ''}{base.suffix or '.db'}")
     say(f"the file itself is damaged: copying what is readable into {target}; {path} is left as it is")
     try:
         done = recover(path, target)
@@ -205,7 +207,14 @@ def recover_into_new_file(path: Path, say: Callable[[str], None]) -> int:
     if done.unreadable:
         say(f"  unreadable: {', '.join(done.unreadable)}")
     say(f"  integrity of {target}: {done.integrity}")
-    say(f"to use it, with the nodes stopped: keep {path} aside, then move {target} to {path}")
+    if when:  # the store's own name holds the fresh store the ingest node began after the damage
+        live = path.with_name(store_name)
+        say(
+            f"{live} now holds the fresh store begun after the damage; to answer from the recovered memory instead, "
+            f"with the nodes stopped, move {live} to another name (it keeps what came after) and move {target} to {live}"
+        )
+    else:
+        say(f"to use it, with the nodes stopped: move {path} to another name, then move {target} to {path}")
     return 1
 
 

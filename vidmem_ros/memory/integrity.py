@@ -26,6 +26,9 @@ SQLITE_MAGIC = b"SQLite format 3\x00"
 # Checked last, in this order: they hold the bulk of the file, and answers need them least.
 BULK_TABLES = ("moment_vectors", "payloads")
 
+# What the name of a store set aside as damaged adds to the store's own ("memory.db.damaged-<UTC time>").
+DAMAGED_MARK = ".damaged-"
+
 
 class DamagedStoreError(StoreError):
     """The store's file is damaged; nothing was written to it."""
@@ -134,7 +137,7 @@ def set_aside(path: Path) -> Path:
     """Rename a damaged store's files (database, WAL, shared memory) out of the way; returns the database's new
     name.  Nothing in them is changed: ``vidmem doctor --repair`` can still recover from them."""
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
-    target = path.with_name(f"{path.name}.damaged-{stamp}")
+    target = path.with_name(f"{path.name}{DAMAGED_MARK}{stamp}")
     try:
         # The WAL first: one left behind beside a fresh database would be replayed into it.
         for suffix in ("-wal", "-shm", ""):
