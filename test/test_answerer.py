@@ -718,3 +718,32 @@ def test_words_read_while_the_thing_that_bore_them_was_in_view_answer_what_it_sa
         answerer.store.add_moment(Moment(T0 + offset, "/cam", 64, 48, None, texts=[TextLine(line, 0.95)]))
     answer = answerer.answer(question)
     assert answer.value == "ARABICA BLEND", (answer.text, answer.trace.get("steps"))
+
+
+@pytest.mark.parametrize(
+    "question, expected",
+    [
+        ("Where did you read bay 1?", 44),
+        ("When did you pass the sign for bay 12?", 48),
+        ("Bay 21: when was it in view?", 52),
+    ],
+)
+def test_a_numbered_sign_is_not_another_number_that_shares_its_digits(
+    answerer: Reasoner, question: str, expected: int
+) -> None:
+    from vidmem_ros.memory.records import Moment
+    from vidmem_ros.perception.types import TextLine
+
+    for offset, line in ((44, "BAY 1"), (48, "BAY 12"), (52, "BAY 21")):
+        answerer.store.add_moment(Moment(T0 + offset, "/cam", 64, 48, None, texts=[TextLine(line, 0.95)]))
+    answer = answerer.answer(question)
+    assert answer.stamp is not None and abs(answer.stamp - (T0 + expected)) < 1.0, answer.text
+
+
+def test_a_number_never_read_is_not_found_in_another(answerer: Reasoner) -> None:
+    from vidmem_ros.memory.records import Moment
+    from vidmem_ros.perception.types import TextLine
+
+    answerer.store.add_moment(Moment(T0 + 44, "/cam", 64, 48, None, texts=[TextLine("BAY 3", 0.95)]))
+    answer = answerer.answer("Did you read bay 7?")
+    assert answer.value is not True and "BAY 3" not in answer.text, answer.text

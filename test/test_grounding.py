@@ -271,3 +271,21 @@ def test_a_record_that_names_only_what_a_thing_had_or_where_it_was_does_not_name
     found = grounder(store).ground("the glass desk with the green lamp", [Sense.SEEN]).found
     by_label = {g.text: g.data["names_it"] for g in found}
     assert by_label == {"table lamp": False, "desk": True}
+
+
+@pytest.mark.parametrize(
+    "description, found",
+    [("platform 4", True), ("the platform 14 sign", False), ("PLATFORM 40", False), ("the sign for platform 4", True)],
+)
+def test_a_number_that_names_a_thing_must_be_in_the_record(store: SqliteStore, description: str, found: bool) -> None:
+    best = grounder(store).ground(description, [Sense.READ]).claimed()
+    assert (best is not None and best.text == "PLATFORM 4") is found, description
+
+
+def test_numbers_that_name_things_are_those_after_a_word() -> None:
+    from vidmem_ros.agent.text_match import holds_numbers, identifiers, text_match
+
+    assert identifiers("the sign for gate 12 beside 3 trolleys") == ["12"]
+    assert identifiers("office C-318") == ["318"] and identifiers("about 5 people") == []
+    assert holds_numbers("LEVEL2 / STAIR B", ["2"]) and not holds_numbers("ROOM 19", ["1"])
+    assert text_match("room 1", "ROOM 19") == 0.0 and text_match("room 19", "ROOM 19 / EXIT") == 1.0

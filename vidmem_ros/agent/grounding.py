@@ -30,7 +30,7 @@ import numpy as np
 from vidmem_ros.agent.labels import singular
 from vidmem_ros.agent.question import without_asking
 from vidmem_ros.agent.runs import group_runs
-from vidmem_ros.agent.text_match import squash, stem
+from vidmem_ros.agent.text_match import holds_numbers, identifiers, squash, stem
 from vidmem_ros.memory.records import Pose
 from vidmem_ros.memory.view import MemoryView
 from vidmem_ros.perception.embedding import TextEmbedder
@@ -262,6 +262,7 @@ class Grounder:
         self.synonyms_of = synonyms_of
         self._synonyms: dict[str, Sequence[str]] = {}
         self._naming: list[str] = []
+        self._numbers: list[str] = []
 
     def wordy(self, text: str) -> bool:
         """Whether a record has words enough for its meaning to be read: two of three letters or more, or one
@@ -276,6 +277,7 @@ class Grounder:
         if self.synonyms_of is not None:
             self._synonyms = {w: self.synonyms_of(w) for w in wanted}
         self._naming = naming_words(description)
+        self._numbers = identifiers(description)  # "room 3": no record without a 3 is it
         found: list[Grounded] = []
         for sense in dict.fromkeys(senses):
             if sense is Sense.READ:
@@ -327,7 +329,7 @@ class Grounder:
     def _seen(self, description: str) -> list[Grounded]:
         """Detections of the labels the description names."""
         labels = self.labels_for(description) if self.labels_for is not None else []
-        if not labels:
+        if not labels or self._numbers:  # a detector's label holds no number: it cannot be "room 3"
             return []
         # How much of the description a label stands for: "ball" of "the ball players" is half of it.
         wanted = terms(description)
@@ -378,6 +380,7 @@ class Grounder:
         return any(word_hit(n, text, self._synonyms) for n in self._naming for text in texts)
 
     def _scored(self, sense: Sense, description: str, wanted: list[str], records: list[_Record]) -> list[Grounded]:
+        records = [r for r in records if holds_numbers(r.text, self._numbers)]
         if not records:
             return []
         # Words no record holds describe what bore the words read or heard ("the notice", "the voice"); a thing

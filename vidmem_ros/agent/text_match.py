@@ -4,6 +4,7 @@ longest shared run, and the share of a question's content words a text covers.""
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from difflib import SequenceMatcher
 
 from vidmem_ros.agent.question import content_words
@@ -14,9 +15,10 @@ def squash(text: str) -> str:
 
 
 def text_match(wanted: str, read: str) -> float:
-    """How well words read match the words asked about: 1 when contained (spaces and case ignored)."""
+    """How well words read match the words asked about: 1 when contained (spaces and case ignored); 0 where the
+    words asked about name a number the words read do not ("ROOM 19" is not room 1)."""
     a, b = squash(wanted), squash(read)
-    if not a or not b:
+    if not a or not b or not holds_numbers(read, re.findall(r"\d+", wanted)):
         return 0.0
     if a in b:
         return 1.0
@@ -24,6 +26,33 @@ def text_match(wanted: str, read: str) -> float:
         return len(b) / len(a)
     best = SequenceMatcher(None, a, b).find_longest_match(0, len(a), 0, len(b)).size
     return float(best / len(a)) if best >= 4 else 0.0
+
+
+def identifiers(description: str) -> list[str]:
+    """The numbers a description names a thing by: those after a word ("room 3", "gate 12", "C-318"), not a count
+    before one ("2 dogs", "the 3 boxes")."""
+    tokens = re.findall(r"[a-z]+|\d+", description.lower())
+    return [t for prev, t in zip(["", *tokens], tokens, strict=False) if t.isdigit() and prev.isalpha()
+            and prev not in _NOT_NAMING]  # fmt: skip
+
+
+# Words a number follows without naming a thing by it: determiners, quantities, times, verbs.
+_NOT_NAMING = frozenset(
+    re.findall(
+        r"[a-z]+",
+        """the a an these those all about around only just over under than of to at for by with and or in on from past
+    until till after before every each any some saw see seen read heard last first next another other more less
+    least most nearly almost roughly exactly beside besides near behind under above below between into onto inside
+    outside across along through against toward towards opposite like per via without within is was were are be
+    been am have has had do did does there here it its you your we our they their about""",
+    )
+)
+
+
+def holds_numbers(text: str, numbers: Sequence[str]) -> bool:
+    """Whether a text holds each number as a whole number ("LEVEL2" holds 2, "ROOM 19" does not hold 1)."""
+    held = {n.lstrip("0") or "0" for n in re.findall(r"\d+", text)}
+    return all((n.lstrip("0") or "0") in held for n in numbers)
 
 
 def words_covered(query: str, text: str) -> float:
