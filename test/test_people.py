@@ -233,7 +233,7 @@ def test_search_and_summary_show_people_with_times_places_and_what_they_said(con
 
 
 def test_the_report_has_a_row_per_person_in_a_real_browser(config, voiced, store, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    from test_eval_report import Dom, render
+    from rendered_page import Dom, render
 
     recording, vectors = voiced
     _corridor(store, recording)

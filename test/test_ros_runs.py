@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import rclpy
 from ros_robot import NAMESPACE
-from test_runs import T0, two_runs
+from two_runs import T0, two_runs
 
 from vidmem_ros.clock import utc_clock
 from vidmem_ros.command.launcher import NodeOptions, start_node, stop_processes

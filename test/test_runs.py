@@ -8,16 +8,15 @@ import math
 import sqlite3
 from pathlib import Path
 
-import numpy as np
 from chat_server import ChatServer
 from chat_server import text as chat_text
+from two_runs import HOUR, T0, config, play, two_runs
 
 from vidmem_ros.agent.reasoner import Reasoner
 from vidmem_ros.clock import utc_clock
 from vidmem_ros.config import CaptionerConfig, VidmemConfig, load_config
 from vidmem_ros.evaluation.baselines import SingleShotRetriever
-from vidmem_ros.memory.captions import EventCaptioner
-from vidmem_ros.memory.engine import MemoryEngine, PerceivedFrame
+from vidmem_ros.memory.engine import MemoryEngine
 from vidmem_ros.memory.hierarchy import ROOT_KEY
 from vidmem_ros.memory.reader import MemoryReader
 from vidmem_ros.memory.records import Transcript
@@ -26,33 +25,6 @@ from vidmem_ros.memory.store import SqliteStore
 from vidmem_ros.memory.vlm_captioner import OpenAiVlmCaptioner
 from vidmem_ros.perception.coco import COCO_LABELS
 from vidmem_ros.perception.registry import build_text_embedder
-from vidmem_ros.perception.types import Detection
-
-T0 = 1_780_000_000.0
-HOUR = 3600.0
-
-
-def config(path: Path) -> VidmemConfig:
-    return load_config(overrides={"store.path": str(path), "query.parser": "rules"})
-
-
-def play(engine: MemoryEngine, start: float, seconds: int, seen: dict[str, range]) -> None:
-    """``seconds`` frames at 1 Hz from sensor stamp ``start``; ``seen[label]``: the seconds that label is in view
-    (the view changes with what is seen, so segmentation has something to cut on)."""
-    for i in range(seconds):
-        labels = [label for label, when in seen.items() if i in when]
-        grey = np.full((32, 32), 40 + 50 * len(labels) + (i // 20) * 7, np.uint8)
-        engine.observe(
-            PerceivedFrame(
-                stamp=start + i,
-                source="/cam",
-                width=64,
-                height=48,
-                jpeg=b"\xff\xd8jpeg",
-                grey=grey,
-                detections=[Detection(label, 0.9, (0.0, 0.0, 20.0, 20.0)) for label in labels],
-            )
-        )
 
 
 def reasoner(store: SqliteStore, cfg: VidmemConfig) -> Reasoner:
@@ -206,17 +178,6 @@ def test_the_fault_bench_clock_cases_keep_runs_and_answer_per_run(tmp_path: Path
     assert "run 2" in back["answers"]["When did you last see a person?"]
     assert "run 1" in back["answers"]["When did you first see a person?"]
     assert any("looped 3 times" in line for line in clock_lines(figures))
-
-
-def two_runs(path: Path, captioner: EventCaptioner | None = None) -> tuple[SqliteStore, float]:
-    """A store whose clock was set back an hour after two minutes: run 1 from T0, run 2 from ``corrected``."""
-    store = SqliteStore(path)
-    engine = MemoryEngine(store, config(path), captioner=captioner)
-    play(engine, T0, 120, {"cup": range(40, 50), "laptop": range(90, 120)})
-    corrected = T0 + 120 - HOUR
-    play(engine, corrected, 120, {"cup": range(20, 30), "dog": range(80, 120)})
-    engine.finish()
-    return store, corrected
 
 
 def test_a_clock_window_reaches_every_run_that_went_through_it(tmp_path: Path) -> None:

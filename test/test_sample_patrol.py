@@ -380,7 +380,7 @@ def test_the_recogniser_hears_what_was_said(messages: dict[str, list[tuple[int, 
 
 
 def test_make_bag_writes_the_short_patrol_and_its_questions(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    args = argparse.Namespace(out=tmp_path / "short", camera_hz=1.0, raw=False, short=True)
+    args = argparse.Namespace(out=tmp_path / "short", camera_hz=1.0, raw=False, short=True, who=False)
     assert cli._make_bag(args) == 0
     printed = capsys.readouterr().out.split()
     assert printed == [str(tmp_path / "short"), str(tmp_path / "short.questions.jsonl")]

@@ -13,11 +13,9 @@ from __future__ import annotations
 import re
 from collections.abc import Generator
 from dataclasses import replace
-from typing import Any
 
 from vidmem_ros.agent.asked import Asked, asked_kind, interrogative
 from vidmem_ros.agent.description import head_words, held_in
-from vidmem_ros.agent.fitting import fit_to_schema
 from vidmem_ros.agent.grounding import (
     CLAIM_MARGIN,
     CLAIM_MIN,
@@ -39,23 +37,21 @@ from vidmem_ros.agent.question import (
     places_named,
 )
 from vidmem_ros.agent.runs import group_runs
+from vidmem_ros.agent.steps import NOT_SEEN_CONFIDENCE, Script, Step, answer, call
 from vidmem_ros.agent.text_match import squash, words_covered
-from vidmem_ros.agent.tool_args import TRANSCRIPTS_MAX, AnswerArgs
+from vidmem_ros.agent.tool_args import TRANSCRIPTS_MAX
 from vidmem_ros.agent.tool_context import Finding
-from vidmem_ros.agent.tool_registry import ANSWER_TOOL, TOOLS
+from vidmem_ros.agent.tool_registry import ANSWER_TOOL
 from vidmem_ros.agent.who import who_question, who_script
 from vidmem_ros.memory.captions import NOTHING_RECOGNISED
 from vidmem_ros.memory.runs import describe_time, runs_named
 
 # Absence of a detection is weak evidence (detectors miss things): the confidence of "not seen".
-NOT_SEEN_CONFIDENCE = 0.3
 NEIGHBOUR_WINDOW_S = 300.0  # how far "before X" / "after X" looks
 # A place description must match at least this well (share of words, or text-embedding cosine) to be the one meant.
 PLACE_MATCH_MIN = 0.3
 # Sentences heard with less than this between them are one message.
 MESSAGE_GAP_S = 2.0
-Step = list[dict[str, Any]]
-Script = Generator[Step, list[Observation], None]
 
 
 class OfflinePlanner:
@@ -840,10 +836,6 @@ def _as_asked(p: ParsedQuestion, relation: str, value: str, text: str) -> tuple[
     return agrees, f"{'Yes' if agrees else 'No'}, {text}"
 
 
-def call(tool: str, **args: Any) -> dict[str, Any]:
-    return {"tool": tool, "args": fit_to_schema(TOOLS[tool].args, args)}
-
-
 # An order asked as "before or after" wants that word, not a name.
 _BEFORE_OR_AFTER = re.compile(r"\b(?:before or after|after or before)\b", re.IGNORECASE)
 # Words that ask for the first or earliest of several times ("when did you start reading ...").
@@ -859,19 +851,6 @@ _BY_WRITING = re.compile(
     r"\b(?:going by|according to|judging by|as (?:written|printed|shown))\b|\b(?:label|sign|caption|plaque|poster"
     r"|notice|placard|writing|written|printed|inscription|nameplate)s?\b"
 )
-
-
-def answer(
-    text: str,
-    confidence: float,
-    evidence: list[str] | None = None,
-    time_ref: str | None = None,
-    place_ref: str | None = None,
-    value: bool | float | str | None = None,
-) -> Step:
-    args: dict[str, Any] = {"text": text, "confidence": round(min(1.0, max(0.0, confidence)), 3)}
-    args.update(evidence=evidence or [], time_ref=time_ref, place_ref=place_ref, value=value)
-    return [{"tool": ANSWER_TOOL, "args": fit_to_schema(AnswerArgs, args, prose=frozenset({"text"}))}]
 
 
 def _place_name(place: Finding) -> str:

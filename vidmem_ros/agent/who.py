@@ -11,13 +11,10 @@ import re
 from collections.abc import Generator
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any
 
 from vidmem_ros.agent.harness import AgentState, Observation
+from vidmem_ros.agent.steps import NOT_SEEN_CONFIDENCE, Script, Step, answer, call
 from vidmem_ros.agent.tool_context import Finding
-
-Step = list[dict[str, Any]]
-Script = Generator[Step, list[Observation], None]
 
 
 class WhoAsked(str, Enum):
@@ -81,8 +78,6 @@ def _said(words: str) -> str:
 
 def who_script(state: AgentState, q: WhoQuestion) -> Script:
     """The answer to ``q``, from the ground, person and people tools."""
-    from vidmem_ros.agent.offline_planner import NOT_SEEN_CONFIDENCE, answer, call
-
     if q.asked in (WhoAsked.COUNT, WhoAsked.LIST):
         obs = (yield [call("people", limit=50)])[0]
         found = obs.result.findings
@@ -126,8 +121,6 @@ def who_script(state: AgentState, q: WhoQuestion) -> Script:
 
 def _speaker_of(words: str) -> Generator[Step, list[Observation], tuple[Finding, Finding] | None]:
     """The person who said ``words`` and the sentence heard, grounded among sentences heard."""
-    from vidmem_ros.agent.offline_planner import call
-
     obs = (yield [call("ground", description=words, how=["heard"], limit=3)])[0]
     heard = [f for f in obs.result.findings if f.ref.startswith("transcript/")]
     # The sentence the ground tool claims, else the best that shares a word with them: a sentence that only comes

@@ -10,13 +10,21 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from vidmem_ros.memory.records import Pose, Transcript
 from vidmem_ros.memory.speakers import introduced_name
+from vidmem_ros.memory.view import MemoryView
 
-if TYPE_CHECKING:
-    from vidmem_ros.memory.reader import MemoryReader
+
+class MemoryReader(Protocol):
+    """What people are read from: memory, and where the robot was at a moment (``reader.MemoryReader``)."""
+
+    @property
+    def store(self) -> MemoryView: ...
+
+    def pose_at(self, stamp: float, as_of: float | None = None) -> Pose | None: ...
+
 
 PLACES_SHOWN = 5
 SAID_SHOWN = 3

@@ -1,0 +1,33 @@
+"""The steps a scripted planner yields: tool calls, and the final answer, each fitted to its tool's schema."""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+from typing import Any
+
+from vidmem_ros.agent.fitting import fit_to_schema
+from vidmem_ros.agent.harness import Observation
+from vidmem_ros.agent.tool_args import AnswerArgs
+from vidmem_ros.agent.tool_registry import ANSWER_TOOL, TOOLS
+
+# The confidence of "I have not seen it": memory was searched and holds nothing of the kind.
+NOT_SEEN_CONFIDENCE = 0.3
+Step = list[dict[str, Any]]
+Script = Generator[Step, list[Observation], None]
+
+
+def call(tool: str, **args: Any) -> dict[str, Any]:
+    return {"tool": tool, "args": fit_to_schema(TOOLS[tool].args, args)}
+
+
+def answer(
+    text: str,
+    confidence: float,
+    evidence: list[str] | None = None,
+    time_ref: str | None = None,
+    place_ref: str | None = None,
+    value: bool | float | str | None = None,
+) -> Step:
+    args: dict[str, Any] = {"text": text, "confidence": round(min(1.0, max(0.0, confidence)), 3)}
+    args.update(evidence=evidence or [], time_ref=time_ref, place_ref=place_ref, value=value)
+    return [{"tool": ANSWER_TOOL, "args": fit_to_schema(AnswerArgs, args, prose=frozenset({"text"}))}]
