@@ -109,7 +109,7 @@ def _timed(config: VidmemConfig, store_path: Path, asked: list[tuple[str, float]
             began = time.perf_counter()
             answer = reasoner.answer(question, as_of=start + ask_at)
             latencies.append(time.perf_counter() - began)
-            model_read += answer.trace.get("parser", "rules") != "rules"
+            model_read += "candidates" in answer.trace or answer.trace.get("parser", "rules") != "rules"
     finally:
         store.close()
     ranked = sorted(latencies)

@@ -17,6 +17,7 @@ match is claimed only when it is good enough and stands out from the best other 
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 import threading
@@ -178,18 +179,28 @@ def found_in(word: str, text: str) -> bool:
     """Whether a word is in a text in some form: a word of the text that begins with its stem and goes on at most
     three letters ("plates" and "plated" for "plate", not "platform"), or, for a long word, run together with
     others ("eastwing" holds "wing")."""
-    tokens = re.findall(r"[a-z0-9]+", text.lower())
+    tokens = _tokens(text)
     word = squash(word)
     if not word:
         return False
     if len(word) <= 3:  # short words ("c", "b12", "lab") must stand as words: they hide inside others
         return word in tokens
-    forms = {stem(word), squash(singular(word))}
+    forms = _forms(word)
     if any(t.startswith(f) and len(t) - len(f) <= 3 for t in tokens for f in forms):
         return True
     if any(len(t) >= 4 and word.startswith(t) and len(word) - len(t) <= 4 for t in tokens):
         return True  # a compound's first part: "bath" of "bathroom", "green" of "greenhouse"
     return len(word) >= 5 and word in "".join(tokens)
+
+
+@functools.lru_cache(maxsize=4_096)
+def _forms(word: str) -> frozenset[str]:
+    return frozenset((stem(word), squash(singular(word))))
+
+
+@functools.lru_cache(maxsize=65_536)
+def _tokens(text: str) -> tuple[str, ...]:
+    return tuple(re.findall(r"[a-z0-9]+", text.lower()))
 
 
 def meaning_score(cosine: float) -> float:
@@ -214,14 +225,14 @@ class MeaningCache:
         if self.embedder is None or not texts:
             return [0.0] * len(texts)
         with self._lock:
-            missing = list(dict.fromkeys(t for t in texts if t not in self._vectors))
+            missing = list(dict.fromkeys(t for t in (query, *texts) if t not in self._vectors))
             if missing:
                 if len(self._vectors) + len(missing) > self.limit:
                     self._vectors.clear()
                 for text, vector in zip(missing, self.embedder.embed_texts(missing), strict=True):
                     self._vectors[text] = vector
             vectors = np.stack([self._vectors[t] for t in texts])
-            q = self.embedder.embed_texts([query])[0]
+            q = self._vectors[query]
         return [float(c) for c in vectors @ q]
 
 
@@ -389,7 +400,8 @@ class Grounder:
         known = (
             known_words(wanted, (_words_of(r) for r in records), synonyms) if sense is not Sense.SEEN else set(wanted)
         )
-        words = {r.text: _record_words(wanted, r, known, synonyms) for r in records}
+        one_of_each = {r.text: r for r in records}  # a tag's label has the same broader words on every frame
+        words = {t: _record_words(wanted, r, known, synonyms) for t, r in one_of_each.items()}
         distinct = list(dict.fromkeys(r.text for r in records))
         # Meaning for every distinct record where few; else for the best by words and the most recent.
         if len(distinct) > MEANING_CANDIDATES:

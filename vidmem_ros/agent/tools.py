@@ -766,8 +766,9 @@ def _by_name(ctx: ToolContext, about: str, listed: list[stays.Place]) -> list[fl
     lexical = [words_covered(about, text) for text in texts]
     if ctx.text_embedder is None or not any(texts):
         return lexical
-    vectors = ctx.text_embedder.embed_texts([about, *[t or "nothing" for t in texts]])
-    meaning = [max(0.0, float(v @ vectors[0])) for v in vectors[1:]]
+    if ctx.meaning is None:
+        ctx.meaning = MeaningCache(ctx.text_embedder)
+    meaning = [max(0.0, c) for c in ctx.meaning.cosines(about, [t or "nothing" for t in texts])]
     return [max(a, b) for a, b in zip(lexical, meaning, strict=True)]
 
 
