@@ -128,12 +128,13 @@ class Reasoner:
             return answer  # a reading by the rules stands: the model seldom reads a question better, at seconds each
         assert isinstance(parser, ModelQuestionParser)
         reply = parser.plan(text)
+        answer.trace["model_read"] = True
         second = to_parsed(text, reply) if reply is not None else None
         if second is None or second == first:
             return answer
         other = self._planned(text, second, ctx, budget, span, as_of)
         best = max((answer, other), key=lambda a: support(a, asked_kind(text)))  # the rules' reading on a tie
-        best.trace["candidates"] = [_plan_trace(first), _plan_trace(second)]
+        best.trace.update(model_read=True, candidates=[_plan_trace(first), _plan_trace(second)])
         return best
 
     def _planned(
