@@ -437,16 +437,12 @@ class OfflinePlanner:
         ]
         steady = [f for f in apart if int(f.data.get("frames", 1)) > 1]
         others = steady or apart
-        scene: Finding | None = None
-        if what == "objects":  # the view right next to it, which may hold no detection (only a tag or a caption)
+        if not others and what == "objects":  # nothing detected near it: the view next to it, by its caption
             scenes = (yield [call("timeline", start_t=window[0], end_t=window[1], what=["scenes"], limit=50)])[0]
             scene = _adjacent_scene(scenes.result.findings, edge_at, after)
-        if scene is not None:
-            inside = [f for f in apart if f.stamp <= scene.end and f.end >= scene.stamp]
-            if not inside:
+            if scene is not None:
                 yield self._scene_answer(state, p, anchor, scene, after)
                 return
-            others = inside
         if not others:
             where = "after" if after else "before"
             yield answer(
@@ -464,8 +460,6 @@ class OfflinePlanner:
         relation = "after" if after else "before"
         listed = " and ".join(f'"{n}"' for n in names[:4])
         text = f"Right {relation} {p.other}, I {verb} {listed} {self._when(state, nearest.stamp)}."
-        if scene is not None:
-            text += f" That view: {scene.text}"
         refs = [anchor.ref, *(f.ref for f in together[:4])]
         yield answer(text, nearest.score * 0.9, refs, nearest.ref, nearest.ref, value=names[0])
 

@@ -124,9 +124,9 @@ _FRAME_WORDS = frozenset(
     _words(
         """
         a an the any some anything anyone anybody someone somebody something everything nothing one ones it its they
-        them their there here this that these those you your yourself i me my we us our he she him her his people
+        them their there here this that these those you your yourself i me my we us our he she him her his
         what's where's when's who's how's that's it's there's
-        person what which who whom whose when where why how whether if is are was were be been being am do does did
+        what which who whom whose when where why how whether if is are was were be been being am do does did
         done have has had having can could will would should shall may might must not no yes ever never already yet
         still again so far up to now until till since at in on into onto to from of for by with about near inside
         outside around over under through across along during while after before earlier later first last next
@@ -160,7 +160,7 @@ _SPEAKERS = frozenset(("people", "person", "a person", "the people", "anyone", "
 _BRIDGES = frozenset(
     _words(
         """
-        a an the some of on in at with by near from under over behind inside outside into onto to people person one
+        a an the some of on in at with by near from under over behind inside outside into onto to one
         room place area spot
         """
     )
