@@ -36,6 +36,7 @@ from vidmem_ros.agent.reasoner import Reasoner
 from vidmem_ros.config import load_config
 from vidmem_ros.ingest.frames import DecodedImage, FrameInput
 from vidmem_ros.ingest.health import assess
+from vidmem_ros.ingest.stats import StatsSnapshot
 from vidmem_ros.ingest.worker import IngestPipeline
 from vidmem_ros.memory.doctor import run_doctor
 from vidmem_ros.memory.integrity import check_connection
@@ -148,6 +149,15 @@ def _answers(path: Path) -> dict[str, dict[str, Any]]:
 # -- a full disk --------------------------------------------------------------------------------------------
 
 
+def _frames_between(before: StatsSnapshot, after: StatsSnapshot) -> dict[str, int]:
+    """Frames received, kept and refused by the store between two snapshots of the ingest stats."""
+    return {
+        "frames": after.received - before.received,
+        "kept": after.kept - before.kept,
+        "refused": after.dropped.get("store_error", 0) - before.dropped.get("store_error", 0),
+    }
+
+
 def _full_disk(path: Path) -> dict[str, Any]:
     config = load_config(overrides={"store.path": str(path), "query.parser": "rules", "ocr.backend": "none"})
     store = SqliteStore(path)
@@ -178,18 +188,14 @@ def _full_disk(path: Path) -> dict[str, Any]:
         "kept_before": roomy.kept,
         "room_pages": ROOM_PAGES,
         "while_full": {
-            "frames": full.received - roomy.received,
-            "kept": full.kept - roomy.kept,
-            "refused": full.dropped.get("store_error", 0) - roomy.dropped.get("store_error", 0),
+            **_frames_between(roomy, full),
             "s": full_s,
             "named": named,
             "diagnostics": health.message,
             "answers": while_full,
         },
         "after_freeing": {
-            "frames": freed.received - full.received,
-            "kept": freed.kept - full.kept,
-            "refused": freed.dropped.get("store_error", 0) - full.dropped.get("store_error", 0),
+            **_frames_between(full, freed),
             "answers": {q: reasoner.answer(q).text for q in asked},
         },
         "logged": [line for level, line in lines if level >= logging.WARNING],
