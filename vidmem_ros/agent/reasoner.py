@@ -18,7 +18,7 @@ from vidmem_ros.agent.grounding import MeaningCache
 from vidmem_ros.agent.harness import Budget, Harness, PlannerFactory
 from vidmem_ros.agent.labels import LabelLexicon
 from vidmem_ros.agent.offline_planner import OfflinePlanner
-from vidmem_ros.agent.question import ParsedQuestion, parse_question, validate_question
+from vidmem_ros.agent.question import ParsedQuestion, validate_question
 from vidmem_ros.agent.question_model import (
     ModelQuestionParser,
     QuestionParser,
@@ -117,16 +117,13 @@ class Reasoner:
         sentence pattern knows is read by likeness to example questions; only where that finds no reading and the
         search that answers instead is weak does the model read it, and the better supported answer stands."""
         parser = self.parser
-        deferred = isinstance(parser, ModelQuestionParser) and parser.rules_first and parse_question(text) is None
-        first = parser.rules.parse(text) if isinstance(parser, ModelQuestionParser) and deferred else parser.parse(text)
+        if not (isinstance(parser, ModelQuestionParser) and parser.rules_first):
+            return self._planned(text, parser.parse(text), ctx, budget, span, as_of)
+        first = parser.rules.parse(text)  # the sentence patterns, then likeness to example questions
         answer = self._planned(text, first, ctx, budget, span, as_of)
-        if isinstance(parser, ModelQuestionParser) and parser.rules_first:
-            answer.trace["parser"] = "rules"  # a sentence pattern, or the rules' reading first
-        if not deferred:
-            return answer
+        answer.trace["parser"] = "rules"
         if first is not None or not weak(answer, asked_kind(text)):
             return answer  # a reading by the rules stands: the model seldom reads a question better, at seconds each
-        assert isinstance(parser, ModelQuestionParser)
         reply = parser.plan(text)
         answer.trace["model_read"] = True
         second = to_parsed(text, reply) if reply is not None else None
