@@ -6,7 +6,7 @@ import pytest
 from vidmem_ros.errors import StoreError
 from vidmem_ros.memory.records import Moment, Pose
 from vidmem_ros.memory.store import SqliteStore
-from vidmem_ros.perception.types import Detection
+from vidmem_ros.perception.types import Detection, Tag
 
 
 def moment(stamp: float, *labels: tuple[str, float], pose: Pose | None = None) -> Moment:
@@ -25,6 +25,32 @@ def test_sightings_respect_label_score_and_as_of(tmp_path: Path) -> None:
     assert store.sightings(["cup"], None, 0.5)[-1].pose == Pose("map", 1.0, 2.0)
     assert store.time_span(15.0) == (10.0, 10.0)
     assert store.moment_count() == 3
+
+
+def test_scene_tags_are_read_by_class_without_reading_every_frame(tmp_path: Path) -> None:
+    store = SqliteStore(tmp_path / "m.db")
+    beagle = Tag("beagle", 0.6, ("dog", "animal"))
+    hound = Tag("Dog", 0.05, ("animal",))  # a class whose own word is another class's broader word, too weak
+    kettle = Tag("teakettle", 0.3, ("kettle", "pot"))
+    for stamp, tags in [(10.0, [beagle, kettle]), (20.0, [beagle, hound]), (30.0, [kettle]), (40.0, [beagle])]:
+        store.add_moment(
+            Moment(
+                stamp=stamp, source="/cam", width=8, height=8, tags=list(tags), pose=Pose("map", stamp, 0.0), jpeg=None
+            )
+        )
+    assert store.tag_classes(0.0, 100.0, None, 0.1) == {"beagle": ("dog", "animal"), "teakettle": ("kettle", "pot")}
+    assert list(store.tag_classes(0.0, 100.0, None, 0.0)) == ["beagle", "teakettle", "Dog"]
+    assert list(store.tag_classes(0.0, 100.0, 25.0, 0.1)) == ["beagle", "teakettle"]
+    frames = store.tag_frames(["beagle", "Dog"], 0.0, 100.0, None, 0.0)
+    # One row per frame and class, read through the class's own word: the beagle's "dog" row is not the Dog class.
+    assert [(f.stamp, f.label) for f in frames] == [(10.0, "beagle"), (20.0, "beagle"), (20.0, "Dog"), (40.0, "beagle")]
+    assert frames[-1].pose == Pose("map", 40.0, 0.0)
+    assert [f.stamp for f in store.tag_frames(["beagle"], 15.0, 100.0, 30.0, 0.1)] == [20.0]
+    assert store.tag_counts(0.0, 100.0) == [("beagle", 3), ("teakettle", 2), ("Dog", 1)]
+    assert store.tag_counts(25.0, 100.0, 35.0) == [("teakettle", 1)]
+    untagged = store.moments(0.0, 100.0, with_tags=False)
+    assert [m.tags for m in untagged] == [[], [], [], []]
+    assert [len(m.tags) for m in store.moments(0.0, 100.0)] == [2, 2, 1, 1]
 
 
 def test_memory_survives_reopening(tmp_path: Path) -> None:

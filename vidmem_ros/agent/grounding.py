@@ -62,7 +62,6 @@ TAG_MEANING_WEIGHT = 0.8
 # A tag matched only by one of its broader words weighs this much of one matched by its own name.
 BROADER_WORD_WEIGHT = 0.6
 # The most frames whose tags one question reads.
-MAX_TAGGED_FRAMES = 20_000
 # Records of one thing less than this apart are one occasion.
 OCCASION_GAP_S = 12.0
 # An event's caption summarises many frames (on the cpu profile it is composed from their labels): as evidence of
@@ -368,15 +367,15 @@ class Grounder:
     def _tags(self, description: str, wanted: list[str]) -> list[Grounded]:
         """Scene tags (a classifier's classes, with the broader words WordNet gives them), scored like any record;
         a tag on one frame below the score a detection needs is a passing guess and weighs little."""
-        moments = self.store.moments(self.lo, self.hi, self.as_of, limit=MAX_TAGGED_FRAMES)
+        # The classes first, one record each: only the frames of those the description could match are read.
+        classes = self.store.tag_classes(self.lo, self.hi, self.as_of, TAG_MIN_SCORE)
+        each = [_Record("tag", "", 0.0, 0.0, label, None, 1.0, terms) for label, terms in classes.items()]
+        matched = [g.text for g in self._scored(Sense.SEEN, description, wanted, each) if g.score > 0]
         records = [
-            _Record(
-                "tag", f"moment/{m.id}", m.stamp, m.stamp, tag.label, m.pose, tag.score, tag.terms, f"moment/{m.id}"
-            )
-            for m in moments
-            for tag in m.tags
-            if tag.score >= TAG_MIN_SCORE
-        ]
+            _Record("tag", f"moment/{s.moment_id}", s.stamp, s.stamp, s.label, s.pose, s.score, classes[s.label],
+                    f"moment/{s.moment_id}")
+            for s in self.store.tag_frames(matched, self.lo, self.hi, self.as_of, TAG_MIN_SCORE)
+        ]  # fmt: skip
         found = []
         for g in self._scored(Sense.SEEN, description, wanted, records):
             sure = g.count >= TAG_MIN_FRAMES or g.confidence >= self.min_score

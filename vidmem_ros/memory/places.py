@@ -154,14 +154,14 @@ def described_visits(
     """The visits in [start, min(end, as_of)] from the stored path, each described by what memory holds of it."""
     found = visits(store.pose_track(start, end, as_of), config)
     for visit in found:
-        moments = store.moments(visit.start, visit.end, as_of, limit=2000)
+        moments = store.moments(visit.start, visit.end, as_of, limit=2000, with_tags=False)
         visit.seen = _ranked(d.label for m in moments for d in m.detections if d.score >= min_score)
         visit.frames = len(moments)
         visit.frames_with = Counter(x for m in moments for x in {d.label for d in m.detections if d.score >= min_score})
         for m in moments:
             in_frame = Counter(d.label for d in m.detections if d.score >= min_score)
             visit.at_once |= in_frame  # the most of each label in any one frame
-        visit.looked = _ranked(t.label for m in moments for t in m.tags)
+        visit.looked = [label for label, _ in store.tag_counts(visit.start, visit.end, as_of)]
         visit.read = _ranked(t.text for m in moments for t in m.texts)
         visit.heard = [t.text for t in store.transcripts(visit.start, visit.end, as_of)]
     return found

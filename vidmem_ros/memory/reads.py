@@ -101,16 +101,23 @@ class StoreReads:
         return moment
 
     def moments(
-        self, start: float, end: float, as_of: float | None = None, limit: int = 1000, with_payload: bool = False
+        self,
+        start: float,
+        end: float,
+        as_of: float | None = None,
+        limit: int = 1000,
+        with_payload: bool = False,
+        with_tags: bool = True,
     ) -> list[Moment]:
-        """Moments with ``start <= stamp <= min(end, as_of)``, oldest first."""
+        """Moments with ``start <= stamp <= min(end, as_of)``, oldest first; without their scene tags where the
+        caller reads those separately (``tag_counts``), as a tag answers to many words, each a row."""
         with self.read() as db:
             rows = db.execute(
                 f"SELECT {MOMENT_SQL} FROM moments WHERE stamp BETWEEN ? AND ? ORDER BY stamp LIMIT ?",
                 (start, min(end, _upper(as_of)), limit),
             ).fetchall()
             found = [moment_from(row) for row in rows]
-            _attach_details(db, found, with_payload)
+            _attach_details(db, found, with_payload, with_tags)
         return found
 
     def event_moments(self, event_id: int, with_payload: bool = False) -> list[Moment]:
@@ -161,6 +168,53 @@ class StoreReads:
         with self.read() as db:
             rows = db.execute(sql, (word.lower(), min_score, _upper(as_of))).fetchall()
         return [Sighting(r[0], r[1], r[2], r[3], pose_from(r[4:12])) for r in rows]
+
+    def tag_classes(
+        self, start: float, end: float, as_of: float | None, min_score: float
+    ) -> dict[str, tuple[str, ...]]:
+        """The scene tags' classes in ``[start, min(end, as_of)]`` at ``min_score`` or above, in the order first
+        stored, each with the broader words it answers to: what a question is matched against before any frame
+        is read."""
+        sql = (
+            "SELECT label, word FROM tags WHERE stamp BETWEEN ? AND ? AND score >= ? "
+            "GROUP BY label, word ORDER BY MIN(rowid)"
+        )
+        classes: dict[str, list[str]] = {}
+        with self.read() as db:
+            for label, word in db.execute(sql, (start, min(end, _upper(as_of)), min_score)):
+                words = classes.setdefault(label, [])
+                if word != label.lower():
+                    words.append(word)
+        return {label: tuple(words) for label, words in classes.items()}
+
+    def tag_counts(self, start: float, end: float, as_of: float | None = None) -> list[tuple[str, int]]:
+        """Each scene tag's class in ``[start, min(end, as_of)]`` and the number of frames it was on, the most
+        frequent first (the first stored first among equals)."""
+        sql = (
+            "SELECT label, COUNT(DISTINCT moment_id) AS frames FROM tags WHERE stamp BETWEEN ? AND ? "
+            "GROUP BY label ORDER BY frames DESC, MIN(rowid)"
+        )
+        with self.read() as db:
+            return [(str(r[0]), int(r[1])) for r in db.execute(sql, (start, min(end, _upper(as_of))))]
+
+    def tag_frames(
+        self, labels: Sequence[str], start: float, end: float, as_of: float | None, min_score: float
+    ) -> list[Sighting]:
+        """Frames in ``[start, min(end, as_of)]`` tagged with one of ``labels`` at ``min_score`` or above, oldest
+        first: one row per frame and class (read through the class's own word)."""
+        if not labels:
+            return []
+        own = {label.lower(): label for label in labels}
+        marks = ", ".join("?" * len(own))
+        pose = pose_columns("m.")
+        sql = (
+            f"SELECT t.moment_id, t.stamp, t.label, t.score, t.word, {pose} FROM tags t "
+            f"JOIN moments m ON m.id = t.moment_id "
+            f"WHERE t.word IN ({marks}) AND t.stamp BETWEEN ? AND ? AND t.score >= ? ORDER BY t.stamp, t.rowid"
+        )
+        with self.read() as db:
+            rows = db.execute(sql, (*own, start, min(end, _upper(as_of)), min_score)).fetchall()
+        return [Sighting(r[0], r[1], r[2], r[3], pose_from(r[5:13])) for r in rows if own.get(r[4]) == r[2]]
 
     def moment_count(self, as_of: float | None = None) -> int:
         with self.read() as db:
@@ -392,8 +446,8 @@ def _upper(as_of: float | None) -> float:
     return float("inf") if as_of is None else as_of
 
 
-def _attach_details(db: sqlite3.Connection, moments: list[Moment], with_payload: bool) -> None:
-    """Fill detections, texts read and (optionally) the JPEG payload of moments read from rows."""
+def _attach_details(db: sqlite3.Connection, moments: list[Moment], with_payload: bool, with_tags: bool = True) -> None:
+    """Fill detections, texts read, (optionally) scene tags and the JPEG payload of moments read from rows."""
     by_id = {m.id: m for m in moments}
     if not by_id:
         return
@@ -409,10 +463,18 @@ def _attach_details(db: sqlite3.Connection, moments: list[Moment], with_payload:
         f"SELECT moment_id, text, score, x0, y0, x1, y1 FROM texts WHERE moment_id IN ({marks}) ORDER BY id", ids
     ):
         by_id[mid].texts.append(TextLine(text, score, (x0, y0, x1, y1)))
+    if with_tags:
+        _attach_tags(db, by_id, marks)
+    if with_payload:
+        for mid, jpeg in db.execute(f"SELECT moment_id, jpeg FROM payloads WHERE moment_id IN ({marks})", ids):
+            by_id[mid].jpeg = bytes(jpeg)
+
+
+def _attach_tags(db: sqlite3.Connection, by_id: dict[int, Moment], marks: str) -> None:
     tags: dict[tuple[int, str], list[str]] = {}
     scores: dict[tuple[int, str], float] = {}
     for mid, label, word, score in db.execute(
-        f"SELECT moment_id, label, word, score FROM tags WHERE moment_id IN ({marks}) ORDER BY rowid", ids
+        f"SELECT moment_id, label, word, score FROM tags WHERE moment_id IN ({marks}) ORDER BY rowid", tuple(by_id)
     ):
         tags.setdefault((mid, label), [])
         scores[(mid, label)] = score
@@ -420,9 +482,6 @@ def _attach_details(db: sqlite3.Connection, moments: list[Moment], with_payload:
             tags[(mid, label)].append(word)
     for (mid, label), terms in tags.items():
         by_id[mid].tags.append(Tag(label, scores[(mid, label)], tuple(terms)))
-    if with_payload:
-        for mid, jpeg in db.execute(f"SELECT moment_id, jpeg FROM payloads WHERE moment_id IN ({marks})", ids):
-            by_id[mid].jpeg = bytes(jpeg)
 
 
 def _run_together_hits(db: sqlite3.Connection, words: list[str], as_of: float | None, limit: int) -> list[SearchHit]:

@@ -36,7 +36,13 @@ class MemoryView(Protocol):
     def moment(self, moment_id: int, with_payload: bool = True) -> Moment | None: ...
 
     def moments(
-        self, start: float, end: float, as_of: float | None = None, limit: int = 1000, with_payload: bool = False
+        self,
+        start: float,
+        end: float,
+        as_of: float | None = None,
+        limit: int = 1000,
+        with_payload: bool = False,
+        with_tags: bool = True,
     ) -> list[Moment]: ...
 
     def moments_near(
@@ -50,6 +56,16 @@ class MemoryView(Protocol):
     def sightings(self, labels: Sequence[str], as_of: float | None, min_score: float) -> list[Sighting]: ...
 
     def tag_sightings(self, word: str, as_of: float | None, min_score: float) -> list[Sighting]: ...
+
+    def tag_classes(
+        self, start: float, end: float, as_of: float | None, min_score: float
+    ) -> dict[str, tuple[str, ...]]: ...
+
+    def tag_counts(self, start: float, end: float, as_of: float | None = None) -> list[tuple[str, int]]: ...
+
+    def tag_frames(
+        self, labels: Sequence[str], start: float, end: float, as_of: float | None, min_score: float
+    ) -> list[Sighting]: ...
 
     def event(self, event_id: int) -> Event | None: ...
 
