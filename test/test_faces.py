@@ -18,7 +18,10 @@ from vidmem_ros.errors import ConfigError, InputError, ModelUnavailableError
 from vidmem_ros.ingest.frames import DecodedImage, FrameInput
 from vidmem_ros.ingest.worker import IngestPipeline
 from vidmem_ros.memory import schema
+from vidmem_ros.memory.archive import EventArchive
+from vidmem_ros.memory.captions import ComposedCaptioner
 from vidmem_ros.memory.faces import FACES
+from vidmem_ros.memory.forget import forget, forget_face
 from vidmem_ros.memory.identities import load
 from vidmem_ros.memory.store import SqliteStore
 from vidmem_ros.perception.face import DlibFaceEmbedder, check_face
@@ -167,3 +170,43 @@ def test_a_version_4_store_is_migrated_and_its_frames_kept(
     with store.read() as db:
         assert db.execute("SELECT COUNT(*) FROM moments").fetchone()[0] == 6
         assert db.execute("SELECT COUNT(DISTINCT face_id) FROM face_sightings").fetchone()[0] == 1
+
+
+def test_forgetting_a_face_removes_its_descriptors_and_crops_and_its_id_is_never_given_again(
+    face_config: VidmemConfig, embedder: DlibFaceEmbedder, shots: list[Shot], tmp_path: Path
+) -> None:
+    store = ingest(face_config, tmp_path / "faces.db", embedder, shots[:12])
+    with store.read() as db:
+        astronaut = db.execute("SELECT face_id FROM face_sightings ORDER BY stamp LIMIT 1").fetchone()[0]
+        others = db.execute("SELECT COUNT(*) FROM face_sightings WHERE face_id != ?", (astronaut,)).fetchone()[0]
+        frames = db.execute("SELECT COUNT(*) FROM moments").fetchone()[0]
+    report = forget_face(EventArchive(store, face_config, ComposedCaptioner()), astronaut)
+    assert report.faces == [astronaut] and report.sightings > 0
+    with store.read() as db:
+        assert db.execute("SELECT COUNT(*) FROM faces WHERE id = ?", (astronaut,)).fetchone()[0] == 0
+        left = db.execute("SELECT face_id FROM face_sightings").fetchall()
+        orphan_crops = db.execute(
+            "SELECT COUNT(*) FROM face_crops WHERE sighting_id NOT IN (SELECT id FROM face_sightings)"
+        ).fetchone()[0]
+        assert db.execute("SELECT COUNT(*) FROM moments").fetchone()[0] == frames  # the frames stay
+    assert len(left) == others and astronaut not in {r[0] for r in left} and orphan_crops == 0
+    with pytest.raises(InputError, match="unknown_person"):
+        forget_face(EventArchive(store, face_config, ComposedCaptioner()), astronaut)
+    # Seen again, the astronaut is a new person.
+    again = ingest(face_config, tmp_path / "faces.db", embedder, [Shot(s.stamp + 100, *rest) for s, *rest in
+                   [(s, s.person, s.place, s.frame) for s in shots[:2]]])  # fmt: skip
+    with again.read() as db:
+        newest = db.execute("SELECT face_id FROM face_sightings ORDER BY stamp DESC LIMIT 1").fetchone()[0]
+    assert newest > astronaut
+
+
+def test_forgetting_frames_forgets_the_faces_seen_only_there(
+    face_config: VidmemConfig, embedder: DlibFaceEmbedder, shots: list[Shot], tmp_path: Path
+) -> None:
+    store = ingest(face_config, tmp_path / "faces.db", embedder, shots[:12])
+    with store.read() as db:
+        before = set(load(db, FACES))
+    forget(EventArchive(store, face_config, ComposedCaptioner()), T0 + 6.0, T0 + 11.5)  # lfw0's visit
+    with store.read() as db:
+        after = load(db, FACES)
+    assert len(after) == len(before) - 1 and after[min(after)].segments >= 1
