@@ -101,7 +101,7 @@ def test_one_photo_seen_again_is_one_face_and_different_photos_are_not(
     assert set(vectors) == set(portraits())
     own = max(1 - float(a @ b) for v in vectors.values() for a in v for b in v)
     other = min(1 - float(a @ b) for m in vectors for n in vectors if m < n for a in vectors[m] for b in vectors[n])
-    assert own < 0.07 < other  # face.match_distance lies between
+    assert own < load_config().face.match_distance < other
 
 
 def test_the_patrol_is_told_apart_into_its_five_people(

@@ -582,7 +582,7 @@ class FaceConfig(_Section):
         20.0, ge=0.0, description="A face whose variance of the Laplacian is below this is not embedded (blurred)"
     )
     match_distance: float = Field(
-        0.07,
+        0.06,
         gt=0.0,
         lt=2.0,
         description="Cosine distance of unit descriptors within which a face is a known one (dlib's 0.6 euclidean "
