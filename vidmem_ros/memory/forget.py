@@ -1,5 +1,5 @@
 """Forget: remove everything the memory holds about a time range or about chosen moments and events, or
-about a person (``forget_person``: their voice, and their speech only if asked).
+about a person (``forget_person``: their voice, and their speech only if asked; ``forget_face``: a face seen).
 
 Frames, vectors, detections, texts read, transcripts, the pose track, documents
 and graph references go in one transaction; events that only partly overlap are
@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from vidmem_ros.errors import InputError
-from vidmem_ros.memory import hierarchy, speakers
+from vidmem_ros.memory import faces, hierarchy, speakers
 from vidmem_ros.memory.archive import EventArchive
 from vidmem_ros.memory.rows import json_list
 from vidmem_ros.memory.runs import clock_spans, runs_in
@@ -77,6 +77,8 @@ def forget(
             db, "SELECT DISTINCT event_id FROM moments WHERE id IN ({}) AND event_id IS NOT NULL", moments
         )
         _forget_moments(db, moments)
+        if moments:
+            faces.refresh(db)  # a face is what its remaining sightings make it; one with none left is gone
         supers = _ids_in(
             db, "SELECT DISTINCT super_id FROM events WHERE id IN ({}) AND super_id IS NOT NULL", touched | events
         )
@@ -158,6 +160,38 @@ def forget_person(archive: EventArchive, speaker_id: int, with_speech: bool = Fa
             "INSERT INTO meta VALUES ('forget_generation', '1') "
             "ON CONFLICT (key) DO UPDATE SET value = CAST(value AS INTEGER) + 1"
         )  # the ingesting engine drops its cache of voices
+        db.execute("PRAGMA secure_delete = OFF")
+    report.compacted = store.checkpoint()
+    return report
+
+
+@dataclass
+class FaceForgetReport:
+    faces: list[int] = field(default_factory=list)  # the face rows removed: the person's and those merged in
+    sightings: int = 0  # sightings removed with their descriptors and crops (the frames stay)
+    compacted: bool = False
+
+
+def forget_face(archive: EventArchive, face_id: int) -> FaceForgetReport:
+    """Forget the person seen as ``face/<face_id>``: the face's centroid, every sighting's descriptor and crop, and
+    the faces merged into it, so it can no longer be matched; the frames stay.  The same face seen again later is
+    a new person.  InputError if no such face is in memory."""
+    store = archive.store
+    report = FaceForgetReport()
+    with store.write() as db:
+        db.execute("PRAGMA secure_delete = ON")
+        row = db.execute("SELECT merged_into FROM faces WHERE id = ?", (face_id,)).fetchone()
+        if row is None:
+            raise InputError("unknown_person", f"face/{face_id} is not in memory")
+        if row[0] is not None:
+            face_id = int(row[0])
+        report.faces = sorted(_ids(db, "SELECT id FROM faces WHERE id = ? OR merged_into = ?", (face_id, face_id)))
+        report.sightings = db.execute("SELECT COUNT(*) FROM face_sightings WHERE face_id = ?", (face_id,)).fetchone()[0]
+        faces.retire(db, [face_id])
+        db.execute(
+            "INSERT INTO meta VALUES ('forget_generation', '1') "
+            "ON CONFLICT (key) DO UPDATE SET value = CAST(value AS INTEGER) + 1"
+        )  # the ingesting engine drops its cache of faces
         db.execute("PRAGMA secure_delete = OFF")
     report.compacted = store.checkpoint()
     return report

@@ -10,7 +10,7 @@ from __future__ import annotations
 import sqlite3
 import time
 
-SCHEMA_VERSION = 4  # 3: runs (memory's own time, see ``runs``); 4: voices (who spoke, see ``speakers``)
+SCHEMA_VERSION = 5  # 3: runs (memory's own time, see ``runs``); 4: voices (who spoke, see ``speakers``); 5: faces
 
 POSE_COLUMNS = ("pose_frame", "px", "py", "pz", "qx", "qy", "qz", "qw")
 _POSE_DDL = "pose_frame TEXT, px REAL, py REAL, pz REAL, qx REAL, qy REAL, qz REAL, qw REAL"
@@ -99,6 +99,36 @@ CREATE TABLE IF NOT EXISTS transcript_voices (  -- a transcript's speaker vector
     transcript_id INTEGER PRIMARY KEY REFERENCES transcripts (id) ON DELETE CASCADE,
     vector BLOB NOT NULL
 );
+CREATE TABLE IF NOT EXISTS faces (  -- faces: identities clustered from face sightings' descriptors
+    id INTEGER PRIMARY KEY,
+    centroid BLOB NOT NULL,  -- sum of its sightings' unit descriptors (float32)
+    segments INTEGER NOT NULL DEFAULT 0,  -- sightings
+    first_stamp REAL NOT NULL,
+    last_stamp REAL NOT NULL,
+    name TEXT NOT NULL DEFAULT '',  -- never guessed; kept empty until evidence names it
+    name_ref INTEGER,
+    merged_into INTEGER  -- a face found to be another one points at it
+);
+CREATE TABLE IF NOT EXISTS face_sightings (  -- a face seen on a kept frame, with its descriptor
+    id INTEGER PRIMARY KEY,
+    moment_id INTEGER NOT NULL REFERENCES moments (id) ON DELETE CASCADE,
+    stamp REAL NOT NULL,
+    x0 REAL NOT NULL, y0 REAL NOT NULL, x1 REAL NOT NULL, y1 REAL NOT NULL,
+    sharpness REAL NOT NULL,
+    vector BLOB NOT NULL,
+    face_id INTEGER  -- faces.id; NULL once that face was forgotten
+);
+CREATE INDEX IF NOT EXISTS face_sightings_face ON face_sightings (face_id, stamp);
+CREATE INDEX IF NOT EXISTS face_sightings_moment ON face_sightings (moment_id);
+CREATE INDEX IF NOT EXISTS face_sightings_stamp ON face_sightings (stamp);
+CREATE TABLE IF NOT EXISTS face_crops (  -- a small JPEG of the face, kept only while its frame is a kept keyframe
+    sighting_id INTEGER PRIMARY KEY REFERENCES face_sightings (id) ON DELETE CASCADE,
+    jpeg BLOB NOT NULL
+);
+-- A frame's image dropped (retention, the disk budget, forget) takes its faces' crops with it.
+CREATE TRIGGER IF NOT EXISTS payload_gone_face_crops AFTER DELETE ON payloads BEGIN
+    DELETE FROM face_crops WHERE sighting_id IN (SELECT id FROM face_sightings WHERE moment_id = OLD.moment_id);
+END;
 CREATE TABLE IF NOT EXISTS super_events (
     id INTEGER PRIMARY KEY,
     start REAL NOT NULL,

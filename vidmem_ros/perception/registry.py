@@ -6,6 +6,7 @@ from vidmem_ros.config import (
     AudioConfig,
     DetectorConfig,
     EmbedderConfig,
+    FaceConfig,
     LexiconConfig,
     OcrConfig,
     SpeakerConfig,
@@ -15,6 +16,7 @@ from vidmem_ros.config import (
 from vidmem_ros.perception.embedding import ImageEmbedder, TextEmbedder
 from vidmem_ros.perception.types import (
     Detector,
+    FaceEmbedder,
     OcrEngine,
     SpeakerEmbedder,
     SpeechRecognizer,
@@ -134,6 +136,16 @@ def build_speaker_embedder(config: SpeakerConfig) -> SpeakerEmbedder | None:
     if config.backend == "wavlm_xvector":
         return WavLmXVectorEmbedder(config)
     raise AssertionError(f"unhandled speaker embedder {config.backend}")
+
+
+def build_face_embedder(config: FaceConfig) -> FaceEmbedder | None:
+    if config.backend == "none":
+        return None
+    if config.backend == "dlib":
+        from vidmem_ros.perception.face import DlibFaceEmbedder
+
+        return DlibFaceEmbedder(config)
+    raise AssertionError(f"unhandled face embedder {config.backend}")
 
 
 def build_text_embedder(config: TextEmbedderConfig) -> TextEmbedder | None:

@@ -132,3 +132,24 @@ class SpeakerEmbedder(Protocol):
     dim: int
 
     def embed(self, audio: np.ndarray) -> np.ndarray: ...
+
+
+@dataclass(frozen=True)
+class FaceSeen:
+    """A face found in a frame and embedded: its box, its unit descriptor, how sharp it was, a small crop (JPEG)."""
+
+    box: tuple[float, float, float, float]  # x0, y0, x1, y1 in pixels of the analysed frame
+    vector: np.ndarray
+    sharpness: float
+    crop: bytes = b""
+
+
+@runtime_checkable
+class FaceEmbedder(Protocol):
+    """Finds faces in an RGB frame and embeds each one that is large and sharp enough; ``refused`` names, per
+    call of ``faces``, why the others were not embedded."""
+
+    name: str
+    dim: int
+
+    def faces(self, rgb: np.ndarray) -> tuple[list[FaceSeen], list[str]]: ...
