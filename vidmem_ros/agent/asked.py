@@ -17,6 +17,7 @@ from collections.abc import Callable
 from enum import Enum
 
 from vidmem_ros.agent.answer import Answer
+from vidmem_ros.agent.idioms import plain_asking, plain_sentence
 from vidmem_ros.memory.records import Pose
 
 
@@ -68,13 +69,13 @@ def interrogative(question: str) -> str:
     auxiliary verb or a request; lower case, without its question mark."""
     sentences = [s for s in re.split(r"(?<=[.?!])\s+", question.strip()) if s.strip()]
     asking = next((s for s in reversed(sentences) if s.rstrip().endswith("?")), sentences[-1] if sentences else "")
-    text = _POLITE.sub("", re.sub(r"\s+", " ", asking.lower()).strip().rstrip("?.! "))
+    text = _POLITE.sub("", plain_sentence(re.sub(r"\s+", " ", asking.lower()).strip().rstrip("?.! ")))
     clauses = [c.strip() for c in re.split(r"[,:;]", text)]
     opening = [i for i, clause in enumerate(clauses) if _OPENER.match(clause)]
     # "When you heard the alarm, had you ...": a "when" clause with its own subject sets the time of the question
     # that follows it; it asks nothing itself.
     asking_at = [i for i in opening if not _SUBORDINATE.match(clauses[i])] or opening
-    return ", ".join(clauses[asking_at[0] :]) if asking_at else text
+    return plain_asking(", ".join(clauses[asking_at[0] :]) if asking_at else text)
 
 
 # A clause that opens with a time word followed by its own subject, not by an auxiliary verb ("when you left").

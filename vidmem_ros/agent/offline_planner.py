@@ -26,6 +26,7 @@ from vidmem_ros.agent.grounding import (
     value_kind,
 )
 from vidmem_ros.agent.harness import AgentState, Observation, PlannerError
+from vidmem_ros.agent.idioms import plain_sentence
 from vidmem_ros.agent.labels import singular
 from vidmem_ros.agent.question import (
     Intent,
@@ -331,11 +332,8 @@ class OfflinePlanner:
         verb = "read" if senses == ["read"] else "saw"
         times = f"{f1.stamp - state.t0:.0f} s, and {late} at {f2.stamp - state.t0:.0f} s after my memory begins"
         relation = "before" if early == p.target else "after"
-        lead = f"{late} last, after {early}" if p.latest else f"{early} first, before {late}"
-        if _BEFORE_OR_AFTER.search(p.text):  # "did you see A before or after B?": the answer is which of the two
-            lead = f"{relation.capitalize()}: I saw {p.target} {relation} {p.other}"
+        lead, named = _order_lead(p, early, late, relation, verb)
         text = f"{lead}: I {verb} {early} at {times}."
-        named = relation if _BEFORE_OR_AFTER.search(p.text) else late if p.latest else early
         value, text = _as_asked(p, relation, named, text)
         yield answer(text, min(f1.score, f2.score), [f1.ref, f2.ref], f1.ref, f1.ref, value=value)
 
@@ -404,12 +402,13 @@ class OfflinePlanner:
     @staticmethod
     def _heard_answer(state: AgentState, p: ParsedQuestion, first_a: Finding, first_b: Finding) -> Step:
         (early, f1), (late, f2) = sorted(((p.target, first_a), (p.other, first_b)), key=lambda nf: nf[1].stamp)
+        relation = "before" if early == p.target else "after"
+        lead, named = _order_lead(p, early, late, relation, "heard about")
         text = (
-            f'{f"{late} last" if p.latest else f"{early} first"}: I heard "{f1.text}" at {f1.stamp - state.t0:.0f} s, '
+            f'{lead}: I heard "{f1.text}" at {f1.stamp - state.t0:.0f} s, '
             f'and "{f2.text}" about {late} at {f2.stamp - state.t0:.0f} s after my memory begins.'
         )
-        relation = "before" if early == p.target else "after"
-        value, text = _as_asked(p, relation, late if p.latest else early, text)
+        value, text = _as_asked(p, relation, named, text)
         return answer(text, min(f1.score, f2.score), [f1.ref, f2.ref], f1.ref, f1.ref, value=value)
 
     def _neighbour(self, state: AgentState, p: ParsedQuestion) -> Script:
@@ -819,6 +818,16 @@ def _unsupported(step: Step) -> bool:
     """Whether a final answer rests on nothing: no evidence cited and no more than the confidence of "not seen"."""
     args = step[0]["args"]
     return not args.get("evidence") and float(args.get("confidence", 0.0)) <= NOT_SEEN_CONFIDENCE
+
+
+def _order_lead(p: ParsedQuestion, early: str, late: str, relation: str, verb: str) -> tuple[str, str]:
+    """How an order answer opens, and what it names: the relation where the question offers "before or after",
+    else what came first (or last, where that is asked)."""
+    if _BEFORE_OR_AFTER.search(plain_sentence(p.text.lower())):  # "A before or after B?", "A before B, or after?"
+        return f"{relation.capitalize()}: I {verb} {p.target} {relation} {p.other}", relation
+    if p.latest:
+        return f"{late} last, after {early}", late
+    return f"{early} first, before {late}", early
 
 
 def _as_asked(p: ParsedQuestion, relation: str, value: str, text: str) -> tuple[bool | str, str]:

@@ -11,6 +11,7 @@ from dataclasses import dataclass, replace
 from enum import Enum
 
 from vidmem_ros.agent.asked import cites_a_source, interrogative
+from vidmem_ros.agent.idioms import plain_sentence
 from vidmem_ros.errors import InputError
 
 
@@ -61,7 +62,8 @@ class ParsedQuestion:
 
 _SEE = (
     r"(?:see|seen|saw|spot|spotted|notice|noticed|observe|observed|encounter|encountered|watch|watched"
-    r"|look at|looked at|come across|came across|pass|passed|go past|went past|drive past|drove past)"
+    r"|look at|looked at|come across|came across|pass|passed|go past|went past|drive past|drove past|meet|met"
+    r"|run into|ran into|bump into|bumped into)"
 )
 # Being at a place, and the prepositions that lead to its description.
 _BE_AT = (
@@ -118,8 +120,8 @@ _PATTERNS: list[tuple[Intent, Modality, str]] = [
         rf"^which (?:did you hear|was said|was mentioned|were you told) first[,:;]? (?:{_MESSAGE} )?(?P<t>.+?) or "
         rf"(?:{_MESSAGE} )?(?P<o>.+)$",
     ),
-    (Intent.ORDER, Modality.OBJECT, rf"^did you {_SEE} (?P<t>.+?) before or after (?P<o>.+)$"),
-    (Intent.ORDER, Modality.OBJECT, r"^(?:was|were|is) (?P<t>.+?) (?:seen )?before or after (?P<o>.+)$"),
+    (Intent.ORDER, Modality.OBJECT, rf"^did you (?:{_SEE}|{_READ}|{_HEAR}) (?P<t>.+?) before or after (?P<o>.+)$"),
+    (Intent.ORDER, Modality.OBJECT, rf"^(?:was|were|is) {_MET}(?P<t>.+?){_HAPPENED} before or after (?P<o>.+)$"),
     (
         Intent.ORDER,
         Modality.OBJECT,
@@ -227,7 +229,7 @@ _PATTERNS: list[tuple[Intent, Modality, str]] = [
     (Intent.LAST, Modality.OBJECT, rf"^when did you {_SEE} (?P<t>.+)$"),
     (Intent.WHERE, Modality.OBJECT, rf"^where (?:did|have) you (?:last |first )?{_SEE} (?P<t>.+)$"),
     (Intent.WHERE, Modality.OBJECT, r"^where (?:is|was|were|are) (?P<t>.+)$"),
-    (Intent.DID, Modality.OBJECT, rf"^(?:did|have) you (?:ever |already )?{_SEE} (?P<t>.+)$"),
+    (Intent.DID, Modality.OBJECT, rf"^(?:did|have|had) you (?:ever |already )?{_SEE} (?P<t>.+)$"),
     (Intent.DID, Modality.OBJECT, r"^(?:is|was|were|are) there (?P<t>.+)$"),
 ]
 _COMPILED = [(intent, modality, re.compile(pattern)) for intent, modality, pattern in _PATTERNS]
@@ -281,7 +283,7 @@ _FORMAT_REMARK = re.compile(
 
 def parse_question(text: str) -> ParsedQuestion | None:
     """The intent and targets of a supported question, or None."""
-    parsed = alternatives_question(text) or visit_question(text) or _parse_clause(text)
+    parsed = alternatives_question(text) or visit_question(text) or neighbour_question(text) or _parse_clause(text)
     if parsed is None:
         return None
     return _resolved(parsed, _context(text))
@@ -290,13 +292,18 @@ def parse_question(text: str) -> ParsedQuestion | None:
 def _resolved(parsed: ParsedQuestion, context: str) -> ParsedQuestion:
     """Targets as the words meant: quoted words as quoted ("read the words 'X'" -> X), and a pronoun or a
     question without one ("did you notice one?", "what did they say?") about what the context named."""
-    target = parsed.target
+    target, modality = parsed.target, parsed.modality
     quoted = _QUOTED.search(target)
     if quoted and parsed.modality in (Modality.TEXT, Modality.SPEECH):
         target = quoted.group("q").strip()
+    elif parsed.modality is Modality.OBJECT and (words := _QUOTED.search(_clause(parsed.text))):
+        # Words quoted are words read or heard, never a thing's name ("when did you pass the 'WET FLOOR' sign").
+        said = modality_named(parsed.text) is Modality.SPEECH
+        target, modality = words.group("q").strip(), (Modality.SPEECH if said else Modality.TEXT)
     if context and (_PRONOUN.match(target) or (not target and parsed.intent in (Intent.SAID, Intent.READ))):
         target = _antecedent(context) or target
-    return replace(parsed, target=target) if target != parsed.target else parsed
+    changed = target != parsed.target or modality is not parsed.modality
+    return replace(parsed, target=target, modality=modality) if changed else parsed
 
 
 def _context(text: str) -> str:
@@ -321,6 +328,7 @@ def _antecedent(context: str) -> str:
 
 def _parse_clause(text: str) -> ParsedQuestion | None:
     normal, window = _split_window(_clause(text))
+    window = window or _lead_window(text)
     for intent, modality, pattern in _COMPILED:
         match = pattern.match(normal)
         if match is None:
@@ -330,10 +338,11 @@ def _parse_clause(text: str) -> ParsedQuestion | None:
         target = clean_target(((groups.get("t") or "") + (groups.get("t2") or "")).split(", ")[0])
         other = clean_target(groups.get("o") or "")
         relation = ""
-        if intent is Intent.ORDER and groups.get("r"):
-            if not _order_sides(target, other):
+        if intent is Intent.ORDER:
+            if groups.get("r") and (not _order_sides(target, other) or re.match(r"or\b", other)):
                 continue
-            relation = "after" if groups["r"] in ("after", "later than") else "before"
+            if groups.get("r"):
+                relation = "after" if groups["r"] in ("after", "later than") else "before"
             modality = modality_named(normal) or modality
             target, other = _without_message_noun(target), _without_message_noun(other)
         elif intent in (Intent.READ, Intent.AFTER) and groups.get("r"):
@@ -368,6 +377,37 @@ _PLACE_OBJECT = re.compile(
 )
 _SENSING = re.compile(rf"\b(?:{_SEE}|{_HEAR}|{_READ}|{_SAY}|seen|saw|watch|look)\b")
 _MEASURE = re.compile(r"\bhow (?:many|often|long|much)\b")
+
+
+# "What / which ... <verb of meeting> ... right after <anchor>": the thing met next to another, however the words
+# before the relation are put ("what was the next thing you read after", "which sign did you read right after").
+_NEIGHBOUR_ASKED = re.compile(
+    r"^(?:(?:tell me|say|list|name) )?(?:what|which)\b(?P<head>.*?)\s(?:right |just |directly |immediately |straight )?"
+    r"(?P<r>before|after|next after|prior to|following)\s+(?P<o>.+)$"
+)
+_ANCHOR_MET = re.compile(
+    rf"^(?:you |the robot |it )?(?:saw|{_SEE}|{_READ}|\w+ing(?= (?:the|a|an|some|that|this|these|those|your)\b))\s+"
+)
+
+
+def neighbour_question(text: str) -> ParsedQuestion | None:
+    """What was seen or read right before or after a thing, read from the relation word and the verb of meeting
+    before it rather than from a sentence's shape; what was heard next to a thing is left to the search."""
+    clause = asking_clause(text)
+    match = _NEIGHBOUR_ASKED.match(clause)
+    if match is None or re.search(r"\b(?:before or after|after or before)\b", clause):
+        return None
+    head = _NOTICING.sub(r"\g<who> see", match.group("head"))
+    met = modality_named(head)
+    if met not in (Modality.OBJECT, Modality.TEXT) and not re.search(
+        r"\b(?:come|came|show|showed|appear|appeared)\b", head
+    ):
+        return None
+    other = clean_target(_ANCHOR_MET.sub("", match.group("o")))
+    if not other or _CLOCK.search(other) or _INDEFINITE.match(other):
+        return None
+    intent = Intent.BEFORE if match.group("r") in ("before", "prior to") else Intent.AFTER
+    return ParsedQuestion(text, intent, "", met or Modality.OBJECT, other, window_of(text))
 
 
 def visit_question(text: str) -> ParsedQuestion | None:
@@ -436,9 +476,15 @@ def alternatives_question(text: str) -> ParsedQuestion | None:
 
 def _last_sentence(text: str) -> str:
     sentences = [s for s in re.split(r"(?<=[.?!])\s+", text.strip().lower()) if s.strip()]
-    return re.sub(r"\s+", " ", sentences[-1] if sentences else "").strip().rstrip("?.! ")
+    return plain_sentence(re.sub(r"\s+", " ", sentences[-1] if sentences else "").strip().rstrip("?.! "))
 
 
+# Someone unnamed, as the thing seen ("anybody", "any people", "a human being").
+_ANY_PERSON = re.compile(
+    r"^(?:(?:any|some|a|an|other|several|many|different)\s+)?(?:anyone|anybody|someone|somebody|people|persons?"
+    r"|humans?|human beings?|individuals?|visitors?)(?:\s+(?:at all|else|around|about|there|here))?"
+)
+_SOMEONE = re.compile(r"^(?:anyone|anybody|someone|somebody)(?:\s+else)?\b")
 _INDEFINITE = re.compile(r"^(?:anything|something|anyone|someone|anybody|somebody|what|it)\b")
 _CLOCK = re.compile(r"^(?:\d|noon\b|midnight\b|(?:the )?(?:start|beginning|end)\b)|\b(?:o'clock|a\.?m\.?|p\.?m\.?)$")
 _MESSAGE_NOUN = re.compile(r"\s+(?:message|announcement|news|call|remark)s?$")
@@ -459,6 +505,8 @@ def refined(intent: Intent, modality: Modality, target: str) -> tuple[Modality, 
     floor", and "voice messages" counted are all messages."""
     if modality is Modality.OBJECT and (heard := spoken_of(target)):
         modality, target = Modality.SPEECH, heard
+    if modality is Modality.OBJECT:  # "did you see anybody (in the hall)": whoever was seen, a person
+        target = "person" if _ANY_PERSON.fullmatch(target) else _SOMEONE.sub("person", target, count=1)
     if intent in (Intent.COUNT, Intent.DURATION) and modality is Modality.OBJECT and (place := place_passed(target)):
         modality, target = Modality.PLACE, place
     if modality is Modality.TEXT:
@@ -529,8 +577,28 @@ def asking_clause(text: str) -> str:
 
 
 def window_of(text: str) -> Window | None:
-    """The time window a question sets ("in the last 5 minutes"), whoever reads the rest of it."""
-    return _split_window(_clause(text))[1]
+    """The time window a question sets ("in the last 5 minutes", "by ten minutes in, ..."), whoever reads the
+    rest of it."""
+    return _split_window(_clause(text))[1] or _lead_window(text)
+
+
+# "By 2 minutes in", "within the first hour", "up to ten minutes into the patrol": memory's first stretch, said
+# anywhere in the question (often in a clause before the one that asks).
+_LEAD_WINDOW = re.compile(
+    r"\b(?:(?:by|up to|until|till|at) (?P<n>\d+(?:\.\d+)?|a|an|one|two|three|five|ten|fifteen|thirty) "
+    r"(?P<u>second|minute|hour)s? (?:in|into (?:the |your |its |this )?\w+)\b"
+    r"|\b(?:in|within|during|over) the first (?P<n2>\d+(?:\.\d+)?|a|an|one|two|three|five|ten|fifteen|thirty)? ?"
+    r"(?P<u2>second|minute|hour)s?\b)"
+)
+
+
+def _lead_window(text: str) -> Window | None:
+    match = _LEAD_WINDOW.search(text.lower())
+    if match is None:
+        return None
+    count = match.group("n") or match.group("n2") or "1"
+    unit = match.group("u") or match.group("u2")
+    return Window("first", float(_NUMBERS.get(count, count)) * _UNITS[unit])  # type: ignore[arg-type]
 
 
 def _clause(text: str) -> str:
@@ -649,11 +717,13 @@ _SENSES = (
 def modality_named(text: str) -> Modality | None:
     """How a question says the thing was met (read, heard, seen), by the first such verb or noun in it; None
     where it says none.  For questions the patterns do not read whole ("which robot heard ...")."""
-    lowered = without_asking(text.lower())
+    lowered = _NOTICING.sub(r"\g<who> \g<when>see", without_asking(text.lower()))
     found = [(m.start(), modality) for modality, pattern in _SENSES if (m := pattern.search(lowered))]
     return min(found, key=lambda pair: pair[0])[1] if found else None
 
 
+# "Notice" said of the robot is a verb of seeing, not a notice that was read.
+_NOTICING = re.compile(r"\b(?P<who>you|it|robot|i|we) (?P<when>first |last |ever )?notice\b")
 # "Would you say ...", "do you say ...": the asker's words for asking, not speech the robot heard.
 _ASKING = re.compile(r"\b(?:would|do|did|could|can|will|wouldn't|don't) you say\b")
 

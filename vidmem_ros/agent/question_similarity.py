@@ -22,6 +22,7 @@ from vidmem_ros.agent.question import (
     ParsedQuestion,
     asking_clause,
     clean_target,
+    modality_named,
     names_what_it_needs,
     window_of,
 )
@@ -201,6 +202,8 @@ class SimilarityParser:
             target, other = clean_target(_main(subjects)), ""
         if intent in (Intent.BEFORE, Intent.AFTER):
             target, other = "", target
+            if modality_named(clause[: _NEIGHBOUR.search(clause).start()]) is Modality.TEXT:  # type: ignore[union-attr]
+                modality = Modality.TEXT  # "what was the next thing you read after seeing X": what was read
         if intent in (Intent.WHAT, Intent.READ, Intent.SAID, Intent.ACTIVE):
             target, other = (target if intent is Intent.SAID and target not in _SPEAKERS else ""), ""
         if not names_what_it_needs(intent, modality, target, other):

@@ -470,7 +470,7 @@ def _attach_details(db: sqlite3.Connection, moments: list[Moment], with_payload:
             by_id[mid].jpeg = bytes(jpeg)
 
 
-def _attach_tags(db: sqlite3.Connection, by_id: dict[int, Moment], marks: str) -> None:
+def _attach_tags(db: sqlite3.Connection, by_id: dict[int | None, Moment], marks: str) -> None:
     tags: dict[tuple[int, str], list[str]] = {}
     scores: dict[tuple[int, str], float] = {}
     for mid, label, word, score in db.execute(

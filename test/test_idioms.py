@@ -1,0 +1,115 @@
+"""Idioms of asking read as their plain forms: examples of our own, each class in several grammatical forms."""
+
+import pytest
+
+from vidmem_ros.agent.asked import Asked, asked_kind
+from vidmem_ros.agent.idioms import plain_asking, plain_sentence
+from vidmem_ros.agent.question import Intent, Modality, Window, parse_question, window_of
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        # a moment asked as a point, a stage, or as time into the patrol
+        ("At what point did you pass the bakery?", Asked.TIME),
+        ("At which stage did the forklift come into view?", Asked.TIME),
+        ("How many minutes into the shift did you hear the siren?", Asked.TIME),
+        ("How long after the start did you read the exit sign?", Asked.TIME),
+        # how long, asked as a total or a length of time
+        ("What was the total time the ladder was visible?", Asked.DURATION),
+        ("What is the combined duration you watched the pigeons for?", Asked.DURATION),
+        ("For what length of time was the trolley in sight?", Asked.DURATION),
+        ("What amount of time did you spend near the lift?", Asked.DURATION),
+        # yes or no without its auxiliary verb
+        ("Spotted any foxes?", Asked.YES_NO),
+        ("Seen a bicycle today?", Asked.YES_NO),
+        ("Any ladders around during your rounds?", Asked.YES_NO),
+        ("Anybody in the lobby?", Asked.YES_NO),
+        # these stay what they were
+        ("How many minutes did you spend in the lab?", Asked.DURATION),
+        ("What time is the delivery due?", Asked.NAME),
+        ("Which box did you see first?", Asked.NAME),
+    ],
+)
+def test_idioms_of_asking_ask_for_the_plain_forms_value(question: str, kind: Asked) -> None:
+    assert asked_kind(question) is kind
+
+
+@pytest.mark.parametrize(
+    ("sentence", "plain"),
+    [
+        ("did you see a fox on your patrol", "did you see a fox"),
+        ("during your rounds, did you read the menu", "did you read the menu"),
+        ("has a heron crossed your path", "did you come across a heron"),
+        ("was the bell rung before the lunch call, or after it", "was the bell rung before or after the lunch call"),
+        ("did you pass the fountain after the gate or before", "did you pass the fountain after or before the gate"),
+        ("of the kettle and the lamp, which came first", "which came first, the kettle or the lamp"),
+        ("between the van and the bus: which did you see last", "which did you see last, the van or the bus"),
+        ("how many times did you pass the lift, counting each visit", "how many times did you pass the lift"),
+        ("how long were you in the gym, roughly", "how long were you in the gym"),
+        # a way that is in the way is no scope; "before" and "before" offer no alternative
+        ("was anything in your way", "was anything in your way"),
+        ("was the van seen before the bus, or before it", "was the van seen before the bus, or before it"),
+    ],
+)
+def test_sentences_lose_scope_and_remarks_and_say_alternatives_whole(sentence: str, plain: str) -> None:
+    assert plain_asking(plain_sentence(sentence)) == plain
+
+
+@pytest.mark.parametrize(
+    ("question", "intent", "modality", "target", "other"),
+    [
+        # someone unnamed, seen, is a person
+        ("Spotted anybody on your patrol?", Intent.DID, Modality.OBJECT, "person", ""),
+        ("Did you meet anyone in the corridor?", Intent.DID, Modality.OBJECT, "person in the corridor", ""),
+        ("Have you run into any visitors?", Intent.DID, Modality.OBJECT, "person", ""),
+        # words quoted are read, not a thing seen
+        ("At what point did you pass the 'STAFF ONLY' sign?", Intent.LAST, Modality.TEXT, "staff only", ""),
+        ("When did you see 'KEEP LEFT'?", Intent.LAST, Modality.TEXT, "keep left", ""),
+        # either/or of a relation, said whole or split
+        (
+            "Was the alarm mentioned before the lunch call, or after it?",
+            Intent.ORDER,
+            Modality.SPEECH,
+            "alarm",
+            "lunch",
+        ),
+        ("Did you read the menu before or after the price list?", Intent.ORDER, Modality.TEXT, "menu", "price list"),
+        ("Of the kettle and the lamp, which one did you notice last?", Intent.ORDER, Modality.OBJECT, "kettle", "lamp"),
+        # what was read or seen right before or after a thing, however the words before the relation go
+        ("What was the next thing you read after seeing the van?", Intent.AFTER, Modality.TEXT, "", "van"),
+        ("Which sign did you read right after passing the fountain?", Intent.AFTER, Modality.TEXT, "", "fountain"),
+        ("What did you read just before you saw the forklift?", Intent.BEFORE, Modality.TEXT, "", "forklift"),
+        ("Which object did you notice immediately after the lamp?", Intent.AFTER, Modality.OBJECT, "", "lamp"),
+        ("Tell me what came into view right before the bus.", Intent.BEFORE, Modality.OBJECT, "", "bus"),
+    ],
+)
+def test_idioms_parse_to_the_plain_forms_plan(
+    question: str, intent: Intent, modality: Modality, target: str, other: str
+) -> None:
+    parsed = parse_question(question)
+    assert parsed is not None
+    assert (parsed.intent, parsed.modality, parsed.target, parsed.other) == (intent, modality, target, other)
+
+
+def test_what_was_heard_next_to_a_thing_or_before_a_clock_time_is_no_neighbour_question() -> None:
+    for question in ("What did someone say after the alarm went off?", "What did you see before or after the lamp?"):
+        parsed = parse_question(question)
+        assert parsed is None or parsed.intent not in (Intent.BEFORE, Intent.AFTER) or parsed.other != "alarm"
+
+
+@pytest.mark.parametrize(
+    ("question", "window"),
+    [
+        ("By 2 minutes in, had you come across a cat?", Window("first", 120.0)),
+        ("Up to ten minutes into the patrol, did anyone speak?", Window("first", 600.0)),
+        ("Within the first 30 seconds, did you see a cup?", Window("first", 30.0)),
+        ("Did you read anything in the first hour of your shift?", Window("first", 3600.0)),
+        ("Did you see a cup in the last 5 minutes?", Window("last", 300.0)),
+        ("Did you see a cup at all?", None),
+    ],
+)
+def test_a_first_stretch_of_memory_is_a_window_wherever_it_is_said(question: str, window: Window | None) -> None:
+    assert window_of(question) == window
+    parsed = parse_question(question)
+    assert parsed is None or parsed.window == window

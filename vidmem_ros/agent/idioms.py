@@ -1,0 +1,89 @@
+"""English idioms of asking, said in the plain form every reader of a question knows.
+
+People ask the same thing many ways: "at what point" is "when", "the total time X was in view" is "how long X was
+in view", "how many minutes into the shift" is "when", "spotted anybody?" is "have you spotted anybody?".  These
+are forms of English, not phrasings of particular questions: each rewrite below is a grammatical idiom with its
+plain equivalent, applied to a lower-case sentence before anything reads it, so the question words, the answer
+type and the thing asked about are found the same way whichever form was used.
+"""
+
+from __future__ import annotations
+
+import re
+
+_UNIT = r"(?:seconds?|minutes?|hours?)"
+# The robot's own patrol, as a question bounds itself by it: every question is about that, so it names nothing.
+_ACTIVITY = r"(?:patrol|patrols|rounds?|route|tour|shift|trip|journey|mission|loop|circuit|duty)"
+_SCOPE = re.compile(
+    rf",?\s*(?<!been )(?<!being )(?<!you are )(?<!you were )\b(?:on|along|during|throughout|over|in the course of|while on)\s+"
+    rf"(?:your|its|this|today's|the robot's|the)\s+{_ACTIVITY}\b"
+    r"|,?\s*\b(?:on|along)\s+(?:your|its|the robot's)\s+way\b"
+)
+# "A before B, or after it?": the either/or of a relation said whole ("A before or after B").
+_SPLIT_ALTERNATIVE = re.compile(
+    r"\b(?P<r>before|after) (?P<b>[^,]+?),? or (?P<s>after|before)(?: (?:it|that|them|this|then|him|her))?$"
+)
+# Forms of asking and their plain equivalents, applied to the asking clause in order.
+_ASKING_FORMS: tuple[tuple[re.Pattern[str], str], ...] = (
+    # "at what point / stage did ..." asks "when did ...".
+    (re.compile(r"^(?:at )?(?:what|which) (?:point|stage|moment in time)\b(?: in time)?"), "when"),
+    # "how many minutes into the patrol did ...", "how long after the start did ...": a moment, counted from the start.
+    (
+        re.compile(
+            rf"^(?:how (?:many|much) {_UNIT}|how long|how far|how much time)"
+            rf" (?:into (?:the |your |its |this )?\w+|after (?:the start|you (?:started|began|set off)))\b"
+        ),
+        "when",
+    ),
+    # "what was the total time X was in view", "for what length of time": how long.
+    (
+        re.compile(
+            r"^(?:what|which) (?:is|was) the (?:total|whole|entire|overall|combined|full) "
+            r"(?:time|length of time|duration|amount of time|time span)(?: (?:that|for which|during which|when))?\b"
+        ),
+        "how long",
+    ),
+    (re.compile(r"\bfor (?:what|which) (?:length|amount|period|span) of time\b"), "for how long"),
+    (re.compile(r"^(?:what|which) (?:length|amount|period|span) of time\b"), "how long"),
+    # "has a fox crossed your path": did you come across a fox.
+    (
+        re.compile(r"^(?:has|have|did) (?P<t>.+?) (?:cross|crossed) (?:your|its|the robot's) path\b"),
+        r"did you come across \g<t>",
+    ),
+    # A yes/no question without its auxiliary: "spotted anybody?", "seen a fox?", "any foxes around?".
+    (
+        re.compile(
+            r"^(?=(?:seen|spotted|noticed|heard|read|met|encountered|come across|run into|ever seen|ever heard)\b)"
+        ),
+        "have you ",
+    ),
+    (re.compile(r"^(?=any(?:thing|one|body)?\b)"), "was there "),
+)
+
+
+# "Of A and B, which came first?": the two offered after the question, as "which came first, A or B" has them.
+_OFFERED_FIRST = re.compile(
+    r"^(?:of|between|out of) (?P<a>.+?) and (?P<b>[^,:;]+?)[,:;] (?P<q>(?:which|what|who)\b.*)$"
+)
+# A closing remark on how to answer ("counting each visit", "roughly", "in seconds"), which asks nothing.
+_FORM_REMARK = re.compile(
+    r"[,;:] (?:(?:counting|including|excluding|rounding|rounded|roughly|approximately|more or less|give or take"
+    r"|if possible|please|in (?:seconds|minutes|metres|meters))\b[^,;:]*)$"
+)
+
+
+def plain_sentence(sentence: str) -> str:
+    """A lower-case sentence without the robot's patrol as its scope or a remark on how to answer, an either/or
+    relation said whole, and two things offered before the question that asks which said after it."""
+    previous = None
+    while previous != sentence:
+        previous, sentence = sentence, _FORM_REMARK.sub("", _SCOPE.sub("", sentence)).lstrip(",;: ")
+    sentence = _OFFERED_FIRST.sub(lambda m: f"{m['q']}, {m['a']} or {m['b']}", sentence)
+    return _SPLIT_ALTERNATIVE.sub(lambda m: f"{m['r']} or {m['s']} {m['b']}" if m["r"] != m["s"] else m[0], sentence)
+
+
+def plain_asking(clause: str) -> str:
+    """A lower-case asking clause in the plain form of its idiom of asking, where it uses one."""
+    for pattern, plain in _ASKING_FORMS:
+        clause = pattern.sub(plain, clause, count=1)
+    return clause
