@@ -85,9 +85,9 @@ def person(ctx: ToolContext, args: PersonArgs) -> ToolResult:
         Finding(f"transcript/{t.id}", "transcript", t.start, t.end, t.text, 1.0, pose, {"speaker": chosen.ref})
         for t, pose in list(zip(chosen.lines, chosen.poses, strict=True))[: args.limit]
     ]
+    label = f"{chosen.label(ctx.t0)} seen"
     seen = [
-        Finding(f"moment/{s.moment_id}", "face", s.stamp, s.stamp, f"{chosen.label(ctx.t0)} seen", 1.0, s.pose,
-                {"face": f"face/{s.face_id}", "box": list(s.box)})  # fmt: skip
+        Finding(f"moment/{s.moment_id}", "face", s.stamp, s.stamp, label, 1.0, s.pose, {"face": f"face/{s.face_id}"})
         for s in chosen.seen[: args.limit]
     ]
     return ToolResult("person", [person_finding(ctx, chosen), *lines, *seen])

@@ -92,8 +92,8 @@ class Person:
 
     def places(self, limit: int = PLACES_SHOWN) -> list[tuple[float, float]]:
         """Where the robot was when it heard or saw this person, each spot once (to a metre), the first first."""
-        timed = sorted([*zip((line.start for line in self.lines), self.poses), *((s.stamp, s.pose) for s in self.seen)],
-                       key=lambda item: item[0])  # fmt: skip
+        heard = [(line.start, pose) for line, pose in zip(self.lines, self.poses, strict=True)]
+        timed = sorted([*heard, *((s.stamp, s.pose) for s in self.seen)], key=lambda item: item[0])
         spots: dict[tuple[int, int], tuple[float, float]] = {}
         for _, pose in timed:
             if pose is not None:

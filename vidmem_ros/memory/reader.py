@@ -111,7 +111,7 @@ class MemoryReader:
                 hits = [h for h in hits if self._near(h, place)]
             if people:
                 found = self._people_hits(text, hits, *_bounds(window), place, as_of)
-                hits = sorted([*hits, *found], key=lambda h: -h.score)
+                hits = sorted([*found, *hits], key=lambda h: -h.score)  # a person named outranks their badge
             return hits[:limit]
         if place is not None:
             hits = store.search_place(place.x, place.y, place.radius, as_of=as_of, limit=limit * 5)
@@ -152,7 +152,7 @@ class MemoryReader:
                                               for x, y in person.places(limit=1_000)):  # fmt: skip
                 continue
             scores = [said[line.id] * 0.99 for line in person.lines if line.id in said]
-            if person.name and set(person.name.lower().split()) <= words:
+            if person.name and set(person.name.lower().split()) & words:  # a first name or a surname
                 scores.append(top)
             if scores:
                 found.append(
