@@ -166,7 +166,7 @@ def test_a_version_4_store_is_migrated_and_its_frames_kept(
     db.commit()
     db.close()
     store = ingest(face_config, path, embedder, [Shot(s.stamp + 10, s.person, s.place, s.frame) for s in shots[:3]])
-    assert store.get_meta("schema_version") == str(schema.SCHEMA_VERSION) == "5"
+    assert store.get_meta("schema_version") == str(schema.SCHEMA_VERSION) == "6"
     with store.read() as db:
         assert db.execute("SELECT COUNT(*) FROM moments").fetchone()[0] == 6
         assert db.execute("SELECT COUNT(DISTINCT face_id) FROM face_sightings").fetchone()[0] == 1

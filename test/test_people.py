@@ -123,7 +123,7 @@ def test_a_version_3_store_is_migrated_and_its_speech_kept(config, voiced, tmp_p
     db.commit()
     db.close()
     store = SqliteStore(path)
-    assert store.get_meta("schema_version") == str(schema.SCHEMA_VERSION) == "5"
+    assert store.get_meta("schema_version") == str(schema.SCHEMA_VERSION) == "6"
     old = store.transcripts(0, 20)
     assert [(t.text, t.speaker_id) for t in old] == [("Kept from before voices.", None)]
     recording, vectors = voiced

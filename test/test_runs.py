@@ -21,6 +21,7 @@ from vidmem_ros.memory.hierarchy import ROOT_KEY
 from vidmem_ros.memory.reader import MemoryReader
 from vidmem_ros.memory.records import Transcript
 from vidmem_ros.memory.runs import RUN_GAP_S, clock_note, clock_spans, describe_time, memory_time, sensor_stamp
+from vidmem_ros.memory.schema import SCHEMA_VERSION
 from vidmem_ros.memory.store import SqliteStore
 from vidmem_ros.memory.vlm_captioner import OpenAiVlmCaptioner
 from vidmem_ros.perception.coco import COCO_LABELS
@@ -149,7 +150,7 @@ def test_a_store_from_before_runs_opens_and_migrates(tmp_path: Path) -> None:
     db.close()
 
     store = SqliteStore(path)
-    assert store.get_meta("schema_version") == "4"
+    assert store.get_meta("schema_version") == str(SCHEMA_VERSION)
     (run,) = store.runs()
     assert (run.id, run.first_stamp, run.last_stamp, run.offset) == (1, T0, T0 + 42, 0.0)
     with store.read() as db:

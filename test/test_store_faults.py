@@ -20,6 +20,7 @@ from vidmem_ros.ingest.health import ERROR, assess
 from vidmem_ros.ingest.worker import IngestPipeline
 from vidmem_ros.memory.engine import MemoryEngine
 from vidmem_ros.memory.records import Moment
+from vidmem_ros.memory.schema import SCHEMA_VERSION
 from vidmem_ros.memory.store import SqliteStore
 from vidmem_ros.perception.embedding import ColorLayoutEmbedder
 
@@ -155,7 +156,7 @@ def test_a_version_1_store_is_upgraded_in_place(tmp_path: Path) -> None:
     store = SqliteStore(path)
     old = store.moment(1)
     assert old is not None and old.jpeg == b"\xff\xd8" and old.detections[0].label == "cat"
-    assert store.get_meta("schema_version") == "4"
+    assert store.get_meta("schema_version") == str(SCHEMA_VERSION)
     MemoryEngine(store, load_config(overrides={"store.path": str(path)}))  # and the engine starts on it
 
 

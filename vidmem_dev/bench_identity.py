@@ -1,4 +1,6 @@
-"""``vidmem bench identity``: who spoke, measured on a conversation of espeak-ng voices (``voices``).
+"""``vidmem bench identity``: who spoke, measured on a conversation of espeak-ng voices (``voices``), who was
+seen (``bench_faces``), and who is one person across both: link precision and recall on the conversation played
+while packaged faces are in view (``meeting``).
 
 Each turn's speech is embedded by the configured speaker model and stored through the real memory engine, which
 clusters it into voices; the bench prints purity (the share of segments in a voice whose majority they share),
@@ -15,17 +17,21 @@ import json
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from vidmem_dev.bench_faces import face_figures, print_faces
 from vidmem_dev.identity_scores import calibration, score
+from vidmem_dev.meeting import FACE_OF, link_scores, meeting, remember
 from vidmem_dev.voices import RATE, Recording, conversation
 from vidmem_ros.config import VidmemConfig, load_config
 from vidmem_ros.memory.engine import MemoryEngine
+from vidmem_ros.memory.reader import MemoryReader
 from vidmem_ros.memory.records import Transcript
 from vidmem_ros.memory.store import SqliteStore
 from vidmem_ros.perception.audio import AudioChunkData
+from vidmem_ros.perception.face import DlibFaceEmbedder
 from vidmem_ros.perception.registry import build_speaker_embedder
 from vidmem_ros.perception.types import SpeakerEmbedder
 
@@ -78,6 +84,21 @@ def through_pipeline(config: VidmemConfig, recording: Recording, folder: Path) -
     return found, cost
 
 
+def link_figures(config: VidmemConfig, recording: Recording, vectors: np.ndarray, folder: Path) -> dict[str, Any]:
+    """The conversation heard while packaged faces are in view (``meeting``): links against the truth."""
+    config = config.model_copy(update={"face": config.face.model_copy(update={"backend": "dlib"})})
+    scene = meeting(recording)
+    store = remember(scene, config, folder / "meeting.db", DlibFaceEmbedder(config.face), vectors, 1000.0)
+    try:
+        found = link_scores(scene, store, 1000.0)
+        people = len(MemoryReader(store).people())
+    finally:
+        store.close()
+    voices = {t.person for t in recording.turns}
+    faces = {f.face for f in scene.frames if f.face}
+    return found | {"people": people, "true_people": len(voices) + len(faces) - len(FACE_OF)}
+
+
 def _speaker_of(store: SqliteStore, ref: int) -> int | None:
     with store.read() as db:
         row = db.execute("SELECT speaker_id FROM transcripts WHERE id = ?", (ref,)).fetchone()
@@ -98,6 +119,7 @@ def run_identity_bench(asr: bool = False, json_path: Path | None = None) -> int:
         found = cluster(config, recording, vectors, Path(folder))
         piped = through_pipeline(config, recording, Path(folder)) if asr else None
         faces = face_figures(config, Path(folder))
+        linked = link_figures(config, recording, vectors, Path(folder))
     scores = score(truth, found)
     figures = {
         "model": embedder.name,
@@ -132,6 +154,13 @@ def run_identity_bench(asr: bool = False, json_path: Path | None = None) -> int:
         )
     figures["faces"] = faces
     print_faces(faces)
+    figures["links"] = linked
+    print(
+        f"one person across voice and face ({linked['true_pairs']} speak in view, 2 heard unseen, 2 seen silent, one "
+        f"seen at two places): links {linked['links']}, right {linked['right']}; link precision "
+        f"{linked['precision']:.3f}, recall {linked['recall']:.3f}; people met {linked['people']} "
+        f"(truth {linked['true_people']})"
+    )
     if json_path is not None:
         json_path.write_text(json.dumps(figures, indent=2))
     return 0

@@ -138,12 +138,15 @@ class AnswerArgs(_Args):
 
 
 class PeopleArgs(_Range):
-    limit: int = Field(10, ge=1, le=50, description="the most people listed, the first heard first")
+    limit: int = Field(10, ge=1, le=50, description="the most people listed, the first met first")
+    how: Literal["met", "heard", "seen"] = Field(
+        "met", description="everyone heard or seen (met), only those heard speaking, or only those seen (faces)"
+    )
 
 
 class PersonArgs(_Args):
     ref: str = Field(
-        pattern=r"^(speaker|transcript)/\d+$",
-        description="speaker/N from the people tool, or transcript/N: the person who said that sentence",
+        pattern=r"^(speaker|face|transcript)/\d+$",
+        description="speaker/N or face/N from the people tool, or transcript/N: the person who said that sentence",
     )
     limit: int = Field(TRANSCRIPTS_MAX, ge=1, le=TRANSCRIPTS_MAX, description="the most sentences listed")

@@ -136,15 +136,17 @@ TOOLS: dict[str, ToolSpec] = {
         ),
         ToolSpec(
             "people",
-            "The different people heard (voices told apart), the first heard first: each with a name only if they "
-            "introduced themselves, first and last time, where the robot was and what they said.",
+            "The different people met, the first met first: voices told apart and faces told apart, a voice and a "
+            "face heard together repeatedly counted once (how: met, heard or seen); each with a name only if they "
+            "introduced themselves or a badge below their face read it, first and last time heard and seen, where "
+            "the robot was and what they said.",
             PeopleArgs,
             people,
         ),
         ToolSpec(
             "person",
-            "One person (speaker/N), or the person who said a sentence (transcript/N, e.g. from ground with "
-            'how=["heard"]): who they are and every sentence they said.',
+            "One person (speaker/N or face/N), or the person who said a sentence (transcript/N, e.g. from ground "
+            'with how=["heard"]): who they are, every sentence they said and every time and place they were seen.',
             PersonArgs,
             person,
         ),

@@ -209,6 +209,11 @@ def _holds(ctx: ToolContext, kind: ValueKind, text: str) -> bool:
     return holds_value(kind, text, *_word_tests(ctx))
 
 
+def name_test(ctx: ToolContext) -> Callable[[str], bool]:
+    """Whether a line read is a person's name, by the dictionary (``holds_value``): a badge's reading."""
+    return lambda text: _holds(ctx, ValueKind.NAME, text)
+
+
 def _spans(ctx: ToolContext, kind: ValueKind, text: str) -> list[str]:
     return value_spans(kind, text, *_word_tests(ctx))
 

@@ -1,5 +1,6 @@
-"""Questions about who spoke, read and answered: who said X, what else did the person who said X say, how many
-different people spoke, was it the same person who said X and Y.
+"""Questions about who spoke or was seen, read and answered: who said X, what else did the person who said X
+say, how many different people spoke, were seen or were met, was it the same person who said X and Y, when did
+you first or last see Dana (or the person who said X), where did you see them.
 
 What was said is found by the ``ground`` tool (how=["heard"]), the one retriever of sentences heard; the voice
 that said it by the ``person`` tool.  The offline planner hands a question here when ``who_question`` reads it.
@@ -23,6 +24,10 @@ class WhoAsked(str, Enum):
     COUNT = "count"  # how many different people spoke
     SAME = "same"  # was it the same person who said X and Y
     LIST = "list"  # who spoke / who did you hear
+    SEEN = "seen"  # how many different people did you see (faces)
+    MET = "met"  # how many different people did you meet (voices and faces, a linked pair once)
+    WHEN = "when"  # when did you first / last see X
+    WHERE = "where"  # where did you see X
 
 
 @dataclass(frozen=True)
@@ -30,6 +35,8 @@ class WhoQuestion:
     asked: WhoAsked
     said: str = ""  # X
     other: str = ""  # Y
+    who: str = ""  # the person asked about: a name, or "the person who said X"
+    edge: str = "last"  # first or last (WHEN)
 
 
 _SAY = (
@@ -39,6 +46,14 @@ _SAY = (
 _ONE = r"(?:person|one|speaker|voice|man|woman|guy|lady|somebody|someone|people)"
 _SAME = r"(?:the same|one and the same)"
 _PATTERNS = (
+    (WhoAsked.SEEN, r"^how many (?:different |distinct |separate )?(?:people|persons|faces) (?:did you see|have you seen"
+     r"|were seen|were in view|came into view)\b"),
+    (WhoAsked.MET, r"^how many (?:different |distinct |separate )?(?:people|persons) (?:did you meet|have you met"
+     r"|did you encounter|have you encountered)\b"),
+    (WhoAsked.WHEN, r"^when did you (?P<edge>first|last) see (?P<who>.+)$"),
+    (WhoAsked.WHEN, r"^when (?:was|were) (?P<who>.+?) (?P<edge>first|last) seen$"),
+    (WhoAsked.WHERE, r"^where did you (?:see|meet) (?P<who>.+)$"),
+    (WhoAsked.WHERE, r"^where (?:was|were) (?P<who>.+?) seen$"),
     (WhoAsked.COUNT, r"^how many (?:different |distinct |separate )?(?:people|persons|voices|speakers) "
      r"(?:spoke|talked|have spoken|have talked|did you hear|have you heard|were heard|spoke to you|talked to you)\b"),
     (WhoAsked.SAME, rf"^(?:was|is|were) (?:it|that|they) {_SAME} {_ONE} (?:who|that) "
@@ -57,6 +72,7 @@ _PATTERNS = (
 # Words that ask for the question that follows them: "do you know who said X" is "who said X".
 _ASKING = re.compile(r"^(?:(?:do|did) you (?:know|remember)|(?:can|could) you tell me|(?:please )?tell me),? ")
 _COMPILED = [(asked, re.compile(pattern)) for asked, pattern in _PATTERNS]
+_SAID_BY = re.compile(rf"^the {_ONE} (?:who|that) {_SAY} (?P<x>.+)$")
 _FILLER = re.compile(r"^(?:that |about |the words? |the sentence )")
 
 
@@ -66,10 +82,22 @@ def who_question(text: str) -> WhoQuestion | None:
     clean = _ASKING.sub("", clean)
     for asked, pattern in _COMPILED:
         match = pattern.match(clean)
+        if match and asked in (WhoAsked.WHEN, WhoAsked.WHERE) and not _a_person(match.group("who"), text):
+            return None  # "when did you last see the fire extinguisher" is about a thing
         if match:
             groups = match.groupdict()
-            return WhoQuestion(asked, _said(groups.get("x") or ""), _said(groups.get("y") or ""))
+            return WhoQuestion(asked, _said(groups.get("x") or ""), _said(groups.get("y") or ""),
+                               (groups.get("who") or "").strip(), groups.get("edge") or "last")  # fmt: skip
     return None
+
+
+def _a_person(who: str, asked: str) -> bool:
+    """Whether the one a when/where question asks about is a person: the one who said something, or a name (every
+    word capitalised as asked)."""
+    if _SAID_BY.match(who):
+        return True
+    found = re.search(re.escape(who), asked, re.IGNORECASE)
+    return found is not None and all(word[:1].isupper() for word in found.group(0).split())
 
 
 def _said(words: str) -> str:
@@ -78,8 +106,14 @@ def _said(words: str) -> str:
 
 def who_script(state: AgentState, q: WhoQuestion) -> Script:
     """The answer to ``q``, from the ground, person and people tools."""
+    if q.asked in (WhoAsked.SEEN, WhoAsked.MET):
+        yield from _count(q.asked)
+        return
+    if q.asked in (WhoAsked.WHEN, WhoAsked.WHERE):
+        yield from _when_where(state, q)
+        return
     if q.asked in (WhoAsked.COUNT, WhoAsked.LIST):
-        obs = (yield [call("people", limit=50)])[0]
+        obs = (yield [call("people", limit=50, how="heard")])[0]
         found = obs.result.findings
         if not found:
             yield answer("I have not told any voices apart.", NOT_SEEN_CONFIDENCE, value=0)
@@ -117,6 +151,58 @@ def who_script(state: AgentState, q: WhoQuestion) -> Script:
         text = f'{verdict} {second[0].text} ("{said.text}"; "{second[1].text}").'
         confidence = 0.8 * min(said.score, second[1].score)
         yield answer(text, confidence, [said.ref, second[1].ref], value=same)
+
+
+def _count(asked: WhoAsked) -> Script:
+    """How many different people were seen (faces), or met (a linked voice and face once)."""
+    how = "seen" if asked is WhoAsked.SEEN else "met"
+    found = (yield [call("people", limit=50, how=how)])[0].result.findings
+    if not found:
+        yield answer(f"I have not told anyone apart that I {'saw' if how == 'seen' else 'met'}.", NOT_SEEN_CONFIDENCE,
+                     value=0)  # fmt: skip
+        return
+    both = sum(1 for f in found if len(f.data.get("refs", [])) == 2)
+    names = "; ".join(f.text for f in found[:7])
+    verb = "saw" if how == "seen" else "met"
+    lead = f"I {verb} {len(found)} different {'person' if len(found) == 1 else 'people'}"
+    detail = f" ({both} of them both heard and seen)" if how == "met" and both else ""
+    yield answer(f"{lead}{detail}: {names}.", 0.8, [f.data["first_ref"] for f in found], value=len(found))
+
+
+def _when_where(state: AgentState, q: WhoQuestion) -> Script:
+    """When a person was first or last seen, or where: the person named, or the one who said something."""
+    person = yield from _person_asked(q.who)
+    if person is None:
+        yield answer(f"I do not know who {q.who} is.", NOT_SEEN_CONFIDENCE, value="")
+        return
+    data = person.data
+    if "frames_seen" not in data:
+        heard = f"I never saw {person.text}; I only heard them, first at t={person.stamp - state.t0:.0f} s"
+        yield answer(heard + ".", 0.5, [data["first_ref"]], value="")
+        return
+    if q.asked is WhoAsked.WHERE:
+        spots = [tuple(spot) for spot in data["seen_places"]]
+        where = ", ".join(f"({x:.1f}, {y:.1f})" for x, y in spots)
+        yield answer(f"I saw {person.text} at {where}.", 0.75, [data["last_seen_ref"]], place_ref=data["last_seen_ref"],
+                     value=where)  # fmt: skip
+        return
+    at = data[f"{q.edge}_seen_t"]
+    text = f"I {q.edge} saw {person.text} at t={at:.0f} s ({data['frames_seen']} frame(s) in all)."
+    yield answer(text, 0.75, [data["last_seen_ref"]], value=at)
+
+
+def _person_asked(who: str) -> Generator[Step, list[Observation], Finding | None]:
+    """The person a question names: by what they said, else by a name heard or read."""
+    said_by = _SAID_BY.match(who)
+    if said_by:
+        found = yield from _speaker_of(_said(said_by.group("x")))
+        return found[0] if found else None
+    words = set(re.findall(r"[a-z']+", who.lower()))
+    people = (yield [call("people", limit=50)])[0].result.findings
+    named = [f for f in people if words and words <= set(re.findall(r"[a-z']+", f.text.lower()))]
+    if len(named) != 1:
+        return None
+    return (yield [call("person", ref=named[0].ref, limit=1)])[0].result.findings[0]
 
 
 def _speaker_of(words: str) -> Generator[Step, list[Observation], tuple[Finding, Finding] | None]:

@@ -3,9 +3,10 @@
 The page has, in order: the score summary (systems side by side), problems found in the input files,
 the questions table (each system's answer, typed parts, evidence with thumbnails of cited ``moment/N``
 frames, and a pass/fail mark), the robot's path (inline SVG from the poses of stored moments, with a
-marker where each event began, ground-truth places and the systems' answered places), the people heard (a row
-per voice memory told apart: its name if it introduced itself, first and last time, the places the robot was
-when it heard them, and what they said), and a timeline of events with keyframe thumbnails, captions, texts
+marker where each event began, ground-truth places and the systems' answered places), the people met (a row
+per person memory told apart, a linked voice and face once: its name if it introduced itself or a badge read it,
+first and last time, the frames it was seen in, the places the robot was when it heard or saw them, and what they
+said), and a timeline of events with keyframe thumbnails, captions, texts
 read and speech heard.
 
 Everything is inline: CSS, a few lines of JS (a "failures only" filter), SVG, and images as base64 JPEG
@@ -408,10 +409,13 @@ def _people_section(people: Sequence[Person], bag_start: float) -> str:
     if not people:
         return ""
     rows = "".join(_person_row(p, bag_start) for p in people)
+    heard = sum(1 for p in people if p.lines)
+    seen = sum(1 for p in people if p.seen)
     return (
-        f"<h2>People</h2><p>{len(people)} different voice(s) told apart; a name only where the person introduced "
-        f"themself.</p><table id='people'><tr><th>who</th><th>first</th><th>last</th><th>places (x, y)</th>"
-        f"<th>said</th></tr>{rows}</table>"
+        f"<h2>People</h2><p>{len(people)} different people: {heard} voice(s) and {seen} face(s) told apart, a voice "
+        "and a face heard together repeatedly linked as one person; a name only where the person introduced "
+        "themself or a badge below their face read it.</p><table id='people'><tr><th>who</th><th>first</th>"
+        f"<th>last</th><th>seen</th><th>places (x, y)</th><th>said</th></tr>{rows}</table>"
     )
 
 
@@ -423,10 +427,18 @@ def _person_row(person: Person, bag_start: float) -> str:
     )
     more = len(person.lines) - SAID_IN_REPORT
     said += f"<li class='small'>and {more} more</li>" if more > 0 else ""
+    linked = f" · linked {person.link:.2f}" if person.lines and person.seen else ""
+    badge = f" · badge “{esc(person.badge.text)}”" if person.badge is not None and person.named_by is None else ""
+    seen = (
+        f"{len(person.seen)} frame(s), {person.seen[0].stamp - bag_start:.1f}–{person.seen[-1].stamp - bag_start:.1f} s"
+        if person.seen
+        else "-"
+    )
     return (
         f"<tr class='person' id='{esc(person.ref.replace('/', '-'))}'><td>{esc(person.label(bag_start))}"
-        f"<div class='small'>{esc(person.ref)} · {len(person.lines)} sentence(s)</div></td>"
-        f"<td class='num'>{person.first - bag_start:.1f} s</td><td class='num'>{person.last - bag_start:.1f} s</td>"
+        f"<div class='small'>{esc(' + '.join(person.refs))}{linked}{badge} · {len(person.lines)} sentence(s)"
+        f"</div></td><td class='num'>{person.first - bag_start:.1f} s</td>"
+        f"<td class='num'>{person.last - bag_start:.1f} s</td><td class='num'>{seen}</td>"
         f"<td>{places}</td><td><ul class='said'>{said}</ul></td></tr>"
     )
 

@@ -24,6 +24,7 @@ from vidmem_ros.errors import StoreError
 from vidmem_ros.memory import graph, hierarchy
 from vidmem_ros.memory.captions import Caption, EventCaptioner, EventFacts, event_labels, event_tags, event_texts
 from vidmem_ros.memory.faces import keep_keyframe_crops
+from vidmem_ros.memory.links import relink
 from vidmem_ros.memory.records import Edge, Event, Moment, Transcript
 from vidmem_ros.memory.rows import EVENT_SQL, event_from, json_list, pose_from, pose_values, vector_blob
 from vidmem_ros.memory.runs import runs_in
@@ -193,6 +194,7 @@ class EventArchive:
         db.execute("UPDATE moments SET keyframe = 0 WHERE event_id = ?", (event_id,))
         db.executemany("UPDATE moments SET keyframe = 1 WHERE id = ?", [(k,) for k in keyframes])
         keep_keyframe_crops(db, event_id)
+        relink(db)  # the faces on its frames are evidence of who spoke then
         db.execute(
             "UPDATE events SET status = 'closed', start = ?, end = ?, caption = ?, change = ?, labels = ?, texts = ?, "
             "transcript = ?, keyframes = ?, frame_count = ? WHERE id = ?",

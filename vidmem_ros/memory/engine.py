@@ -26,6 +26,7 @@ from vidmem_ros.memory.archive import EventArchive
 from vidmem_ros.memory.captions import Caption, ComposedCaptioner, EventCaptioner
 from vidmem_ros.memory.entities import EntityUnifier
 from vidmem_ros.memory.faces import FaceClusters, add_faces
+from vidmem_ros.memory.links import relink
 from vidmem_ros.memory.records import Event, Moment, Pose, Transcript
 from vidmem_ros.memory.retention import Retention, RetentionReport
 from vidmem_ros.memory.runs import RunClock
@@ -244,6 +245,7 @@ class MemoryEngine:
             return
         self.counts["voices_new" if assignment.new else "voices_matched"] += 1
         self.counts["voices_merged"] += len(assignment.merged)
+        relink(db)  # the faces in view while it was said may make this voice someone seen
 
     def _add_faces(self, db: sqlite3.Connection, moment_id: int, stamp: float, faces: list[FaceSeen]) -> None:
         if not faces or self.config.face.backend == "none":

@@ -1,5 +1,6 @@
 """Forget: remove everything the memory holds about a time range or about chosen moments and events, or
-about a person (``forget_person``: their voice, and their speech only if asked; ``forget_face``: a face seen).
+about a person (``forget_person`` by voice, ``forget_face`` by face, ``forget_ref`` by either: the voice, the
+face linked to it, and their speech only if asked).
 
 Frames, vectors, detections, texts read, transcripts, the pose track, documents
 and graph references go in one transaction; events that only partly overlap are
@@ -18,6 +19,7 @@ from typing import Any
 from vidmem_ros.errors import InputError
 from vidmem_ros.memory import faces, hierarchy, speakers
 from vidmem_ros.memory.archive import EventArchive
+from vidmem_ros.memory.links import relink
 from vidmem_ros.memory.rows import json_list
 from vidmem_ros.memory.runs import clock_spans, runs_in
 from vidmem_ros.memory.store import SqliteStore
@@ -93,6 +95,7 @@ def forget(
             hierarchy.refresh_super_event(db, super_id)
         hierarchy.refresh_root(db)
         _refresh_entities(db)
+        relink(db)  # the voices and faces left are what the links stand on
         db.execute("INSERT INTO documents (documents) VALUES ('optimize')")  # merge away deleted index entries
         db.execute(
             "INSERT INTO meta VALUES ('forget_generation', '1') "
@@ -123,78 +126,99 @@ class PersonForgetReport:
     unlinked: int = 0  # transcripts kept without a speaker (their speaker vectors removed)
     transcripts: int = 0  # transcripts removed (with ``with_speech``)
     events: list[int] = field(default_factory=list)  # events re-summarised because they quoted removed speech
+    faces: list[int] = field(default_factory=list)  # the face rows removed: the person's and those merged in
+    sightings: int = 0  # face sightings removed with their descriptors and crops (the frames stay)
     compacted: bool = False
+
+
+FaceForgetReport = PersonForgetReport
 
 
 def forget_person(archive: EventArchive, speaker_id: int, with_speech: bool = False) -> PersonForgetReport:
     """Forget the person ``speaker/<speaker_id>``: the voice (its centroid, any name heard, the voices merged into
     it) and the speaker vector of everything it said, so it can no longer be matched or told apart; what it said
-    stays, anonymous, unless ``with_speech``, which removes the sentences too.  The same voice heard again later
-    is a new person.  InputError if no such person is in memory."""
+    stays, anonymous, unless ``with_speech``, which removes the sentences too.  The face linked to the voice
+    (``links``) is the same person and goes as ``forget_face`` takes it.  The same voice heard again later is a new
+    person.  InputError if no such person is in memory."""
+    return _forget(archive, f"speaker/{speaker_id}", with_speech)
+
+
+def forget_face(archive: EventArchive, face_id: int, with_speech: bool = False) -> PersonForgetReport:
+    """Forget the person seen as ``face/<face_id>``: the face's centroid, every sighting's descriptor and crop, and
+    the faces merged into it, so it can no longer be matched; the frames stay.  The voice linked to the face is the
+    same person and goes as ``forget_person`` takes it.  The same face seen again later is a new person.
+    InputError if no such face is in memory."""
+    return _forget(archive, f"face/{face_id}", with_speech)
+
+
+def forget_ref(archive: EventArchive, ref: str, with_speech: bool = False) -> PersonForgetReport:
+    """Forget the person ``speaker/N`` or ``face/N`` names (a service's request); InputError for anything else."""
+    kind, _, number = ref.strip().partition("/")
+    if kind not in ("speaker", "face") or not number.isdigit():
+        raise InputError("bad_forget", f"a person is speaker/N or face/N, not {ref!r}")
+    return _forget(archive, f"{kind}/{int(number)}", with_speech)
+
+
+def _forget(archive: EventArchive, ref: str, with_speech: bool) -> PersonForgetReport:
     store = archive.store
     report = PersonForgetReport()
     with store.write() as db:
         db.execute("PRAGMA secure_delete = ON")
-        row = db.execute("SELECT merged_into FROM speakers WHERE id = ?", (speaker_id,)).fetchone()
-        if row is None:
-            raise InputError("unknown_person", f"speaker/{speaker_id} is not in memory")
-        if row[0] is not None:  # a voice merged into another is that other person
-            speaker_id = int(row[0])
-        report.voices = sorted(_ids(db, "SELECT id FROM speakers WHERE id = ? OR merged_into = ?",
-                                    (speaker_id, speaker_id)))  # fmt: skip
-        said = db.execute("SELECT id, end FROM transcripts WHERE speaker_id = ?", (speaker_id,)).fetchall()
-        quoted: set[int] = set()
-        for ref, ended in said:
-            db.execute("DELETE FROM transcript_voices WHERE transcript_id = ?", (ref,))
-            if with_speech:
-                quoted |= _ids(db, "SELECT id FROM events WHERE start <= ? AND end >= ?", (ended, ended))
-                remove_document(db, "transcript", ref)
-                db.execute("DELETE FROM transcripts WHERE id = ?", (ref,))
-        speakers.retire(db, [speaker_id])
-        report.transcripts = len(said) if with_speech else 0
-        report.unlinked = 0 if with_speech else len(said)
-        for event_id in sorted(quoted):  # their speech is gone from what the events say they heard
-            archive.resummarise(db, event_id)
-        report.events = sorted(quoted)
+        voice, face = _person_ids(db, ref)
+        if voice is not None:
+            _forget_voice(db, archive, voice, with_speech, report)
+        if face is not None:
+            _forget_face(db, face, report)
+        relink(db)
         db.execute(
             "INSERT INTO meta VALUES ('forget_generation', '1') "
             "ON CONFLICT (key) DO UPDATE SET value = CAST(value AS INTEGER) + 1"
-        )  # the ingesting engine drops its cache of voices
+        )  # the ingesting engine drops its cache of voices and faces
         db.execute("PRAGMA secure_delete = OFF")
     report.compacted = store.checkpoint()
     return report
 
 
-@dataclass
-class FaceForgetReport:
-    faces: list[int] = field(default_factory=list)  # the face rows removed: the person's and those merged in
-    sightings: int = 0  # sightings removed with their descriptors and crops (the frames stay)
-    compacted: bool = False
+def _person_ids(db: sqlite3.Connection, ref: str) -> tuple[int | None, int | None]:
+    """The live voice and face of the person ``ref`` names (one of them None where no link is); InputError if
+    memory holds no such identity."""
+    kind, number = ref.split("/")
+    table = "speakers" if kind == "speaker" else "faces"
+    row = db.execute(f"SELECT merged_into FROM {table} WHERE id = ?", (int(number),)).fetchone()
+    if row is None:
+        raise InputError("unknown_person", f"{ref} is not in memory")
+    live = int(row[0]) if row[0] is not None else int(number)  # one merged into another is that other person
+    mine, other = ("speaker_id", "face_id") if kind == "speaker" else ("face_id", "speaker_id")
+    linked = db.execute(f"SELECT {other} FROM person_links WHERE {mine} = ?", (live,)).fetchone()
+    partner = int(linked[0]) if linked else None
+    return (live, partner) if kind == "speaker" else (partner, live)
 
 
-def forget_face(archive: EventArchive, face_id: int) -> FaceForgetReport:
-    """Forget the person seen as ``face/<face_id>``: the face's centroid, every sighting's descriptor and crop, and
-    the faces merged into it, so it can no longer be matched; the frames stay.  The same face seen again later is
-    a new person.  InputError if no such face is in memory."""
-    store = archive.store
-    report = FaceForgetReport()
-    with store.write() as db:
-        db.execute("PRAGMA secure_delete = ON")
-        row = db.execute("SELECT merged_into FROM faces WHERE id = ?", (face_id,)).fetchone()
-        if row is None:
-            raise InputError("unknown_person", f"face/{face_id} is not in memory")
-        if row[0] is not None:
-            face_id = int(row[0])
-        report.faces = sorted(_ids(db, "SELECT id FROM faces WHERE id = ? OR merged_into = ?", (face_id, face_id)))
-        report.sightings = db.execute("SELECT COUNT(*) FROM face_sightings WHERE face_id = ?", (face_id,)).fetchone()[0]
-        faces.retire(db, [face_id])
-        db.execute(
-            "INSERT INTO meta VALUES ('forget_generation', '1') "
-            "ON CONFLICT (key) DO UPDATE SET value = CAST(value AS INTEGER) + 1"
-        )  # the ingesting engine drops its cache of faces
-        db.execute("PRAGMA secure_delete = OFF")
-    report.compacted = store.checkpoint()
-    return report
+def _forget_voice(
+    db: sqlite3.Connection, archive: EventArchive, speaker_id: int, with_speech: bool, report: PersonForgetReport
+) -> None:
+    report.voices = sorted(_ids(db, "SELECT id FROM speakers WHERE id = ? OR merged_into = ?",
+                                (speaker_id, speaker_id)))  # fmt: skip
+    said = db.execute("SELECT id, end FROM transcripts WHERE speaker_id = ?", (speaker_id,)).fetchall()
+    quoted: set[int] = set()
+    for ref, ended in said:
+        db.execute("DELETE FROM transcript_voices WHERE transcript_id = ?", (ref,))
+        if with_speech:
+            quoted |= _ids(db, "SELECT id FROM events WHERE start <= ? AND end >= ?", (ended, ended))
+            remove_document(db, "transcript", ref)
+            db.execute("DELETE FROM transcripts WHERE id = ?", (ref,))
+    speakers.retire(db, [speaker_id])
+    report.transcripts = len(said) if with_speech else 0
+    report.unlinked = 0 if with_speech else len(said)
+    for event_id in sorted(quoted):  # their speech is gone from what the events say they heard
+        archive.resummarise(db, event_id)
+    report.events = sorted(quoted)
+
+
+def _forget_face(db: sqlite3.Connection, face_id: int, report: PersonForgetReport) -> None:
+    report.faces = sorted(_ids(db, "SELECT id FROM faces WHERE id = ? OR merged_into = ?", (face_id, face_id)))
+    report.sightings = db.execute("SELECT COUNT(*) FROM face_sightings WHERE face_id = ?", (face_id,)).fetchone()[0]
+    faces.retire(db, [face_id])
 
 
 def _log_for_fleet(

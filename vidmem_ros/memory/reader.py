@@ -18,7 +18,7 @@ from typing import Protocol
 import numpy as np
 
 from vidmem_ros.memory.hierarchy import summarise_events
-from vidmem_ros.memory.people import Person, people_heard, people_text
+from vidmem_ros.memory.people import Person, people_met, people_text
 from vidmem_ros.memory.poses import interpolate
 from vidmem_ros.memory.records import Event, Moment, Pose, SearchHit
 from vidmem_ros.memory.vector_index import VectorHit
@@ -45,7 +45,7 @@ class Place:
 class Summary:
     text: str
     events: list[Event]
-    people: list[Person] = field(default_factory=list)  # the voices heard in the span, the first heard first
+    people: list[Person] = field(default_factory=list)  # the people heard or seen in the span, the first met first
 
 
 Span = tuple[float, float]  # a closed range of memory time
@@ -99,8 +99,8 @@ class MemoryReader:
 
         ``kinds`` limits text search to some document kinds (moment, event, super_event, text, transcript).
         ``spans``, where given, are the time range instead: several memory-time spans (``runs.clock_spans``).  With
-        ``people``, a text search also finds people (kind ``speaker``): the one who said each sentence found, and
-        anyone whose name is among the words.
+        ``people``, a text search also finds people (kind ``speaker``, or ``face`` for someone only seen): the one
+        who said each sentence found, and anyone whose name is among the words.
         """
         window = _window(start, end, spans)
         store = self.store
@@ -111,7 +111,7 @@ class MemoryReader:
                 hits = [h for h in hits if self._near(h, place)]
             if people:
                 found = self._people_hits(text, hits, *_bounds(window), place, as_of)
-                hits = sorted([*hits, *found], key=lambda h: -h.score)
+                hits = sorted([*found, *hits], key=lambda h: -h.score)  # a person named outranks their badge
             return hits[:limit]
         if place is not None:
             hits = store.search_place(place.x, place.y, place.radius, as_of=as_of, limit=limit * 5)
@@ -147,23 +147,23 @@ class MemoryReader:
         top = max((h.score for h in hits), default=1.0)
         t0 = self.memory_start(as_of)
         found = []
-        for person in people_heard(self, lo, hi, as_of):
+        for person in people_met(self, lo, hi, as_of):
             if place is not None and not any(math.hypot(x - place.x, y - place.y) <= place.radius
                                               for x, y in person.places(limit=1_000)):  # fmt: skip
                 continue
             scores = [said[line.id] * 0.99 for line in person.lines if line.id in said]
-            if person.name and set(person.name.lower().split()) <= words:
+            if person.name and set(person.name.lower().split()) & words:  # a first name or a surname
                 scores.append(top)
             if scores:
                 found.append(
-                    SearchHit("speaker", person.id, person.first, person.last, max(scores), person.row(t0),
+                    SearchHit(person.ref.split("/")[0], person.id, person.first, person.last, max(scores), person.row(t0),
                               person.first_pose)
                 )  # fmt: skip
         return found
 
     def people(self, start: float | None = None, end: float | None = None, as_of: float | None = None) -> list[Person]:
-        """The voices heard in the span as of ``as_of``, the first heard first (``memory.people``)."""
-        return people_heard(self, -math.inf if start is None else start, math.inf if end is None else end, as_of)
+        """The people heard or seen in the span as of ``as_of``, the first met first (``memory.people``)."""
+        return people_met(self, -math.inf if start is None else start, math.inf if end is None else end, as_of)
 
     def memory_start(self, as_of: float | None = None) -> float:
         """The stamp memory begins at: t = 0 in the rows about people, as in answers."""

@@ -17,6 +17,7 @@ import numpy as np
 from vidmem_ros.memory.records import (
     Edge,
     Event,
+    FaceSighting,
     Moment,
     Pose,
     SearchHit,
@@ -347,6 +348,44 @@ class StoreReads:
                 tuple(ids),
             ).fetchall()
         return [TextRead(r[0], r[1], r[2], r[3], r[4], pose_from(r[5:13])) for r in rows]
+
+    def face_sightings(self, start: float, end: float, as_of: float | None = None) -> list[FaceSighting]:
+        """Faces seen with ``start <= stamp <= min(end, as_of)`` that still have an identity, oldest first."""
+        pose = pose_columns("m.")
+        with self.read() as db:
+            rows = db.execute(
+                f"SELECT f.id, f.moment_id, f.stamp, f.x0, f.y0, f.x1, f.y1, f.face_id, {pose} FROM face_sightings f "
+                "JOIN moments m ON m.id = f.moment_id WHERE f.stamp BETWEEN ? AND ? AND f.face_id IS NOT NULL "
+                "ORDER BY f.stamp, f.id",
+                (start, min(end, _upper(as_of))),
+            ).fetchall()
+        return [FaceSighting(r[0], r[1], r[2], (r[3], r[4], r[5], r[6]), r[7], pose_from(r[8:16])) for r in rows]
+
+    def person_links(self) -> list[tuple[int, int, float]]:
+        """(speaker id, face id, confidence) of each voice and face found to be one person (``links``)."""
+        with self.read() as db:
+            if db.execute("SELECT 1 FROM sqlite_master WHERE name = 'person_links'").fetchone() is None:
+                return []  # a store no build with links has written yet (this process may only read it)
+            rows = db.execute("SELECT speaker_id, face_id, confidence FROM person_links ORDER BY speaker_id")
+            return [(int(v), int(f), float(c)) for v, f, c in rows]
+
+    def texts_below_faces(self, sighting_ids: Sequence[int]) -> list[tuple[int, TextRead]]:
+        """(sighting id, text) for lines read on a face's own frame just below it, as a badge on a chest or a plate
+        beside a door sits: overlapping the face's columns widened by one face width, from its lower half down to
+        three face heights under it."""
+        if not sighting_ids:
+            return []
+        pose = pose_columns("m.")
+        marks = ", ".join("?" for _ in sighting_ids)
+        with self.read() as db:
+            rows = db.execute(
+                f"SELECT f.id, t.id, t.moment_id, t.stamp, t.text, t.score, {pose} FROM face_sightings f "
+                "JOIN texts t ON t.moment_id = f.moment_id JOIN moments m ON m.id = f.moment_id "
+                f"WHERE f.id IN ({marks}) AND t.x1 >= f.x0 - (f.x1 - f.x0) AND t.x0 <= f.x1 + (f.x1 - f.x0) "
+                "AND t.y0 >= (f.y0 + f.y1) / 2 AND t.y0 <= f.y1 + 3 * (f.y1 - f.y0) ORDER BY f.stamp, t.id",
+                tuple(sighting_ids),
+            ).fetchall()
+        return [(r[0], TextRead(r[1], r[2], r[3], r[4], r[5], pose_from(r[6:14]))) for r in rows]
 
     def pose_track(self, start: float, end: float, as_of: float | None = None) -> list[tuple[float, Pose]]:
         """The robot's path with ``start <= stamp <= min(end, as_of)``, oldest first, as (stamp, pose)."""

@@ -103,6 +103,18 @@ class TextRead:
 
 
 @dataclass(frozen=True)
+class FaceSighting:
+    """A face seen on a stored frame, with the identity it was given and where the robot was."""
+
+    id: int
+    moment_id: int
+    stamp: float
+    box: tuple[float, float, float, float]  # x0, y0, x1, y1 in the frame's pixels
+    face_id: int
+    pose: Pose | None
+
+
+@dataclass(frozen=True)
 class SuperEvent:
     id: int
     start: float

@@ -10,7 +10,10 @@ from __future__ import annotations
 import sqlite3
 import time
 
-SCHEMA_VERSION = 5  # 3: runs (memory's own time, see ``runs``); 4: voices (who spoke, see ``speakers``); 5: faces
+from vidmem_ros.memory import links
+
+SCHEMA_VERSION = 6  # 3: runs (memory's own time, see ``runs``); 4: voices (who spoke, see ``speakers``); 5: faces;
+# 6: a voice and a face linked as one person (``links``)
 
 POSE_COLUMNS = ("pose_frame", "px", "py", "pz", "qx", "qy", "qz", "qw")
 _POSE_DDL = "pose_frame TEXT, px REAL, py REAL, pz REAL, qx REAL, qy REAL, qz REAL, qw REAL"
@@ -129,6 +132,12 @@ CREATE TABLE IF NOT EXISTS face_crops (  -- a small JPEG of the face, kept only 
 CREATE TRIGGER IF NOT EXISTS payload_gone_face_crops AFTER DELETE ON payloads BEGIN
     DELETE FROM face_crops WHERE sighting_id IN (SELECT id FROM face_sightings WHERE moment_id = OLD.moment_id);
 END;
+CREATE TABLE IF NOT EXISTS person_links (  -- a voice and a face found to be one person (``links``), recomputed
+    speaker_id INTEGER PRIMARY KEY,
+    face_id INTEGER NOT NULL UNIQUE,
+    together INTEGER NOT NULL,  -- transcripts of the voice heard while that face alone was in view
+    confidence REAL NOT NULL
+);
 CREATE TABLE IF NOT EXISTS super_events (
     id INTEGER PRIMARY KEY,
     start REAL NOT NULL,
@@ -251,6 +260,8 @@ def create_or_upgrade(db: sqlite3.Connection) -> None:
         if version < 4:
             _upgrade_voices(db)
         db.execute("CREATE INDEX IF NOT EXISTS transcripts_speaker ON transcripts (speaker_id, start)")
+        if 4 <= version < 6:
+            links.relink(db)  # voices and faces kept before links: linked from what they hold
         if version < SCHEMA_VERSION:
             db.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(SCHEMA_VERSION),))
 

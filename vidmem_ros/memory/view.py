@@ -15,6 +15,7 @@ import numpy as np
 from vidmem_ros.memory.records import (
     Edge,
     Event,
+    FaceSighting,
     Moment,
     Pose,
     SearchHit,
@@ -98,5 +99,11 @@ class MemoryView(Protocol):
         frame_id: str | None = None,
         limit: int = 50,
     ) -> list[SearchHit]: ...
+
+    def face_sightings(self, start: float, end: float, as_of: float | None = None) -> list[FaceSighting]: ...
+
+    def person_links(self) -> list[tuple[int, int, float]]: ...
+
+    def texts_below_faces(self, sighting_ids: Sequence[int]) -> list[tuple[int, TextRead]]: ...
 
     def pose_track(self, start: float, end: float, as_of: float | None = None) -> list[tuple[float, Pose]]: ...

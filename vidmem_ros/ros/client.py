@@ -115,8 +115,12 @@ class MemoryClient:
         moment_ids: Sequence[int] = (),
         event_ids: Sequence[int] = (),
         timeout_s: float = 60.0,
+        person: str = "",
+        with_speech: bool = False,
     ) -> Forget.Response:
-        request = Forget.Request(moment_ids=list(moment_ids), event_ids=list(event_ids))
+        request = Forget.Request(
+            moment_ids=list(moment_ids), event_ids=list(event_ids), person=person, with_speech=with_speech
+        )
         request.start, request.end = to_time(start), to_time(end)
         return self._call(self._forget, request, timeout_s)  # type: ignore[no-any-return]
 

@@ -21,7 +21,7 @@ from vidmem_ros.agent.reasoner import Reasoner, build_reasoner
 from vidmem_ros.errors import InputError, VidmemError
 from vidmem_ros.memory.archive import EventArchive
 from vidmem_ros.memory.captions import ComposedCaptioner
-from vidmem_ros.memory.forget import forget
+from vidmem_ros.memory.forget import forget, forget_ref
 from vidmem_ros.memory.integrity import DamagedStoreError, file_id, wait_until_replaced
 from vidmem_ros.memory.reader import MemoryReader, Place
 from vidmem_ros.memory.runs import clock_spans, memory_as_of
@@ -148,6 +148,8 @@ class QueryNode(MemoryNode):
         return response
 
     def _on_forget(self, request: Forget.Request, response: Forget.Response) -> Forget.Response:
+        if request.person:
+            return self._forget_person(request, response)
         start, end = time_range(request.start, request.end)
         try:
             assert self._archive is not None
@@ -161,6 +163,21 @@ class QueryNode(MemoryNode):
         )
         response.moments_removed = len(report.moments)
         response.events_removed = len(report.events)
+        response.transcripts_removed = report.transcripts
+        response.compacted = report.compacted
+        response.success = True
+        return response
+
+    def _forget_person(self, request: Forget.Request, response: Forget.Response) -> Forget.Response:
+        try:
+            assert self._archive is not None
+            report = forget_ref(self._archive, request.person, request.with_speech)
+        except VidmemError as exc:
+            return refused(response, exc)
+        self.get_logger().info(
+            f"forgot {request.person}: voices {report.voices}, faces {report.faces}, {report.transcripts} transcripts"
+        )
+        response.voices_removed, response.faces_removed = len(report.voices), len(report.faces)
         response.transcripts_removed = report.transcripts
         response.compacted = report.compacted
         response.success = True
