@@ -20,11 +20,15 @@ from vidmem_ros.agent.question import Intent, Modality, Window, parse_question, 
         ("What is the combined duration you watched the pigeons for?", Asked.DURATION),
         ("For what length of time was the trolley in sight?", Asked.DURATION),
         ("What amount of time did you spend near the lift?", Asked.DURATION),
+        ("How long ago did you last see the van?", Asked.TIME),
+        ("Count the times a ladder was in view.", Asked.COUNT),
+        ("How long was the trolley visible, all together?", Asked.DURATION),
         # yes or no without its auxiliary verb
         ("Spotted any foxes?", Asked.YES_NO),
         ("Seen a bicycle today?", Asked.YES_NO),
         ("Any ladders around during your rounds?", Asked.YES_NO),
         ("Anybody in the lobby?", Asked.YES_NO),
+        ("When did you pass the fountain for the first time?", Asked.TIME),
         # these stay what they were
         ("How many minutes did you spend in the lab?", Asked.DURATION),
         ("What time is the delivery due?", Asked.NAME),
@@ -59,6 +63,9 @@ def test_sentences_lose_scope_and_remarks_and_say_alternatives_whole(sentence: s
 @pytest.mark.parametrize(
     ("question", "intent", "modality", "target", "other"),
     [
+        # first or last said after the thing
+        ("When did you come across the van for the first time?", Intent.FIRST, Modality.OBJECT, "van", ""),
+        ("When did you hear about the leak, for the last time?", Intent.LAST, Modality.SPEECH, "leak", ""),
         # someone unnamed, seen, is a person
         ("Spotted anybody on your patrol?", Intent.DID, Modality.OBJECT, "person", ""),
         ("Did you meet anyone in the corridor?", Intent.DID, Modality.OBJECT, "person in the corridor", ""),

@@ -10,6 +10,7 @@ type and the thing asked about are found the same way whichever form was used.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 _UNIT = r"(?:seconds?|minutes?|hours?)"
 # The robot's own patrol, as a question bounds itself by it: every question is about that, so it names nothing.
@@ -24,7 +25,7 @@ _SPLIT_ALTERNATIVE = re.compile(
     r"\b(?P<r>before|after) (?P<b>[^,]+?),? or (?P<s>after|before)(?: (?:it|that|them|this|then|him|her))?$"
 )
 # Forms of asking and their plain equivalents, applied to the asking clause in order.
-_ASKING_FORMS: tuple[tuple[re.Pattern[str], str], ...] = (
+_ASKING_FORMS: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], ...] = (
     # "at what point / stage did ..." asks "when did ...".
     (re.compile(r"^(?:at )?(?:what|which) (?:point|stage|moment in time)\b(?: in time)?"), "when"),
     # "how many minutes into the patrol did ...", "how long after the start did ...": a moment, counted from the start.
@@ -35,6 +36,18 @@ _ASKING_FORMS: tuple[tuple[re.Pattern[str], str], ...] = (
         ),
         "when",
     ),
+    # "how long ago did you last see X" asks for that moment.
+    (re.compile(r"^how (?:long|many (?:seconds|minutes|hours)) ago\b"), "when"),
+    # "when did you see X for the first time": when did you first see X.
+    (
+        re.compile(
+            r"^(?P<a>when (?:did|have|had) (?:you|the robot|it)) (?P<b>.+?),? for the (?:very )?"
+            r"(?P<w>first|last|final|most recent) time\b"
+        ),
+        lambda m: f"{m['a']} {'first' if m['w'] == 'first' else 'last'} {m['b']}",
+    ),
+    # "count the times X was in view", "count the people you met": how many.
+    (re.compile(r"^count (?:up )?(?:all )?(?:the )?(?=\w)"), "how many "),
     # "what was the total time X was in view", "for what length of time": how long.
     (
         re.compile(
@@ -69,6 +82,7 @@ _OFFERED_FIRST = re.compile(
 _FORM_REMARK = re.compile(
     r"[,;:] (?:(?:counting|including|excluding|rounding|rounded|roughly|approximately|more or less|give or take"
     r"|if possible|please|in (?:seconds|minutes|metres|meters))\b[^,;:]*)$"
+    r"|,? (?:all together|altogether|in total|in all|all told|overall)$"
 )
 
 
