@@ -4,7 +4,22 @@ import pytest
 
 from vidmem_ros.agent.asked import Asked, asked_kind
 from vidmem_ros.agent.idioms import plain_asking, plain_sentence
-from vidmem_ros.agent.question import Intent, Modality, Window, parse_question, window_of
+from vidmem_ros.agent.question import Intent, Modality, ParsedQuestion, Window, parse_question, window_of
+from vidmem_ros.agent.question_similarity import SimilarityParser
+from vidmem_ros.config import load_config
+from vidmem_ros.perception.registry import build_text_embedder
+
+
+@pytest.fixture(scope="module")
+def similar() -> SimilarityParser:
+    embedder = build_text_embedder(load_config().text_embedder)
+    assert embedder is not None
+    return SimilarityParser(embedder)
+
+
+def _read(question: str, similar: SimilarityParser) -> ParsedQuestion | None:
+    """As the rules-only parser reads: sentence patterns first, then likeness to example questions."""
+    return parse_question(question) or similar.parse(question)
 
 
 @pytest.mark.parametrize(
@@ -23,6 +38,7 @@ from vidmem_ros.agent.question import Intent, Modality, Window, parse_question, 
         ("How long ago did you last see the van?", Asked.TIME),
         ("Count the times a ladder was in view.", Asked.COUNT),
         ("How long was the trolley visible, all together?", Asked.DURATION),
+        ("How much of the shift has gone by?", Asked.DURATION),
         # yes or no without its auxiliary verb
         ("Spotted any foxes?", Asked.YES_NO),
         ("Seen a bicycle today?", Asked.YES_NO),
@@ -63,6 +79,10 @@ def test_sentences_lose_scope_and_remarks_and_say_alternatives_whole(sentence: s
 @pytest.mark.parametrize(
     ("question", "intent", "modality", "target", "other"),
     [
+        # every sign or message, none named
+        ("How many different notices did you read?", Intent.COUNT, Modality.TEXT, "", ""),
+        ("When did you hear the very first announcement?", Intent.FIRST, Modality.SPEECH, "", ""),
+        ("When was the latest message?", Intent.LAST, Modality.SPEECH, "", ""),
         # first or last said after the thing
         ("When did you come across the van for the first time?", Intent.FIRST, Modality.OBJECT, "van", ""),
         ("When did you hear about the leak, for the last time?", Intent.LAST, Modality.SPEECH, "leak", ""),
@@ -92,9 +112,9 @@ def test_sentences_lose_scope_and_remarks_and_say_alternatives_whole(sentence: s
     ],
 )
 def test_idioms_parse_to_the_plain_forms_plan(
-    question: str, intent: Intent, modality: Modality, target: str, other: str
+    question: str, intent: Intent, modality: Modality, target: str, other: str, similar: SimilarityParser
 ) -> None:
-    parsed = parse_question(question)
+    parsed = _read(question, similar)
     assert parsed is not None
     assert (parsed.intent, parsed.modality, parsed.target, parsed.other) == (intent, modality, target, other)
 
@@ -120,3 +140,12 @@ def test_a_first_stretch_of_memory_is_a_window_wherever_it_is_said(question: str
     assert window_of(question) == window
     parsed = parse_question(question)
     assert parsed is None or parsed.window == window
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["How much of the shift has gone by?", "How far into the patrol are you?", "How much of your rounds has passed?"],
+)
+def test_how_much_of_the_patrol_has_passed_asks_how_long_the_robot_has_been_on_duty(question: str) -> None:
+    parsed = parse_question(question)
+    assert parsed is not None and parsed.intent is Intent.ACTIVE

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from vidmem_ros.agent.text_match import stem, words_covered
+from vidmem_ros.agent.text_match import distinct_signs, stem, words_covered
 
 
 @pytest.mark.parametrize(
@@ -24,3 +24,12 @@ def test_a_word_matches_in_another_form(query: str, text: str, share: float) -> 
 def test_a_stem_keeps_four_letters_at_least() -> None:
     assert stem("running") == "runni" and stem("staying") == "stay" and stem("door") == "door"
     assert words_covered("running", "The prune juice is here.") == 0.0
+
+
+def test_readings_clipped_or_misread_at_an_edge_are_one_sign() -> None:
+    readings = [
+        "STAFF ENTRANCE", "TAFF ENTRANCE", "STAFF ENTRANC", "XTAFF ENTRANCE", "MIND THE STEP", "MIND THE STEP",
+        "THE STEP", "GATE 7", "GATE7", "7", "QX", "GATE 9",
+    ]  # fmt: skip
+    assert distinct_signs(readings) == ["STAFF ENTRANCE", "MIND THE STEP", "GATE 7", "GATE 9"]
+    assert distinct_signs(["NO", "OK"]) == []

@@ -26,6 +26,14 @@ _SPLIT_ALTERNATIVE = re.compile(
 )
 # Forms of asking and their plain equivalents, applied to the asking clause in order.
 _ASKING_FORMS: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], ...] = (
+    # "how much of the shift has gone by", "how far into the patrol are you": how long the robot has been on duty.
+    (
+        re.compile(
+            rf"^how (?:much of|far into|far along|long into) (?:the |your |this |today's )?{_ACTIVITY}\b"
+            r"(?: (?:has|have|had) (?:gone by|passed|elapsed|been done|gone)| are you| is it| have you (?:got|come|gone))?$"
+        ),
+        "how long have you been on duty",
+    ),
     # "at what point / stage did ..." asks "when did ...".
     (re.compile(r"^(?:at )?(?:what|which) (?:point|stage|moment in time)\b(?: in time)?"), "when"),
     # "how many minutes into the patrol did ...", "how long after the start did ...": a moment, counted from the start.

@@ -39,7 +39,7 @@ from vidmem_ros.agent.question import (
 )
 from vidmem_ros.agent.runs import group_runs
 from vidmem_ros.agent.steps import NOT_SEEN_CONFIDENCE, Script, Step, answer, call
-from vidmem_ros.agent.text_match import squash, words_covered
+from vidmem_ros.agent.text_match import distinct_signs, squash, words_covered
 from vidmem_ros.agent.tool_args import TRANSCRIPTS_MAX
 from vidmem_ros.agent.tool_context import Finding
 from vidmem_ros.agent.tool_registry import ANSWER_TOOL
@@ -110,6 +110,8 @@ class OfflinePlanner:
             yield self._active(state)
             return
         script = self._place if p.modality is Modality.PLACE else scripts.get(p.intent)
+        if p.intent is Intent.COUNT and p.modality is Modality.TEXT and not p.target:
+            script = self._count_read
         if script is not None:
             planned = script(state, p)
         elif p.modality is Modality.SPEECH:
@@ -281,8 +283,10 @@ class OfflinePlanner:
 
     def _heard(self, state: AgentState, p: ParsedQuestion) -> Script:
         state.plan(f"find speech about {p.target}", "compose the answer")
-        limit = TRANSCRIPTS_MAX if p.intent is Intent.COUNT else 8
-        obs = (yield [call("search_transcripts", query=p.target, limit=limit, **self._window(state, p))])[0]
+        limit = TRANSCRIPTS_MAX if p.intent is Intent.COUNT or not p.target else 8
+        newest = p.intent is Intent.LAST and not p.target  # the last message heard
+        window = self._window(state, p)
+        obs = (yield [call("search_transcripts", query=p.target, limit=limit, newest=newest, **window)])[0]
         lines = sorted(obs.result.findings, key=lambda f: f.stamp)
         if not lines:
             yield self._not_seen(state, p, [])
@@ -566,6 +570,17 @@ class OfflinePlanner:
         read = _counted([f'"{f.data["read"]}"' for f in found if "read" in f.data])
         parts = [f"I saw {seen}" if seen else "", f"I read {read}" if read else ""]
         yield answer("; ".join(x for x in parts if x) + ".", 0.8, _refs(found))
+
+    def _count_read(self, state: AgentState, p: ParsedQuestion) -> Script:
+        """How many signs were read, no sign named: the different signs, a reading clipped at the frame's edge
+        being the same sign as its whole reading."""
+        obs = (yield [call("timeline", what=["text"], limit=50, **self._window(state, p))])[0]
+        found = obs.result.findings
+        signs = distinct_signs([str(f.data.get("read", f.text)) for f in found])
+        n = len(signs)
+        listed = ", ".join(f'"{s}"' for s in signs)
+        text = f"{n}: I read {n} different sign{'' if n == 1 else 's'}" + (f": {listed}." if signs else ".")
+        yield answer(text, 0.7 if signs else NOT_SEEN_CONFIDENCE, _refs(found), value=n)
 
     def _read(self, state: AgentState, p: ParsedQuestion) -> Script:
         """What was read: out of the sign the question describes ("what did the notice by the lift say"), else

@@ -349,6 +349,8 @@ def _parse_clause(text: str) -> ParsedQuestion | None:
             intent = Intent.AFTER if groups["r"].endswith("after") else Intent.BEFORE
         if modality in (Modality.OBJECT, Modality.TEXT) and (sign := _SIGN_TARGET.match(target)):
             modality, target = Modality.TEXT, clean_target(sign.group("t"))
+        if intent is Intent.LAST and re.match(r"(?:very )?(?:first|earliest)\b", target):
+            intent = Intent.FIRST  # "when did you hear the very first announcement"
         modality, target = refined(intent, modality, target)
         if not names_what_it_needs(intent, modality, target, other) or cites_a_text(intent, normal):
             continue
@@ -490,6 +492,12 @@ _CLOCK = re.compile(r"^(?:\d|noon\b|midnight\b|(?:the )?(?:start|beginning|end)\
 _MESSAGE_NOUN = re.compile(r"\s+(?:message|announcement|news|call|remark)s?$")
 
 
+# A count of what was read that names only the kind of thing read ("different notices"), not what it said.
+_ANY_SIGN = re.compile(
+    r"^(?:(?:different|distinct|separate|unique|individual|other) )*(?:signs?|notices?|texts?|labels?|posters?"
+    r"|words|things?(?: written)?|plates?|placards?|plaques?)$"
+)
+_RECENCY = re.compile(r"^(?:(?:very|first|last|latest|earliest|most recent|newest|final|previous|next) )+")
 # A count of what was heard that names only the kind of thing heard ("radio calls"), not what it was about.
 _ANY_MESSAGE = re.compile(rf"^(?:{_MESSAGE_KINDS}|news|times?)$")
 
@@ -509,10 +517,13 @@ def refined(intent: Intent, modality: Modality, target: str) -> tuple[Modality, 
         target = "person" if _ANY_PERSON.fullmatch(target) else _SOMEONE.sub("person", target, count=1)
     if intent in (Intent.COUNT, Intent.DURATION) and modality is Modality.OBJECT and (place := place_passed(target)):
         modality, target = Modality.PLACE, place
+    if intent is Intent.COUNT and modality is Modality.TEXT and _ANY_SIGN.match(target):
+        target = ""  # "how many different signs did you read": every sign read is counted
     if modality is Modality.TEXT:
         target = sign_words(target)
-    if intent is Intent.COUNT and modality is Modality.SPEECH and names_any_message(target):
-        target = ""
+    if intent in (Intent.COUNT, Intent.FIRST, Intent.LAST) and modality is Modality.SPEECH:
+        plain = _RECENCY.sub("", target)  # "the latest message", "the first thing said": any message at all
+        target = "" if names_any_message(plain) or plain in ("thing", "anything", "something", "words") else target
     return modality, target
 
 
@@ -669,7 +680,10 @@ def names_what_it_needs(intent: Intent, modality: Modality, target: str, other: 
     needs_target = intent in (
         Intent.DID, Intent.FIRST, Intent.LAST, Intent.WHERE, Intent.COUNT, Intent.DURATION, Intent.ORDER,
     )  # fmt: skip
-    if needs_target and not target and not (intent is Intent.COUNT and modality is Modality.SPEECH):
+    any_one = (intent is Intent.COUNT and modality is Modality.TEXT) or (
+        intent in (Intent.COUNT, Intent.FIRST, Intent.LAST) and modality is Modality.SPEECH
+    )  # how many signs or messages; the first or last message heard
+    if needs_target and not target and not any_one:
         return False
     return bool(other) or intent not in (Intent.ORDER, Intent.BEFORE, Intent.AFTER)
 

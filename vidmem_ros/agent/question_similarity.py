@@ -24,6 +24,7 @@ from vidmem_ros.agent.question import (
     clean_target,
     modality_named,
     names_what_it_needs,
+    refined,
     window_of,
 )
 from vidmem_ros.perception.embedding import TextEmbedder
@@ -146,7 +147,8 @@ _FRAME_WORDS = frozenset(
         approximately exactly about really actually true correct possible probably maybe bring brought raise raised
         discuss discussed warn warned ask asked complain complained note noted turn turned turning case point drop
         dropped stop stopped pop popped check checked beside besides between among against opposite below above
-        beneath underneath toward towards past via within without upon length amount period stretch duration
+        beneath underneath toward towards past via within without upon length amount period stretch duration happen
+        happened happening occur occurred take took place
         """
     )
 )
@@ -206,6 +208,8 @@ class SimilarityParser:
                 modality = Modality.TEXT  # "what was the next thing you read after seeing X": what was read
         if intent in (Intent.WHAT, Intent.READ, Intent.SAID, Intent.ACTIVE):
             target, other = (target if intent is Intent.SAID and target not in _SPEAKERS else ""), ""
+        if intent not in (Intent.BEFORE, Intent.AFTER, Intent.ORDER):
+            modality, target = refined(intent, modality, target)
         if not names_what_it_needs(intent, modality, target, other):
             return None
         now = intent is Intent.WHAT and bool(re.search(r"\bnow\b", clause))

@@ -4,6 +4,7 @@ longest shared run, and the share of a question's content words a text covers.""
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Sequence
 from difflib import SequenceMatcher
 
@@ -26,6 +27,24 @@ def text_match(wanted: str, read: str) -> float:
         return len(b) / len(a)
     best = SequenceMatcher(None, a, b).find_longest_match(0, len(a), 0, len(b)).size
     return float(best / len(a)) if best >= 4 else 0.0
+
+
+# A reading this much like a sign's longest reading is that sign, clipped or misread at an edge.
+SAME_SIGN = 0.8
+# Fewer letters than this tell no sign from another.
+SIGN_MIN_LETTERS = 4
+
+
+def distinct_signs(readings: Sequence[str]) -> list[str]:
+    """The different signs among readings, each named by its longest reading: a reading held in another, or
+    matching it but for a letter or two at an edge ("UTHORIZED ..." of "AUTHORIZED ..."), is that one."""
+    counts = Counter(readings)
+    signs: list[str] = []
+    # The longest first; among equals the most often read, then the one with its spaces ("FIRE EXIT").
+    for reading in sorted(counts, key=lambda r: (-len(squash(r)), -counts[r], -len(r))):
+        if len(squash(reading)) >= SIGN_MIN_LETTERS and all(text_match(reading, s) < SAME_SIGN for s in signs):
+            signs.append(reading)
+    return signs
 
 
 def identifiers(description: str) -> list[str]:

@@ -52,6 +52,7 @@ TRANSCRIPTS_MAX = 30  # the most sentences one search_transcripts call returns
 class TranscriptArgs(_Range):
     query: str = Field("", max_length=300, description="words heard; empty lists everything said in the range")
     limit: int = Field(8, ge=1, le=TRANSCRIPTS_MAX)
+    newest: bool = Field(False, description="with an empty query, the most recent lines rather than the oldest")
 
 
 class NavigateArgs(_Args):

@@ -473,6 +473,8 @@ def search_transcripts(ctx: ToolContext, args: TranscriptArgs) -> ToolResult:
     else:
         lines = ctx.store.transcripts(lo, hi, ctx.as_of)
         findings = [Finding(f"transcript/{t.id}", "transcript", t.start, t.end, t.text) for t in lines]
+        if args.newest:
+            findings = findings[-args.limit :]
     findings = [_with_pose(ctx, f) for f in findings[: args.limit]]
     return ToolResult("search_transcripts", findings, "" if findings else "nothing heard matched")
 
