@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from vidmem_dev.meeting import meeting, meeting_questions, remember
 from vidmem_dev.synth import espeak_available
 from vidmem_dev.voices import CAST, SCRIPT, conversation
 from vidmem_dev.who_questions import QUESTIONS, TOPICS, Said, patrol_lines, who_patrol, who_questions, write_questions
@@ -22,6 +23,7 @@ from vidmem_ros.evaluation.scoring import score_all
 from vidmem_ros.memory.engine import MemoryEngine
 from vidmem_ros.memory.records import Moment, Pose, Transcript
 from vidmem_ros.memory.store import SqliteStore
+from vidmem_ros.perception.face import DlibFaceEmbedder
 from vidmem_ros.perception.speaker import ResemblyzerEmbedder
 
 pytestmark = pytest.mark.skipif(not espeak_available(), reason="espeak-ng is not installed")
@@ -68,3 +70,29 @@ def test_a_part_of_the_set_is_answered_right_through_the_reasoner(tmp_path: Path
     wrong = [(s.id, s.reason, answers[s.id].answer) for s in scores if not s.correct]
     assert not wrong, json.dumps(wrong, indent=1)
     assert len(scores) == len(asked.questions)  # every question was scored
+
+
+def test_the_set_with_people_seen_is_answered_right_with_faces_on(tmp_path: Path) -> None:
+    """The meeting (voices, packaged faces, a badge, one person at two places) remembered with faces on, and the
+    who set with its questions about people seen asked as of each question's moment and scored."""
+    config = load_config(overrides={"query.parser": "rules", "face.backend": "dlib"})
+    recording = conversation()
+    scene = meeting(recording)
+    path = write_questions(tmp_path / "meeting.questions.jsonl", meeting_questions(scene))
+    asked = load_questions(path)
+    assert not asked.problems and len(asked.questions) == QUESTIONS + 15
+    assert {q.id.split("-")[2] for q in asked.questions if q.id.startswith("face-")} == {
+        "seen", "met", "when", "where", "place", "is"
+    }  # fmt: skip
+    embedder = ResemblyzerEmbedder(config.speaker)
+    voices = np.stack([embedder.embed(recording.segment(turn)) for turn in recording.turns])
+    store = remember(scene, config, tmp_path / "memory.db", DlibFaceEmbedder(config.face), voices, T0)
+    reasoner = Reasoner(store, config.query, ())
+    answers = {
+        q.id: answer_line(q.id, reasoner.answer(q.question, as_of=T0 + q.ask_at), T0, 0.0, "vidmem")
+        for q in asked.questions
+    }
+    store.close()
+    scores = score_all(asked.truth, {"vidmem": answers})
+    wrong = [(s.id, s.reason, answers[s.id].answer) for s in scores if not s.correct]
+    assert not wrong, json.dumps(wrong, indent=1)
