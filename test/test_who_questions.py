@@ -16,9 +16,9 @@ from vidmem_dev.synth import espeak_available
 from vidmem_dev.voices import CAST, SCRIPT, conversation
 from vidmem_dev.who_questions import QUESTIONS, TOPICS, Said, patrol_lines, who_patrol, who_questions, write_questions
 from vidmem_ros.agent.reasoner import Reasoner
-from vidmem_ros.config import load_config
+from vidmem_ros.config import VidmemConfig, load_config
 from vidmem_ros.evaluation.evaluator import answer_line
-from vidmem_ros.evaluation.questions import load_questions
+from vidmem_ros.evaluation.questions import QuestionSet, load_questions
 from vidmem_ros.evaluation.scoring import score_all
 from vidmem_ros.memory.engine import MemoryEngine
 from vidmem_ros.memory.records import Moment, Pose, Transcript
@@ -60,16 +60,7 @@ def test_a_part_of_the_set_is_answered_right_through_the_reasoner(tmp_path: Path
     for turn in recording.turns:
         voice = embedder.embed(recording.segment(turn))
         engine.add_transcript(Transcript(T0 + turn.start, T0 + turn.end, turn.text, voice=np.asarray(voice)))
-    reasoner = Reasoner(store, config.query, ())
-    answers = {
-        q.id: answer_line(q.id, reasoner.answer(q.question, as_of=T0 + q.ask_at), T0, 0.0, "vidmem")
-        for q in asked.questions
-    }
-    store.close()
-    scores = score_all(asked.truth, {"vidmem": answers})
-    wrong = [(s.id, s.reason, answers[s.id].answer) for s in scores if not s.correct]
-    assert not wrong, json.dumps(wrong, indent=1)
-    assert len(scores) == len(asked.questions)  # every question was scored
+    assert_all_right(store, config, asked)
 
 
 def test_the_set_with_people_seen_is_answered_right_with_faces_on(tmp_path: Path) -> None:
@@ -87,6 +78,11 @@ def test_the_set_with_people_seen_is_answered_right_with_faces_on(tmp_path: Path
     embedder = ResemblyzerEmbedder(config.speaker)
     voices = np.stack([embedder.embed(recording.segment(turn)) for turn in recording.turns])
     store = remember(scene, config, tmp_path / "memory.db", DlibFaceEmbedder(config.face), voices, T0)
+    assert_all_right(store, config, asked)
+
+
+def assert_all_right(store: SqliteStore, config: VidmemConfig, asked: QuestionSet) -> None:
+    """Every question asked through the reasoner as of its moment, scored, and answered right."""
     reasoner = Reasoner(store, config.query, ())
     answers = {
         q.id: answer_line(q.id, reasoner.answer(q.question, as_of=T0 + q.ask_at), T0, 0.0, "vidmem")
@@ -96,3 +92,4 @@ def test_the_set_with_people_seen_is_answered_right_with_faces_on(tmp_path: Path
     scores = score_all(asked.truth, {"vidmem": answers})
     wrong = [(s.id, s.reason, answers[s.id].answer) for s in scores if not s.correct]
     assert not wrong, json.dumps(wrong, indent=1)
+    assert len(scores) == len(asked.questions)  # every question was scored
