@@ -22,6 +22,7 @@ from vidmem_ros.memory.archive import EventArchive
 from vidmem_ros.memory.captions import ComposedCaptioner
 from vidmem_ros.memory.forget import forget_person, forget_ref
 from vidmem_ros.memory.reader import MemoryReader
+from vidmem_ros.memory.records import Moment
 from vidmem_ros.memory.store import SqliteStore
 from vidmem_ros.perception.face import DlibFaceEmbedder
 from vidmem_ros.perception.speaker import ResemblyzerEmbedder
@@ -70,6 +71,49 @@ def test_one_co_occurrence_or_a_face_in_front_of_several_voices_links_nothing() 
     assert links.links([(1, 7), (1, 7), (2, 7), (2, 7), (3, 7), (3, 7)]) == []  # the face of a crowd
     [only] = links.links([(1, 7), (1, 7), (1, 7), (2, 7)])
     assert (only.speaker_id, only.face_id, only.together, only.confidence) == (1, 7, 3, 0.75)
+
+
+def test_links_asked_as_of_a_moment_stand_on_the_evidence_up_to_it(met, store) -> None:  # type: ignore[no-untyped-def]
+    scene, _ = met
+    dana = [t for t in scene.recording.turns if t.person == "dana"]
+    before_second = T0 + dana[1].start - 1.0  # Dana heard once in front of her face: chance, not yet a link
+    voices, faces = truth(scene, store, T0)
+    early = {(voices[v], faces[f]) for v, f, _ in store.person_links(as_of=before_second)}
+    assert ("dana", "astronaut") not in early
+    assert store.person_links(as_of=T0 + scene.seconds + 60) == store.person_links()  # nothing later: as stored
+    reader = MemoryReader(store)
+    then = next(p for p in reader.people(as_of=before_second) if p.name == "Dana")
+    assert then.face_id is None and then.link == 0.0  # her face is someone else's as of then
+    now = next(p for p in reader.people() if p.name == "Dana")
+    assert now.face_id is not None and now.link >= links.MIN_CONFIDENCE
+
+
+def test_a_link_later_evidence_breaks_stands_as_of_before_it(tmp_path: Path) -> None:
+    """A face in view twice while voice 1 spoke is voice 1's; later the same face is in view while voices 2 and 3
+    speak, four times, and is nobody's: asked as of before that, the link stands."""
+    store = SqliteStore(tmp_path / "memory.db")
+    speech = [(10.0, 1), (20.0, 1), (40.0, 2), (50.0, 3), (60.0, 2), (70.0, 3)]
+    with store.write() as db:
+        for k, (start, voice) in enumerate(speech):
+            db.execute(
+                "INSERT INTO transcripts (start, end, text, speaker_id) VALUES (?, ?, ?, ?)",
+                (T0 + start, T0 + start + 2.0, f"line {k}", voice),
+            )
+    for start, _ in speech:
+        moment = store.add_moment(Moment(T0 + start + 1.0, "camera", 8, 8, None))
+        with store.write() as db:
+            db.execute(
+                "INSERT INTO face_sightings (moment_id, stamp, x0, y0, x1, y1, sharpness, vector, face_id) "
+                "VALUES (?, ?, 0, 0, 4, 4, 1.0, x'00', 7)",
+                (moment, T0 + start + 1.0),
+            )
+    with store.write() as db:
+        assert links.relink(db) == []  # the face of four voices is none of them
+    assert store.person_links() == []
+    assert store.person_links(as_of=T0 + 30.0) == [(1, 7, 1.0)]
+    assert store.person_links(as_of=T0 + 55.0) == [(1, 7, 0.5)]  # two of the face's four co-occurrences
+    assert store.person_links(as_of=T0 + 15.0) == []  # once is chance
+    store.close()
 
 
 def test_people_are_counted_placed_and_named_only_from_evidence(store) -> None:  # type: ignore[no-untyped-def]

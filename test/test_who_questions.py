@@ -11,17 +11,19 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from vidmem_dev.meeting import meeting, meeting_questions, remember
 from vidmem_dev.synth import espeak_available
 from vidmem_dev.voices import CAST, SCRIPT, conversation
 from vidmem_dev.who_questions import QUESTIONS, TOPICS, Said, patrol_lines, who_patrol, who_questions, write_questions
 from vidmem_ros.agent.reasoner import Reasoner
-from vidmem_ros.config import load_config
+from vidmem_ros.config import VidmemConfig, load_config
 from vidmem_ros.evaluation.evaluator import answer_line
-from vidmem_ros.evaluation.questions import load_questions
+from vidmem_ros.evaluation.questions import QuestionSet, load_questions
 from vidmem_ros.evaluation.scoring import score_all
 from vidmem_ros.memory.engine import MemoryEngine
 from vidmem_ros.memory.records import Moment, Pose, Transcript
 from vidmem_ros.memory.store import SqliteStore
+from vidmem_ros.perception.face import DlibFaceEmbedder
 from vidmem_ros.perception.speaker import ResemblyzerEmbedder
 
 pytestmark = pytest.mark.skipif(not espeak_available(), reason="espeak-ng is not installed")
@@ -58,6 +60,29 @@ def test_a_part_of_the_set_is_answered_right_through_the_reasoner(tmp_path: Path
     for turn in recording.turns:
         voice = embedder.embed(recording.segment(turn))
         engine.add_transcript(Transcript(T0 + turn.start, T0 + turn.end, turn.text, voice=np.asarray(voice)))
+    assert_all_right(store, config, asked)
+
+
+def test_the_set_with_people_seen_is_answered_right_with_faces_on(tmp_path: Path) -> None:
+    """The meeting (voices, packaged faces, a badge, one person at two places) remembered with faces on, and the
+    who set with its questions about people seen asked as of each question's moment and scored."""
+    config = load_config(overrides={"query.parser": "rules", "face.backend": "dlib"})
+    recording = conversation()
+    scene = meeting(recording)
+    path = write_questions(tmp_path / "meeting.questions.jsonl", meeting_questions(scene))
+    asked = load_questions(path)
+    assert not asked.problems and len(asked.questions) == QUESTIONS + 15
+    assert {q.id.split("-")[2] for q in asked.questions if q.id.startswith("face-")} == {
+        "seen", "met", "when", "where", "place", "is"
+    }  # fmt: skip
+    embedder = ResemblyzerEmbedder(config.speaker)
+    voices = np.stack([embedder.embed(recording.segment(turn)) for turn in recording.turns])
+    store = remember(scene, config, tmp_path / "memory.db", DlibFaceEmbedder(config.face), voices, T0)
+    assert_all_right(store, config, asked)
+
+
+def assert_all_right(store: SqliteStore, config: VidmemConfig, asked: QuestionSet) -> None:
+    """Every question asked through the reasoner as of its moment, scored, and answered right."""
     reasoner = Reasoner(store, config.query, ())
     answers = {
         q.id: answer_line(q.id, reasoner.answer(q.question, as_of=T0 + q.ask_at), T0, 0.0, "vidmem")

@@ -14,11 +14,13 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from vidmem_dev.faces import background, portraits, seen
 from vidmem_dev.voices import Recording, Turn
+from vidmem_dev.who_questions import Said, Shown, face_questions, who_questions
 from vidmem_ros.config import VidmemConfig
 from vidmem_ros.ingest.frames import DecodedImage, FrameInput
 from vidmem_ros.ingest.worker import IngestPipeline
@@ -168,3 +170,10 @@ def link_scores(meeting: Meeting, store: SqliteStore, t0: float) -> dict[str, fl
         "precision": round(right / len(found), 3) if found else 1.0,
         "recall": round(right / len(FACE_OF), 3),
     }
+
+
+def meeting_questions(meeting: Meeting) -> list[dict[str, Any]]:
+    """The who-question set over the meeting: the twenty about who said what, then those about people seen."""
+    lines = [Said(t.person, t.text, t.start, t.end) for t in meeting.recording.turns]
+    shown = [Shown(f.face, PLACES[f.place], f.stamp) for f in meeting.frames]
+    return who_questions(lines) + face_questions(lines, shown, FACE_OF, {BADGE[0]: BADGE[1]})

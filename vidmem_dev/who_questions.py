@@ -9,6 +9,11 @@ trap.  The questions use many grammatical forms of who-questions: who said / tol
 mentioned, which person, whose voice, do you know who, what else did the person who … say, how many different
 people, did the same person say … and …
 
+``face_questions`` adds questions about people seen (faces), from who was in view where and when: how many
+different people were seen or met, when and where a named person (named by a self-introduction, or by a badge
+read below the face) was first or last seen, whether the person seen at one place is the one seen at another,
+and whether a named person is the one who said something.
+
 ``write_who_bag`` writes the patrol as a rosbag2 (through ``sample_bag.write_bag``: camera, odometry, and the
 voices on /audio) and the set beside it, for ``vidmem eval BAG BAG.questions.jsonl``.
 """
@@ -209,6 +214,101 @@ def _spread_pairs(pairs: Sequence[tuple[Said, Said]], n: int) -> list[tuple[Said
         return list(pairs)
     step = len(pairs) / n
     return [pairs[math.floor(i * step)] for i in range(n)]
+
+
+# -- people seen ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Shown:
+    """A frame: whose face was in view ("" for nobody), where the robot was, when (seconds from the start)."""
+
+    face: str
+    place: tuple[float, float]
+    stamp: float
+
+
+def face_questions(
+    lines: Sequence[Said], shown: Sequence[Shown], face_of: dict[str, str], badges: dict[str, str]
+) -> list[dict[str, Any]]:
+    """Questions about people seen, with their answers: ``face_of`` is each speaker's face (the others are heard
+    only), ``badges`` the name read below a face.  Asked once everything was seen, a count also once the talk
+    was over."""
+    lines = sorted(lines, key=lambda line: line.start)
+    end = max([line.end for line in lines] + [s.stamp for s in shown]) + ASK_AFTER_S
+    talked = max(line.end for line in lines) + ASK_AFTER_S
+    seen = [s for s in shown if s.face]
+    names = dict(badges)
+    names |= {face: p.capitalize() for p, face in face_of.items() if named_by(lines, p, end)}
+    rows: list[dict[str, Any]] = []
+
+    def add(kind: str, question: str, ask_at: float, **truth: Any) -> None:
+        rows.append({"id": f"face-{len(rows) + 1:02d}-{kind}", "ask_at": round(ask_at, 2), "question": question,
+                     **truth})  # fmt: skip
+
+    add("seen", "How many different people did you see?", end, type="count", answer=len({s.face for s in seen}))
+    add("seen", "How many different people have you seen so far?", talked, type="count",
+        answer=len({s.face for s in seen if s.stamp <= talked}))  # fmt: skip
+    heard = {line.person for line in lines}
+    met = len(heard) + len({s.face for s in seen} - {face_of[p] for p in heard if p in face_of})
+    add("met", "How many different people did you meet?", end, type="count", answer=met)
+    named = [face for face in dict.fromkeys(s.face for s in seen) if face in names]
+    for face, edge in zip(named, ("first", "last"), strict=False):
+        when = [s for s in seen if s.face == face]
+        at = when[0] if edge == "first" else when[-1]
+        add("when", f"When did you {edge} see {names[face]}?", end, type="time", answer=round(at.stamp, 2))
+        add("where", f"Where did you {edge} see {names[face]}?", end, type="position", answer=list(at.place))
+    speaker = {face: p for p, face in face_of.items()}
+    said_seen = [line for line in lines if line.topic and line.person in face_of]
+    if said_seen:
+        line = said_seen[len(said_seen) // 2]
+        last = [s for s in seen if s.face == face_of[line.person]][-1]
+        add("when", f"When did you last see the person who said that {_topic(line).phrase}?", end, type="time",
+            answer=round(last.stamp, 2))  # fmt: skip
+    for a, b, same in _place_pairs(seen):
+        add("place", f"Was the person you saw at {_at(a)} the same one you saw at {_at(b)}?", end, type="binary",
+            answer=same)  # fmt: skip
+    for name, line, said in _name_said(lines, names, speaker, end):
+        add("is", f"Is {name} the person who said that {_topic(line).phrase}?", end, type="binary", answer=said)
+    return rows
+
+
+def _at(place: tuple[float, float]) -> str:
+    return f"({place[0]:g}, {place[1]:g})"
+
+
+def _place_pairs(seen: Sequence[Shown]) -> list[tuple[tuple[float, float], tuple[float, float], bool]]:
+    """A place where one person alone was seen, with another place they were seen at (the same one) and with a
+    place where someone else alone was seen (not the same)."""
+    at: dict[tuple[float, float], set[str]] = {}
+    for s in seen:
+        at.setdefault(s.place, set()).add(s.face)
+    alone = [(place, next(iter(faces))) for place, faces in at.items() if len(faces) == 1]
+    pairs = []
+    for place, face in alone:
+        elsewhere = [p for p, faces in at.items() if p != place and face in faces]
+        other = [p for p, f in alone if f != face]
+        if elsewhere and other:
+            pairs += [(place, elsewhere[0], True), (place, other[0], False)]
+            break
+    return pairs
+
+
+def _name_said(
+    lines: Sequence[Said], names: dict[str, str], speaker: dict[str, str], end: float
+) -> list[tuple[str, Said, bool]]:
+    """A named person seen asked about a line of theirs and one of someone else's, and a person named but never
+    seen asked about a line of theirs."""
+    topical = [line for line in lines if line.topic is not None]
+    found: list[tuple[str, Said, bool]] = []
+    for face, name in names.items():
+        mine = [line for line in topical if line.person == speaker.get(face)]
+        other = [line for line in topical if line.person != speaker.get(face)]
+        if mine and other:
+            found += [(name, mine[-1], True), (name, other[len(found) % len(other)], False)]
+    unseen = [line for line in topical if line.person not in speaker.values() and named_by(lines, line.person, end)]
+    found += [(unseen[0].person.capitalize(), unseen[0], True)] if unseen else []
+    return found
 
 
 # -- the patrol ---------------------------------------------------------------------------------

@@ -58,6 +58,7 @@ def person_finding(ctx: ToolContext, person: Person, said: int = SAID_SHOWN) -> 
             "frames_seen": len(person.seen),
             "first_seen_t": round(person.seen[0].stamp - ctx.t0, 1),
             "last_seen_t": round(person.seen[-1].stamp - ctx.t0, 1),
+            "first_seen_ref": f"moment/{person.seen[0].moment_id}",
             "last_seen_ref": f"moment/{person.seen[-1].moment_id}",
             "seen_places": [list(spot) for spot in person.seen_places()],
         }

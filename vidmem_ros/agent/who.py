@@ -1,6 +1,8 @@
 """Questions about who spoke or was seen, read and answered: who said X, what else did the person who said X
 say, how many different people spoke, were seen or were met, was it the same person who said X and Y, when did
-you first or last see Dana (or the person who said X), where did you see them.
+you first or last see Dana (or the person who said X), where did you see them, is Dana the person who said X (or
+the person you saw at (2, 1), or Sam): whether two ways of naming someone name one person, from the voices and
+faces told apart and the links between them.
 
 What was said is found by the ``ground`` tool (how=["heard"]), the one retriever of sentences heard; the voice
 that said it by the ``person`` tool.  The offline planner hands a question here when ``who_question`` reads it.
@@ -8,6 +10,7 @@ that said it by the ``person`` tool.  The offline planner hands a question here 
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Generator
 from dataclasses import dataclass
@@ -28,6 +31,7 @@ class WhoAsked(str, Enum):
     MET = "met"  # how many different people did you meet (voices and faces, a linked pair once)
     WHEN = "when"  # when did you first / last see X
     WHERE = "where"  # where did you see X
+    IS = "is"  # is A (a name, the person who said X, the person you saw at P) the same person as B
 
 
 @dataclass(frozen=True)
@@ -35,8 +39,9 @@ class WhoQuestion:
     asked: WhoAsked
     said: str = ""  # X
     other: str = ""  # Y
-    who: str = ""  # the person asked about: a name, or "the person who said X"
-    edge: str = "last"  # first or last (WHEN)
+    who: str = ""  # the person asked about: a name, "the person who said X" or "the person you saw at (x, y)"
+    edge: str = "last"  # first or last (WHEN, WHERE)
+    whom: str = ""  # the other person named (IS)
 
 
 _SAY = (
@@ -52,7 +57,7 @@ _PATTERNS = (
      r"|did you encounter|have you encountered)\b"),
     (WhoAsked.WHEN, r"^when did you (?P<edge>first|last) see (?P<who>.+)$"),
     (WhoAsked.WHEN, r"^when (?:was|were) (?P<who>.+?) (?P<edge>first|last) seen$"),
-    (WhoAsked.WHERE, r"^where did you (?:see|meet) (?P<who>.+)$"),
+    (WhoAsked.WHERE, r"^where did you (?:(?P<edge>first|last) )?(?:see|meet) (?P<who>.+)$"),
     (WhoAsked.WHERE, r"^where (?:was|were) (?P<who>.+?) seen$"),
     (WhoAsked.COUNT, r"^how many (?:different |distinct |separate )?(?:people|persons|voices|speakers) "
      r"(?:spoke|talked|have spoken|have talked|did you hear|have you heard|were heard|spoke to you|talked to you)\b"),
@@ -67,12 +72,20 @@ _PATTERNS = (
     (WhoAsked.WHO, rf"^(?:which|what) {_ONE} {_SAY} (?P<x>.+)$"),
     (WhoAsked.WHO, rf"^whose voice (?:was it that )?{_SAY} (?P<x>.+)$"),
     (WhoAsked.WHO, rf"^who (?:is|was) the {_ONE} (?:who|that) {_SAY} (?P<x>.+)$"),
+    (WhoAsked.IS, rf"^(?:is|was) (?P<who>.+?) (?:the same {_ONE} as |{_SAME} {_ONE} (?:as )?)(?P<whom>.+)$"),
+    (WhoAsked.IS, rf"^(?:is|was) (?P<who>.+?) (?P<whom>the {_ONE} (?:who|that) {_SAY} .+)$"),
+    (WhoAsked.IS, rf"^(?:is|was) it (?P<who>.+?) (?P<whom>(?:who|that) {_SAY} .+)$"),
     (WhoAsked.LIST, r"^who (?:spoke|talked|did you hear|have you heard|was speaking|spoke to you|talked to you)$"),
 )  # fmt: skip
 # Words that ask for the question that follows them: "do you know who said X" is "who said X".
 _ASKING = re.compile(r"^(?:(?:do|did) you (?:know|remember)|(?:can|could) you tell me|(?:please )?tell me),? ")
 _COMPILED = [(asked, re.compile(pattern)) for asked, pattern in _PATTERNS]
-_SAID_BY = re.compile(rf"^the {_ONE} (?:who|that) {_SAY} (?P<x>.+)$")
+_SAID_BY = re.compile(rf"^(?:the {_ONE} )?(?:who|that) {_SAY} (?P<x>.+)$")
+_NUMBER = r"-?\d+(?:\.\d+)?"
+# "the person you saw at (2, 1)", "the one seen at 2, 1", "the one you saw there" is no place
+_SEEN_AT = re.compile(rf"^(?:the )?{_ONE}? ?(?:(?:who|that) )?(?:you saw|you met|seen|(?:was|were) seen) at "
+                      rf"\(?(?P<x>{_NUMBER}),\s*(?P<y>{_NUMBER})\)?$")  # fmt: skip
+NEAR_M = 1.5  # a place asked about and a spot where someone was seen are one place
 _FILLER = re.compile(r"^(?:that |about |the words? |the sentence )")
 
 
@@ -82,19 +95,21 @@ def who_question(text: str) -> WhoQuestion | None:
     clean = _ASKING.sub("", clean)
     for asked, pattern in _COMPILED:
         match = pattern.match(clean)
-        if match and asked in (WhoAsked.WHEN, WhoAsked.WHERE) and not _a_person(match.group("who"), text):
+        people = [match.group(g) for g in ("who", "whom") if g in match.re.groupindex] if match else []
+        if match and not all(_a_person(who, text) for who in people):
             return None  # "when did you last see the fire extinguisher" is about a thing
         if match:
             groups = match.groupdict()
             return WhoQuestion(asked, _said(groups.get("x") or ""), _said(groups.get("y") or ""),
-                               (groups.get("who") or "").strip(), groups.get("edge") or "last")  # fmt: skip
+                               (groups.get("who") or "").strip(), groups.get("edge") or "last",
+                               (groups.get("whom") or "").strip())  # fmt: skip
     return None
 
 
 def _a_person(who: str, asked: str) -> bool:
-    """Whether the one a when/where question asks about is a person: the one who said something, or a name (every
-    word capitalised as asked)."""
-    if _SAID_BY.match(who):
+    """Whether the one a question asks about is a person: the one who said something or was seen somewhere, or a
+    name (every word capitalised as asked)."""
+    if _SAID_BY.match(who) or _SEEN_AT.match(who):
         return True
     found = re.search(re.escape(who), asked, re.IGNORECASE)
     return found is not None and all(word[:1].isupper() for word in found.group(0).split())
@@ -111,6 +126,9 @@ def who_script(state: AgentState, q: WhoQuestion) -> Script:
         return
     if q.asked in (WhoAsked.WHEN, WhoAsked.WHERE):
         yield from _when_where(state, q)
+        return
+    if q.asked is WhoAsked.IS:
+        yield from _is_same(q)
         return
     if q.asked in (WhoAsked.COUNT, WhoAsked.LIST):
         obs = (yield [call("people", limit=50, how="heard")])[0]
@@ -180,29 +198,70 @@ def _when_where(state: AgentState, q: WhoQuestion) -> Script:
         heard = f"I never saw {person.text}; I only heard them, first at t={person.stamp - state.t0:.0f} s"
         yield answer(heard + ".", 0.5, [data["first_ref"]], value="")
         return
+    ref = data[f"{q.edge}_seen_ref"]
     if q.asked is WhoAsked.WHERE:
         spots = [tuple(spot) for spot in data["seen_places"]]
         where = ", ".join(f"({x:.1f}, {y:.1f})" for x, y in spots)
-        yield answer(f"I saw {person.text} at {where}.", 0.75, [data["last_seen_ref"]], place_ref=data["last_seen_ref"],
-                     value=where)  # fmt: skip
+        yield answer(f"I saw {person.text} at {where}.", 0.75, [ref], place_ref=ref, value=where)
         return
     at = data[f"{q.edge}_seen_t"]
     text = f"I {q.edge} saw {person.text} at t={at:.0f} s ({data['frames_seen']} frame(s) in all)."
-    yield answer(text, 0.75, [data["last_seen_ref"]], value=at)
+    yield answer(text, 0.75, [ref], time_ref=ref, value=at)
+
+
+def _is_same(q: WhoQuestion) -> Script:
+    """Whether two ways of naming someone name one person: the voice or face each resolves to, one identity when
+    they are the same or linked; someone seen at a place where several were is one of them."""
+    met = (yield [call("people", limit=50)])[0].result.findings  # once: the harness refuses a call repeated
+    first = yield from _people_asked(q.who, met)
+    second = yield from _people_asked(q.whom, met)
+    for asked, found in ((q.who, first), (q.whom, second)):
+        if not found:
+            yield answer(f"I do not know who {asked} is.", NOT_SEEN_CONFIDENCE, value="")
+            return
+    one, many = (first, second) if len(first) == 1 else (second, first)
+    if len(one) != 1:
+        yield answer(f"I cannot tell: several people fit {q.who} and {q.whom}.", 0.3, value="")
+        return
+    person = one[0]
+    same = person.ref in {f.ref for f in many}
+    evidence = [person.data["first_ref"], *(f.data["first_ref"] for f in many[:3])]
+    link = person.data.get("link_confidence")
+    why = f" (voice and face linked, confidence {link:.2f})" if same and link is not None else ""
+    refs = " + ".join(person.data["refs"])
+    if same:
+        text = f"Yes: {q.who} and {q.whom} are one person, {person.text} ({refs}){why}."
+    else:
+        others = ", ".join(f.text for f in many[:3])
+        text = f"No: {person.text} ({refs}) is not {others}; nothing I heard or saw makes them one person."
+    yield answer(text, 0.75 if same else 0.6, evidence, value=same)
 
 
 def _person_asked(who: str) -> Generator[Step, list[Observation], Finding | None]:
-    """The person a question names: by what they said, else by a name heard or read."""
+    """The one person a question names, with all they said and everywhere they were seen, or None where none or
+    several fit."""
+    found = yield from _people_asked(who, None)
+    if len(found) != 1 or _SAID_BY.match(who):
+        return found[0] if found else None  # the person tool's finding already, for the one who said something
+    return (yield [call("person", ref=found[0].ref, limit=1)])[0].result.findings[0]
+
+
+def _people_asked(who: str, met: list[Finding] | None) -> Generator[Step, list[Observation], list[Finding]]:
+    """The people a question's words name among those ``met`` (asked for where None): the one who said
+    something, everyone seen at a place, or the one whose name was heard or read."""
     said_by = _SAID_BY.match(who)
     if said_by:
         found = yield from _speaker_of(_said(said_by.group("x")))
-        return found[0] if found else None
+        return [found[0]] if found else []
+    if met is None:
+        met = (yield [call("people", limit=50)])[0].result.findings
+    seen_at = _SEEN_AT.match(who)
+    if seen_at:
+        x, y = float(seen_at.group("x")), float(seen_at.group("y"))
+        return [f for f in met if any(math.dist((x, y), spot) <= NEAR_M for spot in f.data.get("seen_places", []))]
     words = set(re.findall(r"[a-z']+", who.lower()))
-    people = (yield [call("people", limit=50)])[0].result.findings
-    named = [f for f in people if words and words <= set(re.findall(r"[a-z']+", f.text.lower()))]
-    if len(named) != 1:
-        return None
-    return (yield [call("person", ref=named[0].ref, limit=1)])[0].result.findings[0]
+    named = [f for f in met if words and words <= set(re.findall(r"[a-z']+", f.text.lower()))]
+    return named if len(named) == 1 else []
 
 
 def _speaker_of(words: str) -> Generator[Step, list[Observation], tuple[Finding, Finding] | None]:

@@ -10,11 +10,14 @@ several faces, links to neither.  Pairs need ``MIN_TOGETHER`` co-occurrences and
 and face links at most once, the most confident pair first.
 
 Links are recomputed from the store (``relink``) whenever the evidence changes: a voice given to speech, an event
-closed (its frames' faces), a forget; they are rows of ``person_links`` so a reader needs no recomputation.
+closed (its frames' faces), a forget; they are rows of ``person_links`` so a reader needs no recomputation.  A
+question asked as of a moment before the latest evidence gets the links of the evidence up to that moment
+(``links_as_of``): what was heard and seen later must not make two of its people one.
 """
 
 from __future__ import annotations
 
+import math
 import sqlite3
 from collections import Counter
 from dataclasses import dataclass
@@ -32,12 +35,15 @@ class Link:
     confidence: float
 
 
-def co_occurrences(db: sqlite3.Connection) -> list[tuple[int, int]]:
-    """(voice, face) for each transcript with a voice heard while one face, and only it, was in view."""
+def co_occurrences(db: sqlite3.Connection, as_of: float | None = None) -> list[tuple[int, int]]:
+    """(voice, face) for each transcript with a voice heard while one face, and only it, was in view; with
+    ``as_of``, only speech over and frames seen by then."""
+    until = math.inf if as_of is None else as_of
     rows = db.execute(
         "SELECT t.id, t.speaker_id, f.moment_id, f.face_id FROM transcripts t JOIN face_sightings f "
-        "ON f.stamp BETWEEN t.start - ? AND t.end + ? WHERE t.speaker_id IS NOT NULL ORDER BY t.id",
-        (SLACK_S, SLACK_S),
+        "ON f.stamp BETWEEN t.start - ? AND t.end + ? WHERE t.speaker_id IS NOT NULL AND t.end <= ? AND f.stamp <= ? "
+        "ORDER BY t.id",
+        (SLACK_S, SLACK_S, until, until),
     ).fetchall()
     seen: dict[int, tuple[int, Counter[int], set[int | None]]] = {}
     for ref, voice, moment, face in rows:
@@ -82,3 +88,19 @@ def relink(db: sqlite3.Connection) -> list[Link]:
 def load_links(db: sqlite3.Connection) -> list[Link]:
     rows = db.execute("SELECT speaker_id, face_id, together, confidence FROM person_links ORDER BY speaker_id")
     return [Link(int(v), int(f), int(n), float(c)) for v, f, n, c in rows]
+
+
+def links_as_of(db: sqlite3.Connection, as_of: float | None = None) -> list[Link]:
+    """The links as of ``as_of``: the stored ones where no evidence is later, else those of the evidence by then."""
+    if as_of is None or as_of >= latest_evidence(db):
+        return load_links(db)
+    return links(co_occurrences(db, as_of))
+
+
+def latest_evidence(db: sqlite3.Connection) -> float:
+    """When the last speech with a voice ended or the last face was seen; -inf in a store with neither."""
+    row = db.execute(
+        "SELECT MAX(x) FROM (SELECT MAX(end) AS x FROM transcripts WHERE speaker_id IS NOT NULL "
+        "UNION ALL SELECT MAX(stamp) FROM face_sightings)"
+    ).fetchone()
+    return -math.inf if row is None or row[0] is None else float(row[0])

@@ -163,7 +163,7 @@ def people_met(
     heard = _by_voice(reader.store.transcripts(start, end, as_of))
     seen = _by_face(reader.store.face_sightings(start, end, as_of))
     found = []
-    for voice, face, confidence in reader.store.person_links():
+    for voice, face, confidence in reader.store.person_links(as_of):
         if voice in heard or face in seen:
             found.append(_person(reader, voice, heard.pop(voice, []), face, seen.pop(face, []), confidence,
                                  as_of, is_name))  # fmt: skip
@@ -191,7 +191,7 @@ def person_called(
     voice = int(number) if kind == "speaker" else None
     face = int(number) if kind == "face" else None
     confidence = 0.0
-    for v, f, c in reader.store.person_links():
+    for v, f, c in reader.store.person_links(as_of):
         if v == voice or f == face:
             voice, face, confidence = v, f, c
     lines = _by_voice(reader.store.transcripts(-math.inf, math.inf, as_of)).get(voice, []) if voice is not None else []

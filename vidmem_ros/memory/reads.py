@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from vidmem_ros.memory.links import links_as_of
 from vidmem_ros.memory.records import (
     Edge,
     Event,
@@ -361,13 +362,13 @@ class StoreReads:
             ).fetchall()
         return [FaceSighting(r[0], r[1], r[2], (r[3], r[4], r[5], r[6]), r[7], pose_from(r[8:16])) for r in rows]
 
-    def person_links(self) -> list[tuple[int, int, float]]:
-        """(speaker id, face id, confidence) of each voice and face found to be one person (``links``)."""
+    def person_links(self, as_of: float | None = None) -> list[tuple[int, int, float]]:
+        """(speaker id, face id, confidence) of each voice and face found to be one person (``links``) on the
+        evidence heard and seen by ``as_of``."""
         with self.read() as db:
             if db.execute("SELECT 1 FROM sqlite_master WHERE name = 'person_links'").fetchone() is None:
                 return []  # a store no build with links has written yet (this process may only read it)
-            rows = db.execute("SELECT speaker_id, face_id, confidence FROM person_links ORDER BY speaker_id")
-            return [(int(v), int(f), float(c)) for v, f, c in rows]
+            return [(k.speaker_id, k.face_id, k.confidence) for k in links_as_of(db, as_of)]
 
     def texts_below_faces(self, sighting_ids: Sequence[int]) -> list[tuple[int, TextRead]]:
         """(sighting id, text) for lines read on a face's own frame just below it, as a badge on a chest or a plate
