@@ -747,3 +747,35 @@ def test_a_number_never_read_is_not_found_in_another(answerer: Reasoner) -> None
     answerer.store.add_moment(Moment(T0 + 44, "/cam", 64, 48, None, texts=[TextLine("BAY 3", 0.95)]))
     answer = answerer.answer("Did you read bay 7?")
     assert answer.value is not True and "BAY 3" not in answer.text, answer.text
+
+
+def test_what_was_said_next_to_a_message_is_the_sentence_heard_next_to_it(answerer: Reasoner) -> None:
+    from vidmem_ros.memory.records import Transcript
+
+    answerer.store.add_transcript(Transcript(T0 + 41, T0 + 43, "The parking lot will be repainted tomorrow."))
+    answerer.store.add_transcript(Transcript(T0 + 46, T0 + 48, "Lunch is served in the atrium today."))
+    after = answerer.answer("What was said right after the news about the parking lot?")
+    assert after.value == "Lunch is served in the atrium today." and after.stamp == T0 + 46, after.text
+    before = answerer.answer("What did someone say just before the lunch announcement?")
+    assert before.value == "The parking lot will be repainted tomorrow." and before.stamp == T0 + 41, before.text
+    last = answerer.answer("What was the last thing you heard?")
+    assert "Lunch is served" in last.text and last.stamp == T0 + 46, last.text
+    first = answerer.answer("When did you hear the very first announcement?")
+    assert first.stamp == T0 + 41, first.text
+
+
+def test_whether_anything_was_met_in_a_stretch_of_time(answerer: Reasoner) -> None:
+    from vidmem_ros.memory.records import Transcript
+
+    answerer.store.add_transcript(Transcript(T0 + 41, T0 + 43, "The parking lot will be repainted tomorrow."))
+    assert answerer.answer("Did you hear anything in the first 30 seconds?").value is False
+    heard = answerer.answer("Have you heard anything so far?")
+    assert heard.value is True and "parking lot" in heard.text, heard.text
+    seen = answerer.answer("Did you see anything in the first 15 seconds?")
+    assert seen.value is True and "cup" in seen.text, seen.text
+
+
+def test_which_of_two_was_met_more_recently_goes_by_their_last_occasions(answerer: Reasoner) -> None:
+    recent = answerer.answer("Which did you see more recently, the cat or the cup?")
+    assert recent.value == "cup", recent.text  # the cup first at 10 s, but last at 40 s, after the cat at 20 s
+    assert answerer.answer("Which did you see first, the cat or the cup?").value == "cup"

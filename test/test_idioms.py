@@ -39,6 +39,11 @@ def _read(question: str, similar: SimilarityParser) -> ParsedQuestion | None:
         ("Count the times a ladder was in view.", Asked.COUNT),
         ("How long was the trolley visible, all together?", Asked.DURATION),
         ("How much of the shift has gone by?", Asked.DURATION),
+        # a planner's terse query
+        ("fox seen?", Asked.YES_NO),
+        ("When was the fox first spotted?", Asked.TIME),
+        ("number of forklift sightings", Asked.COUNT),
+        ("last forklift sighting time", Asked.TIME),
         # yes or no without its auxiliary verb
         ("Spotted any foxes?", Asked.YES_NO),
         ("Seen a bicycle today?", Asked.YES_NO),

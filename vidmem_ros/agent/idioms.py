@@ -71,6 +71,27 @@ _ASKING_FORMS: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]
         re.compile(r"^(?:has|have|did) (?P<t>.+?) (?:cross|crossed) (?:your|its|the robot's) path\b"),
         r"did you come across \g<t>",
     ),
+    # A planner's terse query: "fox seen?", "number of fox sightings", "last fox sighting time".
+    (re.compile(r"^(?:the )?number of (?P<t>.+?) sightings$"), r"how many times did you see \g<t>"),
+    (
+        re.compile(r"^(?:the )?(?P<w>first|last|latest|most recent) (?P<t>.+?) sighting(?: time)?$"),
+        lambda m: f"when did you {'first' if m['w'] == 'first' else 'last'} see {m['t']}",
+    ),
+    (
+        re.compile(
+            r"^(?!.*\b(?:what|when|where|which|who|how|why|was|were|is|are|did|do|does|have|has|had|you|it)\b)"
+            r"(?P<t>[\w' -]+?) (?:seen|spotted|sighted|noticed)$"
+        ),
+        r"have you seen \g<t>",
+    ),
+    # "what was the last thing you heard": the last message heard, and when.
+    (
+        re.compile(
+            r"^what (?:was|were) the (?P<w>first|last|latest|most recent|earliest) (?:thing|things|words?|sentence"
+            r"|message|announcement)s? (?:that )?(?:you|the robot) (?:heard|were told|was told)$"
+        ),
+        lambda m: f"when did you hear the {'first' if m['w'] in ('first', 'earliest') else 'last'} message",
+    ),
     # A yes/no question without its auxiliary: "spotted anybody?", "seen a fox?", "any foxes around?".
     (
         re.compile(

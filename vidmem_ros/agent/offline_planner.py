@@ -112,6 +112,8 @@ class OfflinePlanner:
         script = self._place if p.modality is Modality.PLACE else scripts.get(p.intent)
         if p.intent is Intent.COUNT and p.modality is Modality.TEXT and not p.target:
             script = self._count_read
+        if p.intent is Intent.DID and _ANYTHING.match(p.target):
+            script = self._anything
         if script is not None:
             planned = script(state, p)
         elif p.modality is Modality.SPEECH:
@@ -326,9 +328,10 @@ class OfflinePlanner:
             if heard_a is not None and heard_b is not None:
                 yield self._heard_answer(state, p, heard_a, heard_b)
                 return
-        state.plan(f"find when I first met {p.target}", f"find when I first met {p.other}", "compare")
-        first_a = yield from self._first_seen(p.target, senses)
-        first_b = yield from self._first_seen(p.other, senses)
+        which = "last" if p.latest else "first"  # "which did you read more recently": the latest occasions
+        state.plan(f"find when I {which} met {p.target}", f"find when I {which} met {p.other}", "compare")
+        first_a = yield from self._first_seen(p.target, senses, latest=p.latest)
+        first_b = yield from self._first_seen(p.other, senses, latest=p.latest)
         if first_a is None or first_b is None:
             yield self._one_side(state, "saw", "seen", (p.target, first_a), (p.other, first_b))
             return
@@ -366,17 +369,18 @@ class OfflinePlanner:
         return max([at, *(f.end for f in scenes)]) if after else min([at, *(f.stamp for f in scenes)])
 
     def _first_seen(
-        self, name: str, senses: list[str] | None = None
+        self, name: str, senses: list[str] | None = None, latest: bool = False
     ) -> Generator[Step, list[Observation], Finding | None]:
-        """The first occasion something was met: detected (where nothing restricts it to words read or heard), or
-        the earliest occasion of what its description is grounded in: a sign, a sentence, a tag or a caption."""
+        """The first (or with ``latest`` the last) occasion something was met: detected (where nothing restricts
+        it to words read or heard), or the earliest occasion of what its description is grounded in: a sign, a
+        sentence, a tag or a caption."""
         if not senses or senses == ["seen"]:
             obs = (yield [call("find_object", name=name)])[0]
-            first = next((f for f in obs.result.findings if f.kind == "occasion"), None)
-            if first is not None:
-                return first
-        _, occasions = yield from self._occasions_of(name, senses or [])
-        return occasions[0] if occasions else None
+            occasions = [f for f in obs.result.findings if f.kind == "occasion"]
+            if occasions:
+                return max(occasions, key=lambda f: f.stamp) if latest else occasions[0]
+        _, grounded = yield from self._occasions_of(name, senses or [])
+        return (grounded[-1] if latest else grounded[0]) if grounded else None
 
     @staticmethod
     def _named(
@@ -418,6 +422,9 @@ class OfflinePlanner:
     def _neighbour(self, state: AgentState, p: ParsedQuestion) -> Script:
         """What was seen (or read) just before or just after the first occasion of something."""
         after = p.intent is Intent.AFTER
+        if p.modality is Modality.SPEECH:
+            yield from self._heard_next(state, p, after)
+            return
         state.plan(f"find when I first saw {p.other}", f"list what came {'after' if after else 'before'} it")
         anchor = yield from self._first_seen(p.other)
         if anchor is None:
@@ -465,6 +472,25 @@ class OfflinePlanner:
         text = f"Right {relation} {p.other}, I {verb} {listed} {self._when(state, nearest.stamp)}."
         refs = [anchor.ref, *(f.ref for f in together[:4])]
         yield answer(text, nearest.score * 0.9, refs, nearest.ref, nearest.ref, value=names[0])
+
+    def _heard_next(self, state: AgentState, p: ParsedQuestion, after: bool) -> Script:
+        """What was said right after (or before) the first sentence heard about something: the next sentence."""
+        relation = "after" if after else "before"
+        state.plan(f"find when I first heard about {p.other}", f"find what was said right {relation} it")
+        about = (yield [call("search_transcripts", query=p.other)])[0].result.findings
+        anchor = min(about, key=lambda f: f.stamp, default=None)
+        if anchor is None:
+            yield answer(f'I have not heard anything about "{p.other}".', NOT_SEEN_CONFIDENCE)
+            return
+        span = {"start_t": anchor.end - state.t0 + 0.01} if after else {"end_t": anchor.stamp - state.t0 - 0.01}
+        obs = (yield [call("search_transcripts", query="", limit=1, newest=not after, **span)])[0]
+        said = obs.result.findings
+        if not said:
+            yield answer(f'I heard nothing {relation} "{anchor.text}".', 0.3, [anchor.ref])
+            return
+        line = said[0]
+        text = f'Right {relation} "{anchor.text}", I heard "{line.text}" {self._when(state, line.stamp)}.'
+        yield answer(text, 0.8 * line.score, [anchor.ref, line.ref], line.ref, line.ref, value=line.text)
 
     def _scene_answer(self, state: AgentState, p: ParsedQuestion, anchor: Finding, scene: Finding, after: bool) -> Step:
         """The view right before or after a thing, where it showed nothing the detector names: its caption."""
@@ -570,6 +596,23 @@ class OfflinePlanner:
         read = _counted([f'"{f.data["read"]}"' for f in found if "read" in f.data])
         parts = [f"I saw {seen}" if seen else "", f"I read {read}" if read else ""]
         yield answer("; ".join(x for x in parts if x) + ".", 0.8, _refs(found))
+
+    def _anything(self, state: AgentState, p: ParsedQuestion) -> Script:
+        """Whether anything at all was seen, read or heard (in the question's window): yes with what it was."""
+        what = {Modality.TEXT: ["text"], Modality.SPEECH: ["speech"]}.get(p.modality, ["objects", "text"])
+        obs = (yield [call("timeline", what=what, limit=50, **self._window(state, p))])[0]
+        found = obs.result.findings
+        verb = {Modality.TEXT: "read", Modality.SPEECH: "heard"}.get(p.modality, "saw")
+        if not found:
+            yield answer(f"No, I {verb} nothing then.", NOT_SEEN_CONFIDENCE, value=False)
+            return
+        seen = list(dict.fromkeys(str(f.data["label"]) for f in found if "label" in f.data))
+        read = distinct_signs([str(f.data["read"]) for f in found if "read" in f.data])
+        heard = [f.text for f in found if f.kind == "transcript"]
+        names = ", ".join([*seen, *(f'"{x}"' for x in [*read, *heard])])
+        latest = found[-1]
+        text = f"Yes, I {verb} {names}; most recently {self._when(state, latest.stamp)}."
+        yield answer(text, 0.8, _refs(found), latest.ref, latest.ref, value=True)
 
     def _count_read(self, state: AgentState, p: ParsedQuestion) -> Script:
         """How many signs were read, no sign named: the different signs, a reading clipped at the frame's edge
@@ -854,6 +897,8 @@ def _as_asked(p: ParsedQuestion, relation: str, value: str, text: str) -> tuple[
     return agrees, f"{'Yes' if agrees else 'No'}, {text}"
 
 
+# A thing not named: whatever was met ("did you see anything in the last minute").
+_ANYTHING = re.compile(r"^(?:anything|something|any ?thing|things)(?: at all| else)?$")
 # An order asked as "before or after" wants that word, not a name.
 _BEFORE_OR_AFTER = re.compile(r"\b(?:before or after|after or before)\b", re.IGNORECASE)
 # Words that ask for the first or earliest of several times ("when did you start reading ...").

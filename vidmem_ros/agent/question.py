@@ -393,19 +393,19 @@ _ANCHOR_MET = re.compile(
 
 
 def neighbour_question(text: str) -> ParsedQuestion | None:
-    """What was seen or read right before or after a thing, read from the relation word and the verb of meeting
-    before it rather than from a sentence's shape; what was heard next to a thing is left to the search."""
+    """What was seen, read or heard right before or after a thing, read from the relation word and the verb of
+    meeting before it rather than from a sentence's shape."""
     clause = asking_clause(text)
     match = _NEIGHBOUR_ASKED.match(clause)
     if match is None or re.search(r"\b(?:before or after|after or before)\b", clause):
         return None
     head = _NOTICING.sub(r"\g<who> see", match.group("head"))
     met = modality_named(head)
-    if met not in (Modality.OBJECT, Modality.TEXT) and not re.search(
-        r"\b(?:come|came|show|showed|appear|appeared)\b", head
-    ):
+    if met is None and not re.search(r"\b(?:come|came|show|showed|appear|appeared)\b", head):
         return None
     other = clean_target(_ANCHOR_MET.sub("", match.group("o")))
+    if met is Modality.SPEECH:  # "what was said right after the lunch announcement": after what it was about
+        other = _without_message_noun(other)
     if not other or _CLOCK.search(other) or _INDEFINITE.match(other):
         return None
     intent = Intent.BEFORE if match.group("r") in ("before", "prior to") else Intent.AFTER
