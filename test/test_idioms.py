@@ -2,8 +2,9 @@
 
 import pytest
 
-from vidmem_ros.agent.asked import Asked, asked_kind
-from vidmem_ros.agent.idioms import plain_asking, plain_sentence
+from vidmem_ros.agent.answer import Answer
+from vidmem_ros.agent.asked import Asked, asked_kind, asks_negated, interrogative, turned_round
+from vidmem_ros.agent.idioms import negated, plain_asking, plain_sentence
 from vidmem_ros.agent.question import Intent, Modality, ParsedQuestion, Window, parse_question, window_of
 from vidmem_ros.agent.question_similarity import SimilarityParser
 from vidmem_ros.config import load_config
@@ -154,3 +155,35 @@ def test_a_first_stretch_of_memory_is_a_window_wherever_it_is_said(question: str
 def test_how_much_of_the_patrol_has_passed_asks_how_long_the_robot_has_been_on_duty(question: str) -> None:
     parsed = parse_question(question)
     assert parsed is not None and parsed.intent is Intent.ACTIVE
+
+
+@pytest.mark.parametrize(
+    ("question", "negative"),
+    [
+        ("Did nobody mention the boiler?", True),
+        ("Was there no ladder in the hall?", True),
+        ("Have you never read the word EXIT?", True),
+        ("Did you hear nothing about the van?", True),
+        ("Didn't you see a ladder?", False),  # answered as the positive is: "yes, I did"
+        ("Did you see a ladder or not?", False),
+        ("Is the gate no longer open?", False),
+        ("Did you read the words 'NO ENTRY' anywhere?", False),
+        ('Did you see a "No smoking" sign?', False),
+        ("Did nobody read out 'no entry'?", True),
+        ("How many people said nothing?", False),  # not a yes/no question
+    ],
+)
+def test_a_question_whether_something_did_not_happen_is_negated(question: str, negative: bool) -> None:
+    assert asks_negated(question) is negative
+    if negative:
+        assert not negated(interrogative(question))  # read as the positive
+    assert "no entry" in interrogative(question) or "no entry" not in question.lower()
+
+
+def test_the_positive_answer_is_turned_round_for_the_negative_question() -> None:
+    yes = turned_round(Answer(success=True, text="Yes, I saw a ladder at 12 s.", value=True))
+    assert (yes.value, yes.text) == (False, "No: I saw a ladder at 12 s.")
+    no = turned_round(Answer(success=True, text='No, I have not heard "boiler".', value=False))
+    assert (no.value, no.text) == (True, 'Yes: I have not heard "boiler".')
+    when = turned_round(Answer(success=True, text="At 12 s.", value=None))
+    assert (when.value, when.text) == (None, "At 12 s.")

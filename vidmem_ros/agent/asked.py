@@ -17,7 +17,7 @@ from collections.abc import Callable
 from enum import Enum
 
 from vidmem_ros.agent.answer import Answer
-from vidmem_ros.agent.idioms import plain_asking, plain_sentence
+from vidmem_ros.agent.idioms import negated, plain_asking, plain_sentence
 from vidmem_ros.memory.records import Pose
 
 
@@ -95,6 +95,25 @@ def asked_kind(question: str) -> Asked:
             said = kind is Asked.TIME and _TIME_SAID.search(clause)
             return Asked.NAME if said or (kind in (Asked.TIME, Asked.POSITION) and cites_a_source(clause)) else kind
     return Asked.NAME
+
+
+def asks_negated(question: str) -> bool:
+    """Whether a yes/no question asks if something did not happen ("did nobody mention the leak?"): it is read
+    as the positive, and the answer's yes or no turned round."""
+    sentences = [s for s in re.split(r"(?<=[.?!])\s+", question.strip()) if s.strip()]
+    last = sentences[-1].lower() if sentences else ""
+    return asked_kind(question) is Asked.YES_NO and negated(last)
+
+
+def turned_round(answer: Answer) -> Answer:
+    """The answer to the positive question, as the answer to the negative one that was asked."""
+    if not isinstance(answer.value, bool):
+        return answer
+    answer.value = not answer.value
+    said = re.sub(r"^(?:yes|no)\b[,:;.]?\s*", "", answer.text, flags=re.IGNORECASE)
+    answer.text = f"{'Yes' if answer.value else 'No'}: {said[:1].upper()}{said[1:]}"
+    answer.trace["negated"] = True
+    return answer
 
 
 def cites_a_source(question: str) -> bool:

@@ -111,7 +111,7 @@ _OFFERED_FIRST = re.compile(
 _FORM_REMARK = re.compile(
     r"[,;:] (?:(?:counting|including|excluding|rounding|rounded|roughly|approximately|more or less|give or take"
     r"|if possible|please|in (?:seconds|minutes|metres|meters))\b[^,;:]*)$"
-    r"|,? (?:all together|altogether|in total|in all|all told|overall)$"
+    r"|,? (?:all together|altogether|in total|in all|all told|overall|or not)$"
 )
 
 
@@ -125,8 +125,39 @@ def plain_sentence(sentence: str) -> str:
     return _SPLIT_ALTERNATIVE.sub(lambda m: f"{m['r']} or {m['s']} {m['b']}" if m["r"] != m["s"] else m[0], sentence)
 
 
+# The negative words of a yes/no question that asks whether something did not happen ("did nobody mention X",
+# "was there no cat"), and their positive counterparts; "didn't you see" and "or not" ask as the positive does.
+_NEGATIVES = (
+    (re.compile(r"\b(?:nobody|no one|noone)\b"), "anybody"),
+    (re.compile(r"\bnothing\b"), "anything"),
+    (re.compile(r"\bnever\b"), "ever"),
+    (re.compile(r"\bnone of\b"), "any of"),
+    (re.compile(r"\bno(?= [a-z])(?! (?:longer|more|matter|doubt)\b)"), "any"),
+)
+
+
+# Words quoted ("did you read 'NO ENTRY'"): what was read or heard, never the question's own negation.
+_QUOTED = re.compile(r"(?:(?<=\s)|^)[\"'“‘][^\"'“”‘’]{1,80}[\"'”’](?=\s|$|[,.?!;:])")
+
+
+def negated(clause: str) -> bool:
+    """Whether a lower-case yes/no clause asks if something did not happen."""
+    unquoted = _QUOTED.sub(" ", clause)
+    return any(pattern.search(unquoted) for pattern, _ in _NEGATIVES)
+
+
+def _positive(clause: str) -> str:
+    """The clause with its negative words made positive, outside what it quotes."""
+    parts = re.split(f"({_QUOTED.pattern})", clause)
+    for i in range(0, len(parts), 2):
+        for negative, positive in _NEGATIVES:
+            parts[i] = negative.sub(positive, parts[i])
+    return "".join(parts)
+
+
 def plain_asking(clause: str) -> str:
-    """A lower-case asking clause in the plain form of its idiom of asking, where it uses one."""
+    """A lower-case asking clause in the plain form of its idiom of asking, where it uses one, and asked as
+    the positive (the answer's yes or no is turned round for a question that was negative)."""
     for pattern, plain in _ASKING_FORMS:
         clause = pattern.sub(plain, clause, count=1)
-    return clause
+    return _positive(clause)

@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from vidmem_ros.agent.answer import Answer
-from vidmem_ros.agent.asked import Asked, asked_kind, settle
+from vidmem_ros.agent.asked import Asked, asked_kind, asks_negated, settle, turned_round
 from vidmem_ros.agent.fleet_answer import FleetAnswerer
 from vidmem_ros.agent.grounding import MeaningCache
 from vidmem_ros.agent.harness import Budget, Harness, PlannerFactory
@@ -170,6 +170,8 @@ class Reasoner:
 
     def _trimmed(self, answer: Answer, question: str, as_of: float | None) -> Answer:
         """The answer as returned: the typed value the question asks for (or a plain "none"), evidence capped."""
+        if answer.trace.get("planner") == "offline" and asks_negated(question):
+            answer = turned_round(answer)  # the offline planner answered the positive question
         settle(answer, asked_kind(question), lambda stamp: self.reader.pose_at(stamp, as_of))
         answer.evidence = answer.evidence[: self.config.max_evidence]
         if answer.value is not None:
