@@ -132,4 +132,4 @@ def test_wordings_vary_beyond_the_rule_parser_yet_cover_every_intent(patrol_eval
     assert {p.modality for p in known} >= {Modality.OBJECT, Modality.TEXT, Modality.SPEECH}
     intents = {Intent(i) for i in ("did", "first", "last", "where", "what", "read", "said", "count", "duration")}
     assert intents | {Intent.BEFORE, Intent.AFTER, Intent.ORDER} <= {p.intent for p in known}
-    assert len(known) <= 0.95 * len(parsed), "every wording is one the rules know: the set does not vary enough"
+    assert len(parsed) - len(known) >= 2, "every wording is one the rules know: the set does not vary enough"
