@@ -779,3 +779,12 @@ def test_which_of_two_was_met_more_recently_goes_by_their_last_occasions(answere
     recent = answerer.answer("Which did you see more recently, the cat or the cup?")
     assert recent.value == "cup", recent.text  # the cup first at 10 s, but last at 40 s, after the cat at 20 s
     assert answerer.answer("Which did you see first, the cat or the cup?").value == "cup"
+
+
+def test_words_heard_in_another_tense_than_asked_are_found(answerer: Reasoner) -> None:
+    from vidmem_ros.memory.records import Transcript
+
+    answerer.store.add_transcript(Transcript(T0 + 41, T0 + 44, "Please bring the spare ladder to the loading bay."))
+    asked = answerer.answer("What should be brought to the loading bay, going by what you heard?")
+    assert "spare ladder" in asked.text and asked.stamp == T0 + 41, asked.text
+    assert answerer.answer("Did anyone say a ladder was brought?").value is True

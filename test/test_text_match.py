@@ -33,3 +33,8 @@ def test_readings_clipped_or_misread_at_an_edge_are_one_sign() -> None:
     ]  # fmt: skip
     assert distinct_signs(readings) == ["STAFF ENTRANCE", "MIND THE STEP", "GATE 7", "GATE 9"]
     assert distinct_signs(["NO", "OK"]) == []
+
+
+def test_a_word_is_covered_by_another_form_given_for_it() -> None:
+    assert words_covered("who brought the parcel", "She will bring the parcel tomorrow.") == 0.5
+    assert words_covered("who brought the parcel", "She will bring the parcel tomorrow.", {"brought": "bring"}) == 1.0

@@ -77,3 +77,11 @@ def test_names_read_on_signs_are_matched_to_the_kind_asked_for() -> None:
     assert lexicon.kinds_named("SAFETY FIRST", country) == []  # "safety" is mostly a condition, not a place
     assert lexicon.kinds_named("ANIMAL CROSSING", animal) == []  # the kind itself names no kind of it
     assert lexicon.category("thing") == [] or lexicon.kinds_named("SHOES", lexicon.category("thing")) == []
+
+
+def test_verbs_go_back_to_their_dictionary_form(nouns: WordNet) -> None:
+    irregular = {"brought": "bring", "kept": "keep", "fell": "fall", "spoken": "speak", "ran": "run"}
+    regular = {"waters": "water", "moved": "move", "stopped": "stop", "hurries": "hurry", "checking": "check"}
+    for word, base in {**irregular, **regular}.items():
+        assert nouns.verb_base(word) == base, word
+    assert nouns.verb_base("ladder") == "ladder" and nouns.verb_base("xyzzyed") == "xyzzyed"

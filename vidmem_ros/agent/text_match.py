@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from difflib import SequenceMatcher
 
 from vidmem_ros.agent.question import content_words
@@ -74,13 +74,15 @@ def holds_numbers(text: str, numbers: Sequence[str]) -> bool:
     return all((n.lstrip("0") or "0") in held for n in numbers)
 
 
-def words_covered(query: str, text: str) -> float:
-    """Share of the query's content words (or their stems) that appear in ``text``."""
+def words_covered(query: str, text: str, forms: Mapping[str, str] | None = None) -> float:
+    """Share of the query's content words (or their stems, or the other ``forms`` given for them: "buy" for
+    "bought") that appear in ``text``."""
     wanted = content_words(query)
     if not wanted:
         return 1.0
     have = squash(text)
-    return sum(stem(w) in have for w in wanted) / len(wanted)
+    forms = forms or {}
+    return sum(stem(w) in have or (w in forms and stem(forms[w]) in have) for w in wanted) / len(wanted)
 
 
 def stem(word: str) -> str:

@@ -33,7 +33,7 @@ from vidmem_ros.agent.grounding import (
     value_spans,
 )
 from vidmem_ros.agent.labels import LabelLexicon
-from vidmem_ros.agent.question import GENERIC_PLACES
+from vidmem_ros.agent.question import GENERIC_PLACES, content_words
 from vidmem_ros.agent.runs import group_runs
 from vidmem_ros.agent.text_match import squash, text_match, words_covered
 from vidmem_ros.agent.tool_args import (
@@ -456,8 +456,10 @@ def _as_read(wanted: str, lines: Sequence[TextRead]) -> dict[int, tuple[float, s
 def search_transcripts(ctx: ToolContext, args: TranscriptArgs) -> ToolResult:
     lo, hi = ctx.window(args.start_t, args.end_t)
     if args.query.strip():
-        hits = ctx.store.search_text(args.query, limit=100, as_of=ctx.as_of, kinds=("transcript",))
-        scored = [(words_covered(args.query, h.text), h) for h in hits if h.end_stamp >= lo and h.stamp <= hi]
+        forms = _verb_forms(ctx, args.query)  # "what should be bought": "we need to buy ..." was heard
+        query = " ".join([args.query, *forms.values()])
+        hits = ctx.store.search_text(query, limit=100, as_of=ctx.as_of, kinds=("transcript",))
+        scored = [(words_covered(args.query, h.text, forms), h) for h in hits if h.end_stamp >= lo and h.stamp <= hi]
         findings = [
             Finding(f"transcript/{h.ref}", "transcript", h.stamp, h.end_stamp, h.text, score)
             for score, h in sorted(scored, key=lambda x: -x[0])
@@ -468,7 +470,7 @@ def search_transcripts(ctx: ToolContext, args: TranscriptArgs) -> ToolResult:
             findings = [
                 Finding(f"transcript/{t.id}", "transcript", t.start, t.end, t.text, 1.0)
                 for t in lines
-                if words_covered(args.query, t.text) == 1.0
+                if words_covered(args.query, t.text, forms) == 1.0
             ]
     else:
         lines = ctx.store.transcripts(lo, hi, ctx.as_of)
@@ -477,6 +479,15 @@ def search_transcripts(ctx: ToolContext, args: TranscriptArgs) -> ToolResult:
             findings = findings[-args.limit :]
     findings = [_with_pose(ctx, f) for f in findings[: args.limit]]
     return ToolResult("search_transcripts", findings, "" if findings else "nothing heard matched")
+
+
+def _verb_forms(ctx: ToolContext, query: str) -> dict[str, str]:
+    """The dictionary form of each of the query's words that is an inflected verb ("bought": "buy")."""
+    wordnet = _lexicon(ctx).wordnet
+    if wordnet is None:
+        return {}
+    bases = {w: wordnet.verb_base(w) for w in content_words(query)}
+    return {w: base for w, base in bases.items() if base != w}
 
 
 def timeline(ctx: ToolContext, args: TimelineArgs) -> ToolResult:

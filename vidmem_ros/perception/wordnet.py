@@ -35,6 +35,8 @@ _NOUN_SUFFIXES = (
     ("s", ""),
 )
 
+# morphy's detachment rules for verbs, in its order.
+_VERB_SUFFIXES = (("s", ""), ("ies", "y"), ("es", "e"), ("es", ""), ("ed", "e"), ("ed", ""), ("ing", "e"), ("ing", ""))
 # English plurals formed from another word, which noun.exc leaves out because WordNet lists them as nouns of their own.
 _SUPPLETIVE = {"people": "person"}
 
@@ -49,6 +51,7 @@ class WordNet:
             self._data = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
         self._index = _read_index(directory / "index.noun")
         self._exceptions = _read_exceptions(directory / "noun.exc")
+        self._verbs: tuple[frozenset[str], dict[str, str]] | None = None  # read on first use
         self._lock = threading.Lock()
         self._synsets: dict[int, tuple[int, tuple[str, ...], tuple[int, ...]]] = {}
         self._depths: dict[int, int] = {}
@@ -70,6 +73,29 @@ class WordNet:
                 if self.senses(candidate):
                     return candidate
         return word
+
+    def verb_base(self, word: str) -> str:
+        """A verb's dictionary form, as morphy finds it: verb.exc's irregular forms ("bought" -> "buy", "left" ->
+        "leave"), then its suffix rules ("stays" -> "stay", "closed" -> "close"); the word itself if none is a
+        verb."""
+        verbs, irregular = self._verb_tables()
+        key = _key(word)
+        if key in irregular:
+            return irregular[key]
+        for suffix, ending in _VERB_SUFFIXES:
+            if key.endswith(suffix) and len(key) > len(suffix) + 1:
+                candidate = key[: len(key) - len(suffix)] + ending
+                if candidate in verbs:
+                    return candidate
+        return word
+
+    def _verb_tables(self) -> tuple[frozenset[str], dict[str, str]]:
+        with self._lock:
+            if self._verbs is None:
+                index = self.directory / "index.verb"
+                lemmas = frozenset(_read_index(index)) if index.is_file() else frozenset()
+                self._verbs = (lemmas, _read_exceptions(self.directory / "verb.exc"))
+            return self._verbs
 
     def is_proper(self, offset: int, lemma: str) -> bool:
         """Whether ``lemma`` names an individual in this synset ("Ball" the actress, not "ball")."""
