@@ -788,3 +788,13 @@ def test_words_heard_in_another_tense_than_asked_are_found(answerer: Reasoner) -
     asked = answerer.answer("What should be brought to the loading bay, going by what you heard?")
     assert "spare ladder" in asked.text and asked.stamp == T0 + 41, asked.text
     assert answerer.answer("Did anyone say a ladder was brought?").value is True
+
+
+def test_an_occasion_named_by_its_place_in_order(answerer: Reasoner) -> None:
+    second = answerer.answer("When did you see a cup for the second time?")
+    assert second.stamp == T0 + 40 and second.text.startswith("The second time I saw cup"), second.text
+    where = answerer.answer("Where was the cup the second time you saw it?")
+    assert where.pose == Pose("map", 4.0, 0.5), where.text
+    third = answerer.answer("When did you see the cup the third time?")
+    assert third.stamp is None and "only on two occasions" in third.text, third.text
+    assert answerer.answer("How many times did you see a cup?").value == 2

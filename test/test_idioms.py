@@ -187,3 +187,20 @@ def test_the_positive_answer_is_turned_round_for_the_negative_question() -> None
     assert (no.value, no.text) == (True, 'Yes: I have not heard "boiler".')
     when = turned_round(Answer(success=True, text="At 12 s.", value=None))
     assert (when.value, when.text) == (None, "At 12 s.")
+
+
+@pytest.mark.parametrize(
+    ("question", "intent", "target", "ordinal"),
+    [
+        ("When did you see the van for the second time?", Intent.FIRST, "van", 2),
+        ("Where was the ladder the third time you saw it?", Intent.WHERE, "ladder", 3),
+        ("How long did you watch the fountain on your 2nd pass?", Intent.DURATION, "fountain", 2),
+        ("When did you last see the van?", Intent.LAST, "van", 0),
+    ],
+)
+def test_an_occasion_named_by_its_place_in_order_is_part_of_the_plan(
+    question: str, intent: Intent, target: str, ordinal: int, similar: SimilarityParser
+) -> None:
+    parsed = _read(question, similar)
+    assert parsed is not None
+    assert (parsed.intent, parsed.target, parsed.ordinal) == (intent, target, ordinal)

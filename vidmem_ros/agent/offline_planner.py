@@ -176,6 +176,18 @@ class OfflinePlanner:
     def _compose(self, state: AgentState, p: ParsedQuestion, found: list[Finding]) -> Step:
         verb = "read" if p.modality is Modality.TEXT else "saw"
         what = f'"{p.target}"' if p.modality is Modality.TEXT else p.target
+        if p.ordinal and p.intent is not Intent.COUNT:  # "the second time": that occasion alone
+            if len(found) < p.ordinal:
+                text = (
+                    f"I {verb} {what} only on {_times(len(found))}, so there was no {_ORDINAL_WORDS[p.ordinal]} time."
+                )
+                return answer(text, max(f.score for f in found), _refs(found), value=_empty_value(p))
+            found = [found[p.ordinal - 1]]
+            if p.intent in (Intent.FIRST, Intent.LAST, Intent.DID):
+                nth, ref = found[0], str(found[0].data.get("first_ref", found[0].ref))
+                text = f"The {_ORDINAL_WORDS[p.ordinal]} time I {verb} {what} was {self._when(state, nth.stamp)}."
+                value = True if p.intent is Intent.DID else None
+                return answer(text, nth.score, _refs(found), ref, ref, value=value)
         first, last = found[0], found[-1]
         confidence = max(f.score for f in found)
         refs = _refs(found)
@@ -528,6 +540,14 @@ class OfflinePlanner:
             return
         visits = best.data["visits"]
         confidence = min(0.9, best.score)
+        if p.ordinal and p.intent is not Intent.COUNT:  # "the second time": that visit alone
+            if len(visits) < p.ordinal:
+                text = f"I was at {_place_name(best)} only {_visits(len(visits))}."
+                yield answer(text, confidence, [best.ref], place_ref=best.ref, value=_empty_value(p))
+                return
+            start, end = visits[p.ordinal - 1]
+            best = replace(best, data={**best.data, "visits": [(start, end)], "dwell_s": end - start})
+            visits = best.data["visits"]
         if p.intent in (Intent.DID, Intent.FIRST, Intent.LAST, Intent.WHERE):
             yield from self._visit_time(state, p, best, confidence)
         elif p.intent is Intent.COUNT:
@@ -897,6 +917,7 @@ def _as_asked(p: ParsedQuestion, relation: str, value: str, text: str) -> tuple[
     return agrees, f"{'Yes' if agrees else 'No'}, {text}"
 
 
+_ORDINAL_WORDS = {2: "second", 3: "third", 4: "fourth", 5: "fifth", 6: "sixth"}
 # A thing not named: whatever was met ("did you see anything in the last minute").
 _ANYTHING = re.compile(r"^(?:anything|something|any ?thing|things)(?: at all| else)?$")
 # An order asked as "before or after" wants that word, not a name.

@@ -58,6 +58,7 @@ class ParsedQuestion:
     now: bool = False  # "what do you see now"
     relation: str = ""  # "before" / "after": a yes-or-no question whether the target came so relative to other
     latest: bool = False  # an order question asking which of the two came last, not first
+    ordinal: int = 0  # "the second time": that occasion or visit (0: none named)
 
 
 _SEE = (
@@ -286,7 +287,32 @@ def parse_question(text: str) -> ParsedQuestion | None:
     parsed = alternatives_question(text) or visit_question(text) or neighbour_question(text) or _parse_clause(text)
     if parsed is None:
         return None
-    return _resolved(parsed, _context(text))
+    return _resolved(with_ordinal(parsed), _context(text))
+
+
+# "The second time", "on your third visit": one occasion of several, counted from the first.
+_ORDINALS = {"second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "2nd": 2, "3rd": 3, "4th": 4, "5th": 5}
+_ORDINAL = re.compile(
+    rf"(?:,?\s*\b(?:for|on|during|at|in)\s+)?\b(?:the|your|its|my)\s+(?P<n>{'|'.join(_ORDINALS)})\s+"
+    r"(?:time|visit|occasion|stay|pass|trip|round)\b"
+    r"(?:\s+(?:that\s+)?(?:you|it|the robot)\s+\w+(?:\s+(?:it|them|one|there|by|past))?\b)?"
+)
+
+
+def ordinal_of(text: str) -> int:
+    """Which occasion a question names by its place in order ("the second time"), or 0."""
+    match = _ORDINAL.search(text.lower())
+    return _ORDINALS[match.group("n")] if match else 0
+
+
+def with_ordinal(parsed: ParsedQuestion) -> ParsedQuestion:
+    """A plan with the occasion its question names by order, and its things without those words."""
+    n = ordinal_of(parsed.text)
+    if not n:
+        return parsed
+    target, other = (clean_target(_ORDINAL.sub("", x)) for x in (parsed.target, parsed.other))
+    intent = Intent.FIRST if parsed.intent is Intent.LAST else parsed.intent  # "when ... the second time"
+    return replace(parsed, intent=intent, target=target, other=other, ordinal=n)
 
 
 def _resolved(parsed: ParsedQuestion, context: str) -> ParsedQuestion:
