@@ -2,7 +2,7 @@ from pathlib import Path
 
 import pytest
 
-from vidmem_ros.config import load_config, profile_path
+from vidmem_ros.config import load_config, profile_path, setting_overrides
 from vidmem_ros.errors import ConfigError
 
 
@@ -18,6 +18,20 @@ def test_overrides_apply_and_are_validated() -> None:
     assert config.ingest.sample_fps == 2.5
     with pytest.raises(ConfigError, match=r"ingest\.sample_fps"):
         load_config(overrides={"ingest.sample_fps": -1})
+
+
+def test_settings_given_on_a_command_line_are_read_as_yaml_and_validated() -> None:
+    pairs = ["face.backend=dlib", "ingest.sample_fps=2.5", "face.model_dir="]
+    assert setting_overrides(pairs) == {"face.backend": "dlib", "ingest.sample_fps": 2.5, "face.model_dir": ""}
+    config = load_config(overrides=setting_overrides(pairs))
+    assert (config.face.backend, config.ingest.sample_fps) == ("dlib", 2.5)
+    for bad in ("face.backend", "=dlib", "face.backend=[dlib"):
+        with pytest.raises(ConfigError, match="setting"):
+            setting_overrides([bad])
+    with pytest.raises(ConfigError, match=r"face\.backend"):
+        load_config(overrides=setting_overrides(["face.backend=opencv"]))
+    with pytest.raises(ConfigError, match="backnd"):
+        load_config(overrides=setting_overrides(["face.backnd=dlib"]))
 
 
 def test_unknown_settings_are_refused(tmp_path: Path) -> None:

@@ -37,6 +37,13 @@ def add_commands(sub: SubParsers) -> dict[str, Handler]:
         action="store_true",
         help="the 128 s patrol in which five espeak-ng voices talk, and its twenty 'who' questions",
     )
+    bag.add_argument(
+        "--faces",
+        action="store_true",
+        help="with --who: packaged faces in its frames too (some seen without speaking, some heard unseen, one at "
+        "several places) and questions about people seen (ask them with vidmem eval --set face.backend=dlib); "
+        "with --short, its first ten lines over two rooms (78 s)",
+    )
 
     bench = sub.add_parser("bench", help="benchmarks that print figures (they never assert timings)")
     targets = bench.add_subparsers(dest="target", required=True)
@@ -198,6 +205,13 @@ def _make_bag(args: argparse.Namespace) -> int:
     from vidmem_dev.sample_bag import PATROL, SHORT_PATROL, questions_path
     from vidmem_dev.sample_patrol import write_sample_bag
 
+    if args.who and args.faces:
+        from vidmem_dev.who_faces import write_who_faces_bag
+
+        bag = write_who_faces_bag(args.out, camera_hz=args.camera_hz, short=args.short)
+        print(bag)
+        print(questions_path(bag))
+        return 0
     if args.who:
         from vidmem_dev.who_questions import write_who_bag
 

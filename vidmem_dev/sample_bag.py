@@ -540,9 +540,11 @@ def write_bag(
     raw: bool = False,
     scenario: tuple[Room, ...] = SHORT_PATROL,
     jpeg_quality: int = 85,
+    camera: Camera | None = None,
 ) -> Path:
     """Write the scenario as a rosbag2 directory (MCAP), with /audio when someone speaks in it; returns the bag's
-    path.  ``sample_patrol.write_sample_bag`` writes its question set beside it too."""
+    path.  ``sample_patrol.write_sample_bag`` writes its question set beside it too.  ``camera`` renders the
+    frames (default: ``Camera(scenario)``; the who patrol's with faces pastes people into them)."""
     path = Path(path)
     if path.exists():
         raise FileExistsError(f"{path} exists; remove it first")
@@ -556,7 +558,7 @@ def write_bag(
         n: ts.types[f"geometry_msgs/msg/{n}"]
         for n in ("Point", "Quaternion", "Pose", "PoseWithCovariance", "Twist", "TwistWithCovariance", "Vector3")
     }
-    camera = Camera(scenario)
+    camera = Camera(scenario) if camera is None else camera
     audio = audio_track(scenario) if any(room.speech for room in scenario) else None
     path.parent.mkdir(parents=True, exist_ok=True)
     with Writer(path, version=9, storage_plugin=StoragePlugin.MCAP) as writer:

@@ -314,14 +314,16 @@ def _name_said(
 # -- the patrol ---------------------------------------------------------------------------------
 
 
-def who_patrol(rooms: int = 4) -> tuple[Room, ...]:
-    """The conversation spread over the first ``rooms`` rooms of the short patrol, its lines in turn, each in its
-    speaker's voice: every person speaks in every room, so each is heard at several places."""
-    per_room = -(-len(SCRIPT) // rooms)
+def who_patrol(rooms: int = 4, lines: int | None = None) -> tuple[Room, ...]:
+    """The conversation (its first ``lines`` lines, a shorter patrol) spread over the first ``rooms`` rooms of the
+    short patrol, its lines in turn, each in its speaker's voice: every person speaks in every room, so each is
+    heard at several places."""
+    script = SCRIPT[:lines]
+    per_room = -(-len(script) // rooms)
     scenario = []
     for i, base in enumerate(SHORT_PATROL[:rooms]):
         speech, at = [], LEAD_S
-        for person, text in SCRIPT[i * per_room : (i + 1) * per_room]:
+        for person, text in script[i * per_room : (i + 1) * per_room]:
             topic = TOPICS.get(text, Topic("", "", ""))
             utterance = Utterance(text, at, topic.about, topic.phrase, (topic.key,) if topic.key else (), voice=person)
             seconds = math.ceil((spoken_by(utterance).seconds + 0.2) * 10) / 10

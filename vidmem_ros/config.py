@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -672,6 +672,21 @@ def load_config(path: str | Path | None = None, overrides: Mapping[str, Any] | N
     for dotted, value in (overrides or {}).items():
         _set_dotted(data, dotted, value)
     return validate_config(data, origin=str(source))
+
+
+def setting_overrides(pairs: Sequence[str]) -> dict[str, Any]:
+    """``KEY=VALUE`` pairs of a command line as dotted overrides, each value read as YAML (``dlib``, ``0.5``,
+    ``true``); a pair without ``=`` or a key, or a value that is not YAML, is a ConfigError."""
+    overrides: dict[str, Any] = {}
+    for pair in pairs:
+        key, equals, text = pair.partition("=")
+        if not equals or not key.strip():
+            raise ConfigError(f"setting {pair!r} is not KEY=VALUE")
+        try:
+            overrides[key.strip()] = yaml.safe_load(text) if text.strip() else ""
+        except yaml.YAMLError as exc:
+            raise ConfigError(f"setting {pair!r}: the value is not YAML ({exc})") from exc
+    return overrides
 
 
 def validate_config(data: Mapping[str, Any], origin: str = "config") -> VidmemConfig:

@@ -87,6 +87,15 @@ def _add_eval_parser(sub: SubParsers) -> None:
     ev.add_argument("--out", type=Path, required=True, help="answers JSONL to write")
     ev.add_argument("--config", default="", help="YAML settings file (default: the cpu profile)")
     ev.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        dest="settings",
+        metavar="KEY=VALUE",
+        help="a setting over the file's, by its dotted name, the value read as YAML (e.g. face.backend=dlib); "
+        "repeatable",
+    )
+    ev.add_argument(
         "--baseline",
         action="append",
         default=[],
@@ -326,13 +335,13 @@ def _ask(args: argparse.Namespace) -> int:
 
 
 def _eval(args: argparse.Namespace) -> int:
-    from vidmem_ros.config import load_config
+    from vidmem_ros.config import load_config, setting_overrides
     from vidmem_ros.errors import ConfigError
     from vidmem_ros.evaluation.command import run_eval
     from vidmem_ros.ingest.bag_reader import BagTopics
 
     try:
-        config = load_config(args.config or None)
+        config = load_config(args.config or None, overrides=setting_overrides(args.settings))
     except ConfigError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
