@@ -798,3 +798,11 @@ def test_an_occasion_named_by_its_place_in_order(answerer: Reasoner) -> None:
     third = answerer.answer("When did you see the cup the third time?")
     assert third.stamp is None and "only on two occasions" in third.text, third.text
     assert answerer.answer("How many times did you see a cup?").value == 2
+
+
+def test_the_first_or_last_thing_seen_at_all(answerer: Reasoner) -> None:
+    first = answerer.answer("What was the first thing you saw?")
+    assert first.value == "cup" and first.stamp == T0 + 10, first.text
+    last = answerer.answer("What was the last thing you saw?")
+    assert last.value == "cup" and last.stamp == T0 + 40, last.text
+    assert answerer.answer("What was the first thing you saw?", as_of=T0 + 5).value is None

@@ -92,6 +92,14 @@ _ASKING_FORMS: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]
         ),
         lambda m: f"when did you hear the {'first' if m['w'] in ('first', 'earliest') else 'last'} message",
     ),
+    # "what was the first thing you saw": the first thing seen at all, and when.
+    (
+        re.compile(
+            r"^what (?:was|were) the (?P<w>first|last|latest|most recent|earliest) (?:thing|object|item)s? "
+            r"(?:that )?(?:you|the robot) (?:saw|noticed|spotted|came across|detected)$"
+        ),
+        lambda m: f"when did you {'first' if m['w'] in ('first', 'earliest') else 'last'} see anything",
+    ),
     # A yes/no question without its auxiliary: "spotted anybody?", "seen a fox?", "any foxes around?".
     (
         re.compile(

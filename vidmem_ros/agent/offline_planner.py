@@ -114,6 +114,8 @@ class OfflinePlanner:
             script = self._count_read
         if p.intent is Intent.DID and _ANYTHING.match(p.target):
             script = self._anything
+        if p.intent in (Intent.FIRST, Intent.LAST) and p.modality is Modality.OBJECT and _ANYTHING.match(p.target):
+            script = self._first_thing
         if script is not None:
             planned = script(state, p)
         elif p.modality is Modality.SPEECH:
@@ -634,6 +636,21 @@ class OfflinePlanner:
         text = f"Yes, I {verb} {names}; most recently {self._when(state, latest.stamp)}."
         yield answer(text, 0.8, _refs(found), latest.ref, latest.ref, value=True)
 
+    def _first_thing(self, state: AgentState, p: ParsedQuestion) -> Script:
+        """The first (or last) thing seen at all: the earliest (or latest) occasion of anything detected."""
+        obs = (yield [call("timeline", what=["objects"], limit=50, **self._window(state, p))])[0]
+        found = [f for f in obs.result.findings if "label" in f.data]
+        if not found:
+            yield answer("I have seen nothing my detector recognises.", NOT_SEEN_CONFIDENCE)
+            return
+        which = "first" if p.intent is Intent.FIRST else "last"
+        edge = found[0] if p.intent is Intent.FIRST else max(found, key=lambda f: f.end)
+        label = str(edge.data["label"])
+        first = p.intent is Intent.FIRST
+        ref = str(edge.data.get("first_ref" if first else "last_ref", edge.ref))
+        text = f"The {which} thing I saw was {label}, {self._when(state, edge.stamp if first else edge.end)}."
+        yield answer(text, 0.8 * edge.score, [edge.ref, ref], ref, ref, value=label)
+
     def _count_read(self, state: AgentState, p: ParsedQuestion) -> Script:
         """How many signs were read, no sign named: the different signs, a reading clipped at the frame's edge
         being the same sign as its whole reading."""
@@ -919,7 +936,7 @@ def _as_asked(p: ParsedQuestion, relation: str, value: str, text: str) -> tuple[
 
 _ORDINAL_WORDS = {2: "second", 3: "third", 4: "fourth", 5: "fifth", 6: "sixth"}
 # A thing not named: whatever was met ("did you see anything in the last minute").
-_ANYTHING = re.compile(r"^(?:anything|something|any ?thing|things)(?: at all| else)?$")
+_ANYTHING = re.compile(r"^(?:anything|something|any ?thing|things?|objects?|items?)(?: at all| else)?$")
 # An order asked as "before or after" wants that word, not a name.
 _BEFORE_OR_AFTER = re.compile(r"\b(?:before or after|after or before)\b", re.IGNORECASE)
 # Words that ask for the first or earliest of several times ("when did you start reading ...").
