@@ -95,6 +95,7 @@ QUESTIONS = (
 )
 ANSWER_TIMEOUT_S = 30.0
 RESTART_TIMEOUT_S = 120.0
+STOP_GRACE_S = 30.0  # for the nodes to shut down cleanly at the end
 KILL_DELAY_S = (1.0, 4.0)  # a round kills this long (uniform) after the node is back
 SETTLE_S = 1.0  # stream time let run after a pause before a measured window
 
@@ -356,7 +357,9 @@ class FaultBench:
         windows = {
             name: dict(zip(("kept", "expected"), self._kept(w), strict=True)) for name, w in self.windows.items()
         }
-        stop_processes(list(self.procs.values()))
+        # A node closes its open event on SIGINT (caption, links, commit): on a loaded machine that takes longer
+        # than a launcher's usual grace, and a kill here would be the bench's doing, not the node's.
+        stop_processes(list(self.procs.values()), grace_s=STOP_GRACE_S)
         newest = self._newest()
         return {
             "kills": [asdict(r) | {"restarted": r.restarted} for r in rounds],
