@@ -12,6 +12,7 @@ the same ``complete`` method, for robots without a model server.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import http.client
 import json
@@ -208,6 +209,10 @@ def _count(value: Any) -> int | None:
     return int(value) if isinstance(value, int | float) and not isinstance(value, bool) and value >= 0 else None
 
 
+# How long closing waits for a generation it stopped: llama.cpp checks between the steps of its graph.
+CLOSE_WAIT_S = 10.0
+
+
 class LlamaCppChat:
     """A GGUF model run in-process by llama-cpp-python; the chat template of the file renders tools.
 
@@ -240,6 +245,28 @@ class LlamaCppChat:
                 f"{setting}={path} could not be loaded ({exc}); point it at a GGUF model"
             ) from exc
         self._lock = threading.Lock()  # one Llama context serves one generation at a time
+        # A generation under way in another thread (the prompt warm-up) must stop before the process exits: the
+        # interpreter's teardown under a running llama.cpp computation ends in a segmentation fault.
+        self._closing = threading.Event()
+        self._closed = False
+        self._abort = llama_cpp.ggml_abort_callback(lambda _data: self._closing.is_set())
+        with contextlib.suppress(AttributeError):  # a llama-cpp-python without the context's handle
+            llama_cpp.llama_set_abort_callback(self._llm._ctx.ctx, self._abort, None)
+        atexit.register(self.close)
+
+    def close(self, wait_s: float = CLOSE_WAIT_S) -> None:
+        """Stop any generation under way, wait for it to end (at most ``wait_s``) and free the model while the
+        interpreter is whole (freed by the garbage collector at exit, llama.cpp aborts the process); no generation
+        starts after."""
+        self._closing.set()
+        if not self._lock.acquire(timeout=wait_s):
+            return
+        try:
+            if not self._closed:
+                self._closed = True
+                self._llm.close()
+        finally:
+            self._lock.release()
 
     def complete(
         self,
@@ -250,6 +277,8 @@ class LlamaCppChat:
         response_format: dict[str, Any] | None = None,
         timeout_s: float | None = None,
     ) -> ChatReply:
+        if self._closing.is_set():
+            raise ChatError(f"{self.url} is closing")
         try:
             with self._lock:
                 answer = self._llm.create_chat_completion(
