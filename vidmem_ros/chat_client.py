@@ -249,9 +249,11 @@ class LlamaCppChat:
         # interpreter's teardown under a running llama.cpp computation ends in a segmentation fault.
         self._closing = threading.Event()
         self._closed = False
-        self._abort = llama_cpp.ggml_abort_callback(lambda _data: self._closing.is_set())
-        with contextlib.suppress(AttributeError):  # a llama-cpp-python without the context's handle
-            llama_cpp.llama_set_abort_callback(self._llm._ctx.ctx, self._abort, None)
+        abort_type = getattr(llama_cpp, "ggml_abort_callback", None)
+        if abort_type is not None:  # a llama-cpp-python that offers it
+            self._abort = abort_type(lambda _data: self._closing.is_set())
+            with contextlib.suppress(AttributeError):  # no handle on the context
+                llama_cpp.llama_set_abort_callback(self._llm._ctx.ctx, self._abort, None)
         atexit.register(self.close)
 
     def close(self, wait_s: float = CLOSE_WAIT_S) -> None:
@@ -264,7 +266,8 @@ class LlamaCppChat:
         try:
             if not self._closed:
                 self._closed = True
-                self._llm.close()
+                if callable(getattr(self._llm, "close", None)):
+                    self._llm.close()
         finally:
             self._lock.release()
 

@@ -29,6 +29,11 @@ from vidmem_ros.memory.writes import insert_moment, insert_pose_track, insert_tr
 log = logging.getLogger(__name__)
 
 
+# Opening a store another process is creating at that moment is tried again this often, this far apart.
+SCHEMA_RACE_TRIES = 5
+SCHEMA_RACE_WAIT_S = 0.2
+
+
 class SqliteStore(StoreReads):
     """``check_s``: the time a writer may spend checking an existing file before it writes anything; a damaged
     file raises ``DamagedStoreError`` untouched (see ``integrity``)."""
@@ -43,17 +48,26 @@ class SqliteStore(StoreReads):
         self._connections: list[sqlite3.Connection] = []
         self._connections_lock = threading.Lock()
         self._writer: sqlite3.Connection | None = None
-        try:
-            if readonly:
-                self._check_version(self._reader())
-            else:
-                self._writer = self._open_writer()
-        except StoreError:
-            self.close()
-            raise
-        except sqlite3.DatabaseError as exc:
-            self.close()
-            raise StoreError(f"cannot open memory store {self.path}: {exc}") from exc
+        for attempt in range(SCHEMA_RACE_TRIES):
+            try:
+                self._open(readonly)
+                return
+            except StoreError:
+                self.close()
+                raise
+            except sqlite3.DatabaseError as exc:
+                self.close()
+                # Two nodes starting on one new file: the other's tables appeared under this connection's reads.
+                if "schema has changed" in str(exc) and attempt + 1 < SCHEMA_RACE_TRIES:
+                    time.sleep(SCHEMA_RACE_WAIT_S)
+                    continue
+                raise StoreError(f"cannot open memory store {self.path}: {exc}") from exc
+
+    def _open(self, readonly: bool) -> None:
+        if readonly:
+            self._check_version(self._reader())
+        else:
+            self._writer = self._open_writer()
 
     def _open_writer(self) -> sqlite3.Connection:
         try:
