@@ -633,9 +633,13 @@ def _lead_window(text: str) -> Window | None:
     match = _LEAD_WINDOW.search(text.lower())
     if match is None:
         return None
-    count = match.group("n") or match.group("n2") or "1"
-    unit = match.group("u") or match.group("u2")
-    return Window("first", float(_NUMBERS.get(count, count)) * _UNITS[unit])  # type: ignore[arg-type]
+    return _window("first", match.group("n") or match.group("n2"), match.group("u") or match.group("u2"))
+
+
+def _window(anchor: str, count: str | None, unit: str) -> Window:
+    """A window of ``count`` (a numeral or a number word; none: one) ``unit``s from the anchor."""
+    amount = float(_NUMBERS.get(count or "1", count or "1"))  # type: ignore[arg-type]
+    return Window(anchor, amount * _UNITS[unit])
 
 
 def _clause(text: str) -> str:
@@ -718,10 +722,8 @@ def _split_window(normal: str) -> tuple[str, Window | None]:
     match = _WINDOW.search(normal)
     if match is None:
         return normal, None
-    count = match.group("n") or "1"
-    amount = float(_NUMBERS.get(count, count))  # type: ignore[arg-type]
     anchor = "first" if match.group("a") == "first" else "last"
-    return normal[: match.start()].strip(), Window(anchor, amount * _UNITS[match.group("u")])
+    return normal[: match.start()].strip(), _window(anchor, match.group("n"), match.group("u"))
 
 
 def clean_target(target: str) -> str:
