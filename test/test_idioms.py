@@ -28,7 +28,7 @@ def _read(question: str, similar: SimilarityParser) -> ParsedQuestion | None:
     [
         # a moment asked as a point, a stage, or as time into the patrol
         ("At what point did you pass the bakery?", Asked.TIME),
-        ("At which stage did the forklift come into view?", Asked.TIME),
+        ("At which stage did the wheelbarrow come into view?", Asked.TIME),
         ("How many minutes into the shift did you hear the siren?", Asked.TIME),
         ("How long after the start did you read the exit sign?", Asked.TIME),
         # how long, asked as a total or a length of time
@@ -43,8 +43,8 @@ def _read(question: str, similar: SimilarityParser) -> ParsedQuestion | None:
         # a planner's terse query
         ("fox seen?", Asked.YES_NO),
         ("When was the fox first spotted?", Asked.TIME),
-        ("number of forklift sightings", Asked.COUNT),
-        ("last forklift sighting time", Asked.TIME),
+        ("number of wheelbarrow sightings", Asked.COUNT),
+        ("last wheelbarrow sighting time", Asked.TIME),
         # yes or no without its auxiliary verb
         ("Spotted any foxes?", Asked.YES_NO),
         ("Seen a bicycle today?", Asked.YES_NO),
@@ -91,7 +91,7 @@ def test_sentences_lose_scope_and_remarks_and_say_alternatives_whole(sentence: s
         ("When was the latest message?", Intent.LAST, Modality.SPEECH, "", ""),
         # first or last said after the thing
         ("When did you come across the van for the first time?", Intent.FIRST, Modality.OBJECT, "van", ""),
-        ("When did you hear about the leak, for the last time?", Intent.LAST, Modality.SPEECH, "leak", ""),
+        ("When did you hear about the power cut, for the last time?", Intent.LAST, Modality.SPEECH, "power cut", ""),
         # someone unnamed, seen, is a person
         ("Spotted anybody on your patrol?", Intent.DID, Modality.OBJECT, "person", ""),
         ("Did you meet anyone in the corridor?", Intent.DID, Modality.OBJECT, "person in the corridor", ""),
@@ -112,7 +112,7 @@ def test_sentences_lose_scope_and_remarks_and_say_alternatives_whole(sentence: s
         # what was read or seen right before or after a thing, however the words before the relation go
         ("What was the next thing you read after seeing the van?", Intent.AFTER, Modality.TEXT, "", "van"),
         ("Which sign did you read right after passing the fountain?", Intent.AFTER, Modality.TEXT, "", "fountain"),
-        ("What did you read just before you saw the forklift?", Intent.BEFORE, Modality.TEXT, "", "forklift"),
+        ("What did you read just before you saw the wheelbarrow?", Intent.BEFORE, Modality.TEXT, "", "wheelbarrow"),
         ("Which object did you notice immediately after the lamp?", Intent.AFTER, Modality.OBJECT, "", "lamp"),
         ("Tell me what came into view right before the bus.", Intent.BEFORE, Modality.OBJECT, "", "bus"),
     ],

@@ -98,7 +98,7 @@ def asked_kind(question: str) -> Asked:
 
 
 def asks_negated(question: str) -> bool:
-    """Whether a yes/no question asks if something did not happen ("did nobody mention the leak?"): it is read
+    """Whether a yes/no question asks if something did not happen ("did nobody mention the power cut?"): it is read
     as the positive, and the answer's yes or no turned round."""
     sentences = [s for s in re.split(r"(?<=[.?!])\s+", question.strip()) if s.strip()]
     last = sentences[-1].lower() if sentences else ""
