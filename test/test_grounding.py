@@ -289,3 +289,37 @@ def test_numbers_that_name_things_are_those_after_a_word() -> None:
     assert identifiers("office C-318") == ["318"] and identifiers("about 5 people") == []
     assert holds_numbers("LEVEL2 / STAIR B", ["2"]) and not holds_numbers("ROOM 19", ["1"])
     assert text_match("room 1", "ROOM 19") == 0.0 and text_match("room 19", "ROOM 19 / EXIT") == 1.0
+
+
+class _Counting:
+    """The packaged sentence embedder, recording what it is asked to embed."""
+
+    def __init__(self, embedder) -> None:  # type: ignore[no-untyped-def]
+        self.embedder, self.dim, self.name, self.asked = embedder, embedder.dim, embedder.name, []
+
+    def embed_texts(self, texts: list[str]):  # type: ignore[no-untyped-def]
+        self.asked += texts
+        return self.embedder.embed_texts(texts)
+
+
+def test_reading_ahead_embeds_records_once_so_a_question_embeds_only_its_own_words(store: SqliteStore) -> None:
+    from vidmem_ros.agent.reasoner import Reasoner
+    from vidmem_ros.config import load_config
+    from vidmem_ros.perception.registry import build_text_embedder
+
+    config = load_config()
+    counting = _Counting(build_text_embedder(config.text_embedder))
+    reasoner = Reasoner(store, config.query, ["kite"], text_embedder=counting)  # type: ignore[arg-type]
+    assert reasoner.read_ahead() >= 4
+    held = {t.lower() for t in counting.asked}
+    assert {"the pool will close early today because of a leak.", "boiler room / staff only"} <= held
+    assert reasoner.read_ahead() == 0  # nothing new written
+    counting.asked.clear()
+    for question in ("What was said about a meal?", "Which sign did you read about the boiler?"):
+        reasoner.answer(question)
+    assert counting.asked and not held & set(counting.asked)  # only the questions' own words
+    store.add_transcript(Transcript(T0 + 200, T0 + 203, "The east stairs are closed for cleaning."))
+    counting.asked.clear()
+    assert reasoner.read_ahead() >= 1
+    assert "the east stairs are closed for cleaning." in counting.asked
+    assert "the pool will close early today because of a leak." not in counting.asked

@@ -421,6 +421,13 @@ class QueryConfig(_Section):
     occasion_gap_s: float = Field(
         12.0, gt=0.0, le=3600.0, description="Sightings further apart than this count as separate occasions"
     )
+    read_ahead_s: float = Field(
+        10.0,
+        ge=0.0,
+        le=3600.0,
+        description="How often the query node embeds the meaning of what was written since it last looked, so a "
+        "question embeds only its own words; 0 leaves it to the first question that needs it",
+    )
     llm_url: str = Field(
         "http://localhost:8000/v1", description="llm: base URL of an OpenAI-compatible chat-completions server"
     )

@@ -24,7 +24,7 @@ import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import Enum
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -174,6 +174,7 @@ def known_words(wanted: Sequence[str], texts: Iterable[str], synonyms: Synonyms 
     return {w for w in wanted if word_hit(w, joined, synonyms)}
 
 
+@functools.lru_cache(maxsize=65_536)  # a question matches its few words against every record, often again
 def found_in(word: str, text: str) -> bool:
     """Whether a word is in a text in some form: a word of the text that begins with its stem and goes on at most
     three letters ("plates" and "plated" for "plate", not "platform"), or, for a long word, run together with
@@ -234,6 +235,21 @@ class MeaningCache:
             q = self._vectors[query]
         return [float(c) for c in vectors @ q]
 
+    def fill(self, texts: Iterable[str], batch: int = 64) -> int:
+        """Embeds the texts not held yet, in batches, up to the cache's limit: records read ahead of the questions
+        that will compare them, so a question pays for its own words only.  Returns how many were embedded."""
+        if self.embedder is None:
+            return 0
+        with self._lock:
+            room = max(0, self.limit - len(self._vectors))
+            missing = list(dict.fromkeys(t for t in texts if t not in self._vectors))[:room]
+        for at in range(0, len(missing), batch):
+            chunk = missing[at : at + batch]
+            vectors = self.embedder.embed_texts(chunk)  # outside the lock: a question waits for one batch at most
+            with self._lock:
+                self._vectors.update(zip(chunk, vectors, strict=True))
+        return len(missing)
+
 
 @dataclass(frozen=True)
 class _Record:
@@ -261,6 +277,7 @@ class Grounder:
         min_score: float = 0.5,
         is_word: Callable[[str], bool] | None = None,
         synonyms_of: Callable[[str], Sequence[str]] | None = None,
+        kept: dict[tuple[str, float, float], Any] | None = None,
     ) -> None:
         self.store = store
         self.as_of = as_of
@@ -273,6 +290,7 @@ class Grounder:
         self._synonyms: dict[str, Sequence[str]] = {}
         self._naming: list[str] = []
         self._numbers: list[str] = []
+        self._kept = {} if kept is None else kept  # records read, by kind and window: one question reads them once
 
     def wordy(self, text: str) -> bool:
         """Whether a record has words enough for its meaning to be read: two of three letters or more, or one
@@ -281,6 +299,13 @@ class Grounder:
         if len(words) >= 2:
             return True
         return bool(words) and len(words[0]) >= 4 and (self.is_word is None or self.is_word(words[0]))
+
+    def record_texts(self) -> list[str]:
+        """The texts of the window's records whose meaning a description would be compared with, in the form
+        compared (signs, sentences, captions and tag classes with words enough)."""
+        records = (*self._records("text"), *self._records("transcript"), *self._records("caption"))
+        texts = [r.text for r in records] + list(self._tag_classes())
+        return [t.lower() for t in dict.fromkeys(texts) if self.wordy(t)]
 
     def ground(self, description: str, senses: Iterable[Sense] = tuple(Sense)) -> Grounding:
         wanted = terms(description)
@@ -291,17 +316,30 @@ class Grounder:
         found: list[Grounded] = []
         for sense in dict.fromkeys(senses):
             if sense is Sense.READ:
-                found += self._scored(Sense.READ, description, wanted, self._signs())
+                found += self._scored(Sense.READ, description, wanted, self._records("text"))
             elif sense is Sense.HEARD:
-                found += self._scored(Sense.HEARD, description, wanted, self._sentences())
+                found += self._scored(Sense.HEARD, description, wanted, self._records("transcript"))
             else:
                 found += self._seen(description) + self._tags(description, wanted)
-                captions = self._scored(Sense.SEEN, description, wanted, self._captions())
+                captions = self._scored(Sense.SEEN, description, wanted, self._records("caption"))
                 found += [replace(g, score=round(g.score * CAPTION_WEIGHT, 4)) for g in captions]
         found.sort(key=lambda g: (-g.score, g.stamp))
         return Grounding(description, found)
 
     # -- records of each kind ------------------------------------------------------------
+
+    def _records(self, kind: str) -> list[_Record]:
+        key = (kind, self.lo, self.hi)
+        if key not in self._kept:
+            read = {"text": self._signs, "transcript": self._sentences, "caption": self._captions}[kind]
+            self._kept[key] = read()
+        return list(self._kept[key])
+
+    def _tag_classes(self) -> dict[str, tuple[str, ...]]:
+        key = ("tag classes", self.lo, self.hi)
+        if key not in self._kept:
+            self._kept[key] = self.store.tag_classes(self.lo, self.hi, self.as_of, TAG_MIN_SCORE)
+        return dict(self._kept[key])
 
     def _signs(self) -> list[_Record]:
         """What was read, a frame's lines taken together (a sign's words often span several lines)."""
@@ -368,7 +406,7 @@ class Grounder:
         """Scene tags (a classifier's classes, with the broader words WordNet gives them), scored like any record;
         a tag on one frame below the score a detection needs is a passing guess and weighs little."""
         # The classes first, one record each: only the frames of those the description could match are read.
-        classes = self.store.tag_classes(self.lo, self.hi, self.as_of, TAG_MIN_SCORE)
+        classes = self._tag_classes()
         each = [_Record("tag", "", 0.0, 0.0, label, None, 1.0, terms) for label, terms in classes.items()]
         matched = [g.text for g in self._scored(Sense.SEEN, description, wanted, each) if g.score > 0]
         records = [

@@ -34,6 +34,7 @@ _CONCRETE = (
 _KINDS = (*_CONCRETE, wn.LEX_LOCATION)
 # A word's synonyms are read from this many of its most frequent senses.
 SYNONYM_SENSES = 2
+MEANT_CACHE = 16_384  # phrases whose labels are kept (a few hundred bytes each)
 _NATURAL_KINDS = (wn.LEX_ANIMAL, wn.LEX_PERSON, wn.LEX_FOOD, wn.LEX_PLANT, wn.LEX_TOPS)
 _MADE_THINGS = ((wn.LEX_ARTIFACT,), (wn.LEX_COMMUNICATION,))
 _BY_SUPERCATEGORY: dict[str, tuple[tuple[int, ...], ...]] = {
@@ -55,6 +56,7 @@ class LabelLexicon:
         self.wordnet = wn.load(self.config.wordnet_dir)
         self._synsets = {label: self._synset(label) for label in self.vocabulary} if self.wordnet else {}
         self._synonyms: dict[str, tuple[str, ...]] = {}
+        self._meant: dict[str, tuple[str, ...]] = {}  # words -> the labels they name, asked of again and again
 
     def resolve(self, phrase: str) -> list[str]:
         """Labels that ``phrase`` refers to, tried on its whole and on ever shorter tails ("a red coffee mug" ->
@@ -135,15 +137,25 @@ class LabelLexicon:
         return tuple(dict.fromkeys(out))
 
     def _by_meaning(self, words: str) -> list[str]:
+        found = self._meant.get(words)
+        if found is None:
+            if len(self._meant) >= MEANT_CACHE:
+                self._meant.clear()
+            found = self._meant[words] = self._labels_meant(words)
+        return list(found)
+
+    def _labels_meant(self, words: str) -> tuple[str, ...]:
         if self.wordnet is None:
-            return []
+            return ()
         senses: dict[int, int] = {}  # sense -> its rank among the senses of its word form
         for form in self._forms(words):
             common = [s for s in self.wordnet.senses(form) if not self.wordnet.is_proper(s, form)]
             for rank, sense in enumerate(common):
                 if self.wordnet.lexfile(sense) in _CONCRETE:
                     senses.setdefault(sense, rank)
-        return [label for label, synset in self._synsets.items() if synset is not None and self._names(senses, synset)]
+        return tuple(
+            label for label, synset in self._synsets.items() if synset is not None and self._names(senses, synset)
+        )
 
     def _names(self, senses: dict[int, int], label: int) -> bool:
         """Whether a word with these senses names the label: a synonym or broader word in any sense; a narrower

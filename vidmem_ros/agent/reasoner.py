@@ -8,6 +8,7 @@ the offline planner answers instead, and the trace says so.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
@@ -27,6 +28,7 @@ from vidmem_ros.agent.question_model import (
     to_parsed,
 )
 from vidmem_ros.agent.tool_context import Perception, ToolContext
+from vidmem_ros.agent.tools import read_ahead
 from vidmem_ros.config import LexiconConfig, PlacesConfig, QueryConfig, VidmemConfig
 from vidmem_ros.errors import InputError
 from vidmem_ros.memory.reader import ColdTier, MemoryReader
@@ -38,6 +40,7 @@ from vidmem_ros.perception.embedding import TextEmbedder
 from vidmem_ros.perception.vocabulary import LabelMapper
 
 SCOPES = ("", "robot", "fleet")
+READ_AHEAD_OVERLAP_S = 300.0  # how far before the last look records may still be written (an event's caption)
 
 
 class Reasoner:
@@ -74,6 +77,18 @@ class Reasoner:
         self.cold = cold
         self.reader = MemoryReader(store, images, cold)  # what the tools read, and the query node's services too
         self.meaning = MeaningCache(text_embedder)  # records' sentence vectors, kept from question to question
+        self._read_to = -math.inf  # memory's end when the records' meaning was last read ahead
+
+    def read_ahead(self) -> int:
+        """Embeds the meaning of the records written since the last call (and of every place's description), so a
+        question embeds only its own words.  Returns how many texts it embedded; cheap when nothing was written."""
+        through = self.store.written_through()
+        if self.text_embedder is None or through is None or through <= self._read_to:
+            return 0
+        # Records are written after their stamps (a sentence when it ends, a caption when its event closes).
+        count = read_ahead(self.context(None), self._read_to - READ_AHEAD_OVERLAP_S)
+        self._read_to = through
+        return count
 
     def answer(
         self,

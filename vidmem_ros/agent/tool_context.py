@@ -15,6 +15,7 @@ from vidmem_ros.agent.grounding import MeaningCache
 from vidmem_ros.agent.labels import LabelLexicon
 from vidmem_ros.config import PlacesConfig
 from vidmem_ros.errors import VidmemError
+from vidmem_ros.memory import places as stays
 from vidmem_ros.memory.captions import EventCaptioner
 from vidmem_ros.memory.reader import ColdTier, MemoryReader
 from vidmem_ros.memory.records import Pose
@@ -116,6 +117,15 @@ class ToolContext:
     lexicon: LabelLexicon | None = None  # words -> detector labels; built from ``vocabulary`` on first use if None
     meaning: MeaningCache | None = None  # records' sentence vectors, shared by the questions of one reasoner
     runs: Sequence[Run] = ()  # the runs of the robot's clock (``memory.runs``) visible as of the question
+    _visits: dict[tuple[float, float], list[stays.Visit]] = field(default_factory=dict)  # one question's
+    records: dict[tuple[str, float, float], Any] = field(default_factory=dict)  # one question's, read by kind
+
+    def visits(self, lo: float, hi: float) -> list[stays.Visit]:
+        """The visits in [lo, hi] as of the question, each described; read once per question (several tools
+        and several readings of one question ask for them)."""
+        if (lo, hi) not in self._visits:
+            self._visits[lo, hi] = stays.described_visits(self.store, self.places, lo, hi, self.as_of, self.min_score)
+        return self._visits[lo, hi]
 
     @property
     def reader(self) -> MemoryReader:

@@ -250,20 +250,33 @@ def grounding_of(
     ctx: ToolContext, description: str, senses: list[Sense], window: tuple[float, float] | None = None
 ) -> Grounding:
     """The description grounded in memory as of the question, over ``window`` (all of memory by default)."""
+    return _grounder(ctx, window or ctx.window(None, None)).ground(description, senses or tuple(Sense))
+
+
+def read_ahead(ctx: ToolContext, since: float) -> int:
+    """Embeds the meaning of what memory holds from ``since`` on (records) and of every place's description,
+    before a question needs them; returns how many texts were embedded."""
+    grounder = _grounder(ctx, (since, ctx.window(None, None)[1]))
+    lo, hi = ctx.window(None, None)
+    listed = stays.places(ctx.visits(lo, hi))
+    return grounder.meaning.fill([*grounder.record_texts(), *(p.description() or "nothing" for p in listed)])
+
+
+def _grounder(ctx: ToolContext, window: tuple[float, float]) -> Grounder:
     if ctx.meaning is None:
         ctx.meaning = MeaningCache(ctx.text_embedder)
     wordnet = _lexicon(ctx).wordnet
-    grounder = Grounder(
+    return Grounder(
         ctx.store,
         ctx.as_of,
-        window or ctx.window(None, None),
+        window,
         ctx.meaning,
         lambda phrase: labels_for(ctx, phrase),
         ctx.min_score,
         (lambda word: bool(wordnet.senses(wordnet.base_form(word)))) if wordnet is not None else None,
         _lexicon(ctx).synonyms,
+        ctx.records,
     )
-    return grounder.ground(description, senses or tuple(Sense))
 
 
 # -- objects, text read, speech ------------------------------------------------------
@@ -712,7 +725,7 @@ def when_near(ctx: ToolContext, args: WhenNearArgs) -> ToolResult:
 def find_places(ctx: ToolContext, args: PlacesArgs) -> ToolResult:
     """The places the robot stayed at (from its path), each with its visits, best match to ``about`` first."""
     lo, hi = ctx.window(args.start_t, args.end_t)
-    found = stays.described_visits(ctx.store, ctx.places, lo, hi, ctx.as_of, ctx.min_score)
+    found = ctx.visits(lo, hi)
     if not found:
         return ToolResult("places", note="no stays in the robot's path (no pose recorded, or it never stopped)")
     listed = stays.places(found)
@@ -728,7 +741,7 @@ def find_places(ctx: ToolContext, args: PlacesArgs) -> ToolResult:
 def place_claimed(ctx: ToolContext, about: str) -> stays.Place | None:
     """The place ``about`` describes, where one matches well enough and ahead of the next by the margin."""
     lo, hi = ctx.window(None, None)
-    listed = stays.places(stays.described_visits(ctx.store, ctx.places, lo, hi, ctx.as_of, ctx.min_score))
+    listed = stays.places(ctx.visits(lo, hi))
     if not listed:
         return None
     ranked = sorted(zip(place_scores(ctx, about, listed), listed, strict=True), key=lambda sp: -sp[0])

@@ -244,12 +244,12 @@ class MemoryReader:
         thing in only some."""
         if moment.event_id is None:
             return moment
-        last, labels = moment, {t.label for t in moment.tags}
-        for later in self.store.event_moments(moment.event_id):
-            if later.stamp <= moment.stamp or (as_of is not None and later.stamp > as_of):
+        last: int | None = None
+        labels = frozenset(t.label for t in moment.tags)
+        for later, stamp, tagged in self.store.event_views(moment.event_id):
+            if stamp <= moment.stamp or (as_of is not None and stamp > as_of):
                 continue
-            tagged = {t.label for t in later.tags}
             if not labels & tagged:
                 break
             last, labels = later, tagged
-        return last
+        return (self.store.moment(last, with_payload=False) if last is not None else None) or moment

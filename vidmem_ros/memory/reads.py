@@ -131,6 +131,22 @@ class StoreReads:
             _attach_details(db, found, with_payload)
         return found
 
+    def event_views(self, event_id: int) -> list[tuple[int, float, frozenset[str]]]:
+        """(moment id, stamp, its scene tags' classes) for each of an event's moments, oldest first: how long
+        a view lasted is read from these alone."""
+        with self.read() as db:
+            rows = db.execute(
+                "SELECT DISTINCT m.id, m.stamp, t.label FROM moments m LEFT JOIN tags t ON t.moment_id = m.id "
+                "WHERE m.event_id = ? ORDER BY m.stamp, m.id",
+                (event_id,),
+            ).fetchall()
+        views: dict[int, tuple[float, set[str]]] = {}
+        for mid, stamp, label in rows:
+            labels = views.setdefault(mid, (stamp, set()))[1]
+            if label is not None:
+                labels.add(label)
+        return [(mid, stamp, frozenset(labels)) for mid, (stamp, labels) in views.items()]
+
     def moments_near(
         self, x: float, y: float, radius: float, as_of: float | None = None, limit: int = 5000
     ) -> list[Moment]:
@@ -226,6 +242,15 @@ class StoreReads:
         with self.read() as db:
             row = db.execute("SELECT MIN(stamp), MAX(stamp) FROM moments WHERE stamp <= ?", (_upper(as_of),)).fetchone()
         return None if row[0] is None else (float(row[0]), float(row[1]))
+
+    def written_through(self) -> float | None:
+        """The latest stamp of any frame, sentence, event or pose written: it moves whenever memory grows."""
+        with self.read() as db:
+            row = db.execute(
+                "SELECT MAX(x) FROM (SELECT MAX(stamp) AS x FROM moments UNION ALL SELECT MAX(start) FROM transcripts "
+                "UNION ALL SELECT MAX(end) FROM events UNION ALL SELECT MAX(stamp) FROM pose_track)"
+            ).fetchone()
+        return None if row[0] is None else float(row[0])
 
     def moment_vector(self, moment_id: int) -> np.ndarray | None:
         with self.read() as db:

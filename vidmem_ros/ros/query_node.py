@@ -14,8 +14,9 @@ from __future__ import annotations
 import sys
 from typing import TypeVar
 
-from rclpy.callback_groups import ReentrantCallbackGroup
+from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallbackGroup
 from rclpy.service import Service
+from rclpy.timer import Timer
 
 from vidmem_ros.agent.reasoner import Reasoner, build_reasoner
 from vidmem_ros.errors import InputError, VidmemError
@@ -45,6 +46,7 @@ class QueryNode(MemoryNode):
         self._offered: list[Service] = []  # not _services: rclpy keeps its own list by that name
         self._reasoner: Reasoner | None = None
         self._archive: EventArchive | None = None
+        self._read_ahead: Timer | None = None
 
     @property
     def reasoner(self) -> Reasoner:
@@ -91,11 +93,27 @@ class QueryNode(MemoryNode):
         self.get_logger().info(
             f"answering questions on {self.resolve_service_name('query')} from {self.config.store_path()}"
         )
+        if self.config.query.read_ahead_s > 0:  # a timer of its own group: questions are not held up by it
+            period = self.config.query.read_ahead_s
+            self._read_ahead = self.create_timer(period, self._on_read_ahead, MutuallyExclusiveCallbackGroup())
+            self._on_read_ahead()
+
+    def _on_read_ahead(self) -> None:
+        try:
+            count = self.reasoner.read_ahead()
+        except VidmemError as exc:  # a store being replaced or closed: the next tick tries again
+            self.get_logger().warning(f"reading memory's meaning ahead of questions failed: {exc}")
+            return
+        if count:
+            self.get_logger().debug(f"embedded the meaning of {count} records ahead of questions")
 
     def _stop(self) -> None:
         for service in self._offered:
             self.destroy_service(service)
         self._offered = []
+        if self._read_ahead is not None:
+            self.destroy_timer(self._read_ahead)
+            self._read_ahead = None
 
     def _release(self) -> None:
         self._reasoner = self._archive = None  # with any model the reasoner loaded
