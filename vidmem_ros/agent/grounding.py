@@ -460,10 +460,12 @@ class Grounder:
                 w = max(words[r.text] for r in run)
                 m = meaning_score(max(cosines.get(r.text, 0.0) for r in run))
                 mid = run[len(run) // 2]
+                shown = [r for r in run if r.text == text] or [mid]  # the frames whose lines are the text given
                 frames = len({r.ref for r in run})
                 data: dict[str, object] = {
                     "first_ref": run[0].frame or run[0].ref,
                     "last_ref": run[-1].frame or run[-1].ref,
+                    **({"frame_ref": shown[len(shown) // 2].frame} if mid.frame else {}),
                     "names_it": self._names_it({_words_of(r) for r in run}),
                 }
                 out.append(

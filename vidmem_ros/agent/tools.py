@@ -35,6 +35,7 @@ from vidmem_ros.agent.grounding import (
 from vidmem_ros.agent.labels import LabelLexicon
 from vidmem_ros.agent.question import GENERIC_PLACES, content_words
 from vidmem_ros.agent.runs import group_runs
+from vidmem_ros.agent.text_blocks import block_in_colour, text_blocks
 from vidmem_ros.agent.text_match import squash, text_match, words_covered
 from vidmem_ros.agent.tool_args import (
     FindObjectArgs,
@@ -60,12 +61,14 @@ from vidmem_ros.agent.tool_context import (
     ToolError,
     ToolResult,
 )
+from vidmem_ros.errors import VidmemError
 from vidmem_ros.imaging import jpeg_to_rgb
 from vidmem_ros.memory import places as stays
 from vidmem_ros.memory.captions import EventFacts, event_labels, event_texts
 from vidmem_ros.memory.hierarchy import ROOT_KEY
 from vidmem_ros.memory.reader import Place
 from vidmem_ros.memory.records import Event, Moment, Pose, SearchHit, Sighting, TextRead
+from vidmem_ros.perception.colour_names import colour_named
 from vidmem_ros.perception.wordnet import LEX_PERSON
 
 
@@ -140,6 +143,7 @@ def ground(ctx: ToolContext, args: GroundArgs) -> ToolResult:
         claimed = grounding.claimed(min_score=AT_PLACE_CLAIM_MIN)
     if args.seen_with.strip():
         grounding = _with_seen(ctx, grounding, args.seen_with)
+        grounding = _bearer_in_colour(ctx, grounding, args.seen_with, args.limit)
         claimed = grounding.claimed(min_score=AT_PLACE_CLAIM_MIN if args.at.strip() else CLAIM_MIN)
     # A record that holds the kind of value asked for (or that the thing is named for: "the name plate") answers
     # before one that does not.
@@ -188,6 +192,31 @@ def _with_seen(ctx: ToolContext, grounding: Grounding, described: str) -> Ground
         return g.sense is Sense.READ and i < len(stamps) and stamps[i] <= g.end + SEEN_WITH_S
 
     found = [replace(g, score=fused(g.score, SEEN_WITH_SUPPORT)) if seen(g) else g for g in grounding.found]
+    return Grounding(grounding.description, sorted(found, key=lambda g: (-g.score, g.stamp)))
+
+
+def _bearer_in_colour(ctx: ToolContext, grounding: Grounding, described: str, limit: int) -> Grounding:
+    """Where the description gives what bore the words a colour ("the blue book"), a sign's lines are those of
+    the block in the frame that shows it, where one stands out (the book beside it bore other words)."""
+    colour = colour_named(described)
+    if colour is None:
+        return grounding
+    found = list(grounding.found)
+    for k, g in enumerate(found[:limit]):
+        frame = g.data.get("frame_ref")
+        if g.sense is not Sense.READ or not isinstance(frame, str):
+            continue
+        moment = ctx.store.moment(_ref_id(frame), with_payload=True)
+        if moment is None or not moment.jpeg or len(moment.texts) < 2:
+            continue
+        try:
+            rgb = jpeg_to_rgb(moment.jpeg)
+        except VidmemError:
+            continue  # a frame that no longer decodes answers with all its lines
+        block = block_in_colour(rgb, text_blocks(moment.texts), colour, (moment.width, moment.height))
+        if block is not None:  # a second piece of evidence, as the thing the description names seen with them is
+            text, score = " / ".join(line.text for line in block), fused(g.score, SEEN_WITH_SUPPORT)
+            found[k] = replace(g, text=text, score=score, data={**g.data, "colour": colour})
     return Grounding(grounding.description, sorted(found, key=lambda g: (-g.score, g.stamp)))
 
 

@@ -1,0 +1,80 @@
+"""Lines read in one frame, grouped by layout into the things that bore them.
+
+A reader returns lines; a book's title over two lines is one thing, and the book beside it another.  Lines stand
+in one block when one is above the other, they overlap across, and they are about as tall (or, one column of one
+width, a few lines apart); lines side by side or far apart are separate things.  A colour the question gives the bearer ("the blue book") picks among blocks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from vidmem_ros.perception.colour_names import colour_shares
+from vidmem_ros.perception.types import TextLine
+
+MAX_GAP = 1.0  # lines further apart than this many line heights are separate blocks
+MAX_HEIGHT_RATIO = 2.5  # a line this much taller than its neighbour is another thing's
+MIN_OVERLAP = 0.3  # share of the narrower line's width the two must overlap across
+ALIGNED = 0.8  # lines overlapping across by this share of the wider one are one column
+ALIGNED_GAP = 4.0  # and may be this many line heights apart
+MARGIN = 0.5  # around a block, this many line heights of the bearer are looked at for its colour
+COLOUR_MIN = 0.15  # a block shows a colour where this share of its region has it
+COLOUR_LEAD = 1.5  # and it stands out from the next block by this factor
+
+
+def text_blocks(lines: Sequence[TextLine]) -> list[list[TextLine]]:
+    """The lines grouped into blocks, in reading order of their first lines."""
+    parent = list(range(len(lines)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for i, a in enumerate(lines):
+        for j in range(i + 1, len(lines)):
+            if _stacked(a.box, lines[j].box):
+                parent[root(j)] = root(i)
+    groups: dict[int, list[TextLine]] = {}
+    for i, line in enumerate(lines):
+        groups.setdefault(root(i), []).append(line)
+    blocks = [sorted(g, key=lambda line: line.box[1]) for g in groups.values()]
+    return sorted(blocks, key=lambda b: (b[0].box[1], b[0].box[0]))
+
+
+def block_in_colour(
+    rgb: np.ndarray, blocks: list[list[TextLine]], colour: str, size: tuple[int, int] | None = None
+) -> list[TextLine] | None:
+    """The block whose bearer shows ``colour``, where one does and stands out from the others; else None.
+    ``size`` is the (width, height) the lines' boxes were read at, where the image kept is smaller or larger."""
+    if len(blocks) < 2:
+        return None
+    scale = rgb.shape[1] / size[0] if size and size[0] > 0 else 1.0
+    shares = sorted(((colour_shares(_region(rgb, b, scale))[colour], k) for k, b in enumerate(blocks)), reverse=True)
+    (best, k), runner_up = shares[0], shares[1][0]
+    return blocks[k] if best >= COLOUR_MIN and best >= COLOUR_LEAD * runner_up else None
+
+
+def _stacked(a: tuple[float, ...], b: tuple[float, ...]) -> bool:
+    ha, hb = a[3] - a[1], b[3] - b[1]
+    wa, wb = a[2] - a[0], b[2] - b[0]
+    if min(ha, hb, wa, wb) <= 0 or max(ha, hb) > MAX_HEIGHT_RATIO * min(ha, hb):
+        return False
+    across = min(a[2], b[2]) - max(a[0], b[0])
+    gap = max(a[1], b[1]) - min(a[3], b[3])  # negative where they overlap vertically
+    if across >= ALIGNED * max(wa, wb):  # one column of one width: a sign's heading over its body, a symbol between
+        return gap <= ALIGNED_GAP * min(ha, hb)
+    return across >= MIN_OVERLAP * min(wa, wb) and gap <= MAX_GAP * min(ha, hb)
+
+
+def _region(rgb: np.ndarray, block: list[TextLine], scale: float = 1.0) -> np.ndarray:
+    height = float(np.mean([line.box[3] - line.box[1] for line in block]))
+    pad = MARGIN * height
+    x0 = max(0, int((min(line.box[0] for line in block) - pad) * scale))
+    y0 = max(0, int((min(line.box[1] for line in block) - pad) * scale))
+    x1 = min(rgb.shape[1], int((max(line.box[2] for line in block) + pad) * scale))
+    y1 = min(rgb.shape[0], int((max(line.box[3] for line in block) + pad) * scale))
+    return rgb[y0:y1, x0:x1]
