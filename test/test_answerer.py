@@ -806,3 +806,65 @@ def test_the_first_or_last_thing_seen_at_all(answerer: Reasoner) -> None:
     last = answerer.answer("What was the last thing you saw?")
     assert last.value == "cup" and last.stamp == T0 + 40, last.text
     assert answerer.answer("What was the first thing you saw?", as_of=T0 + 5).value is None
+
+
+def _read(answerer: Reasoner, offset: float, *lines: str) -> None:
+    from vidmem_ros.memory.records import Moment
+    from vidmem_ros.perception.types import TextLine
+
+    texts = [TextLine(line, 0.95) for line in lines]
+    answerer.store.add_moment(Moment(T0 + offset, "/cam", 64, 48, None, texts=texts, pose=Pose("map", 5.0, 0.5)))
+
+
+@pytest.mark.parametrize(
+    "question, expected",
+    [
+        ("Which sign did you read right after 'BAY 4'?", "SERVICE LIFT"),
+        ("What did you read next, after the BAY 4 sign?", "SERVICE LIFT"),
+        ("What was written on the sign you read before 'SERVICE LIFT'?", "BAY 4"),
+    ],
+)
+def test_the_sign_read_next_to_a_sign_is_another_sign_given_whole(
+    answerer: Reasoner, question: str, expected: str
+) -> None:
+    for k in range(3):
+        _read(answerer, 45 + k, "BAY 4")
+    _read(answerer, 52, "AY 4")  # the same sign, clipped as the robot turns away
+    _read(answerer, 60, "ERVICE LIFT")  # the next one, clipped at first
+    for k in range(3):
+        _read(answerer, 61 + k, "SERVICE LIFT")
+    answer = answerer.answer(question)
+    assert answer.value == expected, answer.text
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What should happen after the inspection?",
+        "What is the robot supposed to do after the inspection?",
+        "What has to be done after the inspection?",
+    ],
+)
+def test_what_is_to_be_done_after_something_is_read_out_of_what_was_heard(answerer: Reasoner, question: str) -> None:
+    from vidmem_ros.memory.records import Transcript
+
+    answerer.store.add_transcript(Transcript(T0 + 41, T0 + 44, "The side doors must be locked after the inspection."))
+    answer = answerer.answer(question)
+    assert "locked" in str(answer.value) and answer.stamp == T0 + 41, answer.text
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Tell me where you heard about the side doors.",
+        "Can you tell me where you were when the side doors came up?",
+        "I'd like to know where you heard about the side doors.",
+    ],
+)
+def test_an_indirect_question_is_answered_as_the_question_inside_it(answerer: Reasoner, question: str) -> None:
+    from vidmem_ros.memory.records import Transcript
+
+    answerer.store.add_transcript(Transcript(T0 + 31, T0 + 34, "Please keep the side doors shut tonight."))
+    answer = answerer.answer(question)
+    assert answer.pose is not None and answer.value is not True, answer.text
+    assert abs(answer.pose.x - 3.0) < 0.6, answer.text  # where the robot was then (the astronaut, at x = 3)

@@ -123,13 +123,35 @@ _FORM_REMARK = re.compile(
 )
 
 
+# Idioms of seeing ("catch sight of", "lay eyes on") and the verb they stand for, in the same form.
+_PERFECT = r"\b(?:have|has|had) (?:(?:you|it|we|they|the robot|ever|first|already|just|never) )*"
+_SEEING = (
+    (re.compile(rf"({_PERFECT})(?:caught sight of|(?:laid|set|clapped) eyes on)\b"), r"\1seen"),
+    (re.compile(r"\b(?:caught sight of|(?:laid|clapped) eyes on)\b"), "saw"),
+    (re.compile(r"\b(?:catching sight of|(?:laying|setting|clapping) eyes on)\b"), "seeing"),
+    (re.compile(r"\b(?:catch(?:es)? sight of|(?:lay|set|clap)s? eyes on)\b"), "see"),
+)
+
+
+# "When you saw the fox, where were you?": a clause that sets the moment, said before the question; the plain order
+# puts it after ("where were you when you saw the fox").
+_FRONTED_MOMENT = re.compile(
+    r"^(?P<moment>(?:when|while|as|just as|at the moment) (?:you|the robot|it|we|someone|somebody|anyone|anybody)"
+    r" [^,;:]+)[,;:] (?P<question>(?:where|what|which|who|how)\b.+)$"
+)
+
+
 def plain_sentence(sentence: str) -> str:
     """A lower-case sentence without the robot's patrol as its scope or a remark on how to answer, an either/or
-    relation said whole, and two things offered before the question that asks which said after it."""
+    relation said whole, two things offered before the question that asks which said after it, and an idiom of
+    seeing said with its verb."""
+    for idiom, verb in _SEEING:
+        sentence = idiom.sub(verb, sentence)
     previous = None
     while previous != sentence:
         previous, sentence = sentence, _FORM_REMARK.sub("", _SCOPE.sub("", sentence)).lstrip(",;: ")
     sentence = _OFFERED_FIRST.sub(lambda m: f"{m['q']}, {m['a']} or {m['b']}", sentence)
+    sentence = _FRONTED_MOMENT.sub(lambda m: f"{m['question']} {m['moment']}", sentence)
     return _SPLIT_ALTERNATIVE.sub(lambda m: f"{m['r']} or {m['s']} {m['b']}" if m["r"] != m["s"] else m[0], sentence)
 
 

@@ -221,10 +221,11 @@ class OfflinePlanner:
         self, state: AgentState, p: ParsedQuestion, found: Finding, confidence: float, refs: list[str]
     ) -> Step:
         """A sign is read over a stretch of frames: answer with the middle of its clearest reads, or, asked when
-        it was first read, with the first of them."""
-        key = "first" if p.intent is Intent.FIRST else "mid"
+        it was first read, with the first of them, and asked when it was last read, with the last."""
+        key = "first" if p.intent is Intent.FIRST else "last" if _SAYS_LAST.search(p.text.lower()) else "mid"
         ref = str(found.data.get(f"{key}_ref", found.ref))
-        when = self._when(state, float(found.data.get(f"_{key}", found.stamp)))
+        stamp = found.end if key == "last" else float(found.data.get(f"_{key}", found.stamp))
+        when = self._when(state, stamp)
         span = f"(read from {found.stamp - state.t0:.0f} s to {found.end - state.t0:.0f} s)"
         order = "first " if p.intent is Intent.FIRST else ""
         if p.intent is Intent.WHERE:
@@ -451,13 +452,13 @@ class OfflinePlanner:
             (edge + 0.01, edge + NEIGHBOUR_WINDOW_S) if after else (max(0.0, edge - NEIGHBOUR_WINDOW_S), edge - 0.01)
         )
         obs = (yield [call("timeline", start_t=window[0], end_t=window[1], what=[what], limit=50)])[0]
-        anchor_label = anchor.data.get("label", "")
-        # Not what was in view together with it (a frame's other detections are not "after" it), and a thing
-        # detected in one frame only where others were seen over several (a detector's passing mistake).
+        # Not the thing itself (a sign's other readings and clipped parts of it are the sign), not what was in view
+        # together with it (a frame's other detections are not "after" it), and not a thing detected in one frame
+        # only where others were seen over several (a detector's passing mistake).
         apart = [
             f
             for f in obs.result.findings
-            if f.data.get("label", "") != anchor_label and (f.stamp > edge_at if after else f.end < edge_at)
+            if not _same_thing(f, anchor) and (f.stamp > edge_at if after else f.end < edge_at)
         ]
         steady = [f for f in apart if int(f.data.get("frames", 1)) > 1]
         others = steady or apart
@@ -480,6 +481,9 @@ class OfflinePlanner:
             key=lambda f: -int(f.data.get("frames", 1)),
         )
         names = list(dict.fromkeys(str(f.data.get("label") or f.data.get("read") or f.text) for f in together))
+        if what == "text":  # a reading clipped at the frame's edge ("FLOOR") by the sign's fullest reading nearby
+            read = [str(f.data.get("read") or f.text) for f in others]
+            names = list(dict.fromkeys(max((r for r in read if squash(n) in squash(r)), key=len) for n in names))
         verb = "read" if what == "text" else "saw"
         relation = "after" if after else "before"
         listed = " and ".join(f'"{n}"' for n in names[:4])
@@ -889,6 +893,20 @@ class OfflinePlanner:
     @staticmethod
     def _when(state: AgentState, stamp: float) -> str:
         return f"at {describe_time(state.runs, stamp)} ({stamp - state.t0:.1f} s after my memory begins)"
+
+
+# A question that says it asks for the last time, not only when.
+_SAYS_LAST = re.compile(r"\b(?:last|latest|most recent|most recently|final)\b")
+
+
+def _same_thing(found: Finding, anchor: Finding) -> bool:
+    """Whether a finding is the anchor again: the same label detected, or (for words read) the same words or a
+    clipped part of them."""
+    label = str(anchor.data.get("label", ""))
+    if label:
+        return str(found.data.get("label", "")) == label
+    mine, its = squash(anchor.text), squash(str(found.data.get("read") or found.text))
+    return bool(its) and not found.data.get("label") and (its in mine or mine in its)
 
 
 def _adjacent_scene(scenes: list[Finding], edge: float, after: bool) -> Finding | None:

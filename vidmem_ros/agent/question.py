@@ -75,10 +75,12 @@ _BE_AT = (
 _MESSAGE = r"(?:the )?(?:message|announcement|one|news|call|remark|words?)(?: about| that| on| saying)?"
 # "Where were you", and the ways of asking for a position that mean the same.
 _WHERE_WERE_YOU = (
-    r"(?:where (?:were you|was the robot)(?: standing| located| positioned)?"
+    r"(?:where (?:were you|was the robot|was it)(?: standing| located| positioned)?"
     r"|what (?:was|were) your (?:x, y |x and y )?(?:coordinates|position|location)"
     r"|(?:give|report|state|tell me) your (?:x, y |x and y )?(?:position|coordinates|location))"
 )
+# "when you saw", "while you were watching", "as it passed", "while reading": the moment a position is asked at.
+_WHILE = r"(?:when|while|as)(?: (?:you|it|the robot)(?: was| were)?)?"
 _AT_WHICH_POSITION = r"(?:at|in|from) (?:which|what) (?:position|location|spot|point|coordinates|x, y)"
 _INTO = r"(?: back)?(?: to| in| into| at| inside| on| outside on| out on| out in| by| near)?"
 _NEXT = r"(?:right |just |directly |immediately |straight )?"
@@ -205,11 +207,15 @@ _PATTERNS: list[tuple[Intent, Modality, str]] = [
     (Intent.LAST, Modality.SPEECH, rf"^when (?:did|have) {_WHO} (?:last )?{_SAY} (?P<t>.+)$"),
     (Intent.LAST, Modality.SPEECH, rf"^when did you (?:last )?{_HEAR} (?P<t>.+)$"),
     (Intent.WHERE, Modality.SPEECH, rf"^{_WHERE_WERE_YOU} when {_WHO} {_SAY} (?P<t>.+)$"),
-    (Intent.WHERE, Modality.SPEECH, rf"^{_WHERE_WERE_YOU} when {_SELF} {_HEAR} (?P<t>.+)$"),
-    (Intent.WHERE, Modality.TEXT, rf"^{_WHERE_WERE_YOU} when {_SELF} (?:first |last )?{_READ} (?P<t>.+)$"),
+    (Intent.WHERE, Modality.SPEECH, rf"^{_WHERE_WERE_YOU} {_WHILE} (?:{_HEAR}|hearing|listening to) (?P<t>.+)$"),
+    (Intent.WHERE, Modality.TEXT, rf"^{_WHERE_WERE_YOU} {_WHILE} (?:first |last )?(?:{_READ}|reading) (?P<t>.+)$"),
     (Intent.WHERE, Modality.TEXT, rf"^{_AT_WHICH_POSITION} (?:did|have) you (?:first |last )?{_READ} (?P<t>.+)$"),
     (Intent.WHERE, Modality.OBJECT, rf"^{_AT_WHICH_POSITION} (?:did|have) you (?:first |last )?{_SEE} (?P<t>.+)$"),
-    (Intent.WHERE, Modality.OBJECT, rf"^{_WHERE_WERE_YOU} when {_SELF} (?:first |last )?{_SEE} (?P<t>.+)$"),
+    (
+        Intent.WHERE,
+        Modality.OBJECT,
+        rf"^{_WHERE_WERE_YOU} {_WHILE} (?:first |last )?(?:{_SEE}|seeing|watching|looking at|passing) (?P<t>.+)$",
+    ),
     (
         Intent.LAST,
         Modality.SPEECH,
@@ -418,12 +424,27 @@ _ANCHOR_MET = re.compile(
 )
 
 
+# A modal before the relation word ("what should happen after lunch", "what must be done before noon") asks what
+# was to be done then, as something heard or read said: not what was met next to a thing.
+_PLANNED = re.compile(
+    r"\b(?:should|must|shall|will|would|ought to|(?:is|are|was|were) to|ha(?:s|ve|d) to|needs? to"
+    r"|(?:supposed|meant|due|expected|scheduled|planned) to)\b"
+)
+
+
+def asks_what_was_planned(head: str) -> bool:
+    """Whether the words before a question's "before" or "after" ask what was to be done then."""
+    return _PLANNED.search(head) is not None
+
+
 def neighbour_question(text: str) -> ParsedQuestion | None:
     """What was seen, read or heard right before or after a thing, read from the relation word and the verb of
     meeting before it rather than from a sentence's shape."""
     clause = asking_clause(text)
     match = _NEIGHBOUR_ASKED.match(clause)
     if match is None or re.search(r"\b(?:before or after|after or before)\b", clause):
+        return None
+    if asks_what_was_planned(match.group("head")):
         return None
     head = _NOTICING.sub(r"\g<who> see", match.group("head"))
     met = modality_named(head)

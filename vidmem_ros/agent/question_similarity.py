@@ -21,6 +21,7 @@ from vidmem_ros.agent.question import (
     Modality,
     ParsedQuestion,
     asking_clause,
+    asks_what_was_planned,
     clean_target,
     modality_named,
     names_what_it_needs,
@@ -189,8 +190,12 @@ class SimilarityParser:
         intent, modality, _ = EXAMPLES[nearest]
         if similarity < self.min_similarity or intent is Intent.SEARCH:
             return None
-        if intent in (Intent.BEFORE, Intent.AFTER) and not _NEIGHBOUR.search(clause):
-            return None  # nothing said of before or after: the embedding matched something else
+        if intent in (Intent.BEFORE, Intent.AFTER):
+            relation = _NEIGHBOUR.search(clause)
+            if relation is None:
+                return None  # nothing said of before or after: the embedding matched something else
+            if asks_what_was_planned(clause[: relation.start()]):
+                return None  # "what should happen after lunch": what was said to be done, read out by the search
         if _WHICH_THING.match(masked) and intent not in (Intent.BEFORE, Intent.AFTER, Intent.ORDER):
             return None  # "which number is on the sign", "what animal was it": a name, read out by the search
         asked = asked_kind(question)

@@ -17,6 +17,7 @@ from vidmem_ros.agent.asked import Asked, asked_kind, asks_negated, settle, turn
 from vidmem_ros.agent.fleet_answer import FleetAnswerer
 from vidmem_ros.agent.grounding import MeaningCache
 from vidmem_ros.agent.harness import Budget, Harness, PlannerFactory
+from vidmem_ros.agent.indirect import direct_question
 from vidmem_ros.agent.labels import LabelLexicon
 from vidmem_ros.agent.offline_planner import OfflinePlanner
 from vidmem_ros.agent.question import ParsedQuestion, validate_question
@@ -101,7 +102,7 @@ class Reasoner:
     ) -> Answer:
         """``scope`` "" or "robot" asks this robot's memory; "fleet" the fleet store, ``robots`` (empty: all)."""
         try:
-            text = validate_question(question, self.config.max_question_chars)
+            text = direct_question(validate_question(question, self.config.max_question_chars))
             if scope not in SCOPES:
                 raise InputError("bad_scope", f"scope must be one of {', '.join(repr(s) for s in SCOPES)}")
         except InputError as exc:

@@ -89,6 +89,11 @@ class WordNet:
                     return candidate
         return word
 
+    def is_verb(self, word: str) -> bool:
+        """Whether a word is a form of a verb WordNet lists ("read", "heard", "passes")."""
+        verbs, _ = self._verb_tables()
+        return _key(word) in verbs or self.verb_base(word) != word
+
     def _verb_tables(self) -> tuple[frozenset[str], dict[str, str]]:
         with self._lock:
             if self._verbs is None:

@@ -1,0 +1,76 @@
+"""Questions asked indirectly are read as the direct question inside them."""
+
+from __future__ import annotations
+
+import pytest
+
+from vidmem_ros.agent.indirect import direct_question
+from vidmem_ros.agent.question import Intent, Modality, parse_question
+
+
+@pytest.mark.parametrize(
+    "asked, direct",
+    [
+        ("Tell me where you heard about the boiler.", "where did you hear about the boiler?"),
+        ("Could you tell me how many times you passed the kiosk?", "how many times did you pass the kiosk?"),
+        ("I'd like to know when you first noticed the ladder.", "when did you first notice the ladder?"),
+        ("Let me know which sign you read near 'BAY 4'.", "which sign did you read near 'BAY 4'?"),
+        ("Do you know what time the inspection starts?", "what time does the inspection start?"),
+        ("Please remind me when the van was last seen.", "when was the van last seen?"),
+        ("I wonder whether there was a ladder in the hall.", "was there a ladder in the hall?"),
+        ("Can you check if anybody mentioned the boiler?", "did anybody mention the boiler?"),
+        ("I need to know whether the robot has been to the lab.", "has the robot been to the lab?"),
+        ("Tell me what was said about the boiler.", "what was said about the boiler?"),
+        ("Do you remember seeing a ladder?", "did you see a ladder?"),
+    ],
+)
+def test_an_indirect_question_is_said_directly(asked: str, direct: str) -> None:
+    assert direct_question(asked) == direct
+
+
+@pytest.mark.parametrize(
+    "asked", ["Where did you see the ladder?", "Tell me about the ladder.", "I saw you near the van. Was it parked?"]
+)
+def test_a_direct_question_or_a_request_without_one_is_left_as_asked(asked: str) -> None:
+    assert direct_question(asked) == asked
+
+
+@pytest.mark.parametrize(
+    "question, intent, target",
+    [
+        ("When did you first catch sight of the kettle?", Intent.FIRST, "kettle"),
+        ("Have you ever laid eyes on a tortoise?", Intent.DID, "tortoise"),
+        ("When did you first set eyes on the umbrella?", Intent.FIRST, "umbrella"),
+        ("Did you catch sight of a bicycle?", Intent.DID, "bicycle"),
+    ],
+)
+def test_an_idiom_of_seeing_is_read_as_seeing(question: str, intent: Intent, target: str) -> None:
+    parsed = parse_question(question)
+    assert parsed is not None and (parsed.intent, parsed.modality, parsed.target) == (intent, Modality.OBJECT, target)
+
+
+@pytest.mark.parametrize(
+    "question, target",
+    [
+        ("When you saw the kettle, where were you?", "kettle"),
+        ("When you read 'BAY 4', what were your coordinates?", "bay 4"),
+        ("While the robot was watching the umbrella, where was it?", "umbrella"),
+    ],
+)
+def test_a_moment_said_before_the_question_sets_where_it_asks_about(question: str, target: str) -> None:
+    parsed = parse_question(question)
+    assert parsed is not None and parsed.intent is Intent.WHERE and parsed.target == target
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What should happen after the inspection?",
+        "What is the robot supposed to do after lunch?",
+        "What must be done before the meeting?",
+        "What are you meant to bring after the break?",
+    ],
+)
+def test_what_is_to_be_done_before_or_after_something_is_not_what_was_met_next_to_it(question: str) -> None:
+    parsed = parse_question(question)
+    assert parsed is None or parsed.intent not in (Intent.BEFORE, Intent.AFTER), parsed
