@@ -210,3 +210,39 @@ def test_forgetting_frames_forgets_the_faces_seen_only_there(
     with store.read() as db:
         after = load(db, FACES)
     assert len(after) == len(before) - 1 and after[min(after)].segments >= 1
+
+
+def _unit_at(distance: float, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Two unit 128-d descriptors ``distance`` apart (cosine distance)."""
+    rng = np.random.default_rng(seed)
+    a, b = rng.normal(size=(2, 128))
+    a /= np.linalg.norm(a)
+    b -= (b @ a) * a
+    b /= np.linalg.norm(b)
+    angle = np.arccos(1.0 - distance)
+    return a.astype(np.float32), (np.cos(angle) * a + np.sin(angle) * b).astype(np.float32)
+
+
+@pytest.mark.parametrize(
+    "distance, box, same",
+    [
+        (0.07, (102.0, 52.0, 182.0, 132.0), True),  # past match_distance, but it continues the face on the frame before
+        (0.07, (300.0, 200.0, 380.0, 280.0), False),  # as far, elsewhere in the frame: no track, a face of its own
+        (0.09, (102.0, 52.0, 182.0, 132.0), False),  # where the face was, but as far as other people's faces are
+    ],
+)
+def test_a_face_continuing_the_one_on_the_frame_before_keeps_its_identity(
+    face_config: VidmemConfig, shots: list[Shot], tmp_path: Path, distance: float, box: tuple, same: bool
+) -> None:
+    from vidmem_ros.perception.types import FaceSeen
+
+    assert face_config.face.match_distance < 0.07 < face_config.face.track_distance < 0.09
+    pipeline = IngestPipeline(face_config, SqliteStore(tmp_path / "faces.db"), None)
+    first, later = _unit_at(distance)
+    scene = Shot(0.0, "", "brick", shots[0].frame)
+    a = pipeline.engine.observe(_perceived(pipeline, scene, [FaceSeen((100.0, 50.0, 180.0, 130.0), first, 50.0)]))
+    b = pipeline.engine.observe(_perceived(pipeline, Shot(1.0, "", "brick", scene.frame), [FaceSeen(box, later, 50.0)]))
+    assert a.event_id == b.event_id  # one view: one event
+    with pipeline.store.read() as db:
+        faces = [ref for (ref,) in db.execute("SELECT face_id FROM face_sightings ORDER BY moment_id")]
+    assert len(faces) == 2 and (faces[0] == faces[1]) == same

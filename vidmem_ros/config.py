@@ -602,6 +602,17 @@ class FaceConfig(_Section):
         0.04, gt=0.0, lt=2.0, description="Two faces whose centroids come this close are merged into the older"
     )
     merge_min_segments: int = Field(3, ge=1, le=100, description="Sightings each face needs before a merge is believed")
+    track_iou: float = Field(
+        0.3, gt=0.0, le=1.0, description="A face overlapping one on its event's frame before by this much continues it"
+    )
+    track_distance: float = Field(
+        0.075,
+        gt=0.0,
+        lt=2.0,
+        description="Within this distance a face that continues a track joins its identity, whatever the margin to "
+        "the next face (looser than match_distance: the same person turning or lit otherwise)",
+    )
+    track_gap_s: float = Field(3.0, ge=0.0, le=60.0, description="A track continues over frames at most this far apart")
     crop_px: int = Field(96, ge=32, le=512, description="Longest side of the face crop kept with a keyframe")
 
 

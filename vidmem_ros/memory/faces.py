@@ -1,7 +1,8 @@
 """Faces: sightings on kept frames clustered online into face identities, kept in the store.
 
 Each sighting's unit descriptor (``perception.face``) is clustered by ``memory.identities`` with the ``face``
-settings, as voices are.  A sighting is a row of ``face_sightings`` tied to its frame (``moments``), so retention,
+settings, as voices are; a face that overlaps one on the event's frame before continues that face's track and
+joins its identity within a looser distance (the same person turning or lit otherwise).  A sighting is a row of ``face_sightings`` tied to its frame (``moments``), so retention,
 the disk budget and forget take it with the frame.  Its crop is kept only while its frame is a keyframe with an
 image: the event's close drops the others, and a trigger drops a crop with its frame's image.
 """
@@ -33,11 +34,16 @@ class FaceClusters(Clusters):
 
     def __init__(self, config: FaceConfig) -> None:
         super().__init__(FACES, config)
+        self.face = config  # the tracking settings too
 
-    def add(self, db: sqlite3.Connection, moment_id: int, stamp: float, face: FaceSeen) -> Assignment:
-        """Store one face seen on frame ``moment_id`` and give it its identity; InputError (nothing written) for a
-        descriptor no face can hold."""
-        chosen, vector, distance, new = self.place(db, face.vector, stamp)
+    def add(
+        self, db: sqlite3.Connection, moment_id: int, stamp: float, face: FaceSeen, track: int | None = None
+    ) -> Assignment:
+        """Store one face seen on frame ``moment_id`` and give it its identity (``track``'s, the face it continues
+        on the frame before, where its descriptor is near enough); InputError (nothing written) for a descriptor
+        no face can hold."""
+        tracked = (track, self.face.track_distance) if track is not None else None
+        chosen, vector, distance, new = self.place(db, face.vector, stamp, tracked)
         ref = db.execute(
             "INSERT INTO face_sightings (moment_id, stamp, x0, y0, x1, y1, sharpness, vector, face_id) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -52,15 +58,43 @@ class FaceClusters(Clusters):
 def add_faces(
     db: sqlite3.Connection, clusters: FaceClusters, moment_id: int, stamp: float, faces: Sequence[FaceSeen]
 ) -> tuple[list[Assignment], list[str]]:
-    """Every face of one frame stored; the assignments, and the reasons of those refused (the rest still kept)."""
+    """Every face of one frame stored; the assignments, and the reasons of those refused (the rest still kept).  A
+    face that overlaps one on the event's frame before continues its track."""
     done: list[Assignment] = []
     refused: list[str] = []
+    before = _previous_faces(db, moment_id, stamp, clusters.face.track_gap_s)
     for face in faces:
+        track = max(((iou(face.box, box), ref) for box, ref in before), default=(0.0, None))
         try:
-            done.append(clusters.add(db, moment_id, stamp, face))
+            tracked = track[1] if track[0] >= clusters.face.track_iou else None
+            done.append(clusters.add(db, moment_id, stamp, face, tracked))
         except InputError as exc:
             refused.append(exc.reason)
     return done, refused
+
+
+def _previous_faces(
+    db: sqlite3.Connection, moment_id: int, stamp: float, gap_s: float
+) -> list[tuple[tuple[float, float, float, float], int]]:
+    """The faces (box, identity) on the latest earlier frame of the same event with any, no more than ``gap_s``
+    before."""
+    rows = db.execute(
+        "SELECT f.x0, f.y0, f.x1, f.y1, f.face_id, f.moment_id FROM face_sightings f JOIN moments m "
+        "ON m.id = f.moment_id WHERE m.event_id = (SELECT event_id FROM moments WHERE id = ?) AND f.moment_id < ? "
+        "AND f.stamp >= ? AND f.face_id IS NOT NULL ORDER BY f.moment_id DESC",
+        (moment_id, moment_id, stamp - gap_s),
+    ).fetchall()
+    latest = rows[0][5] if rows else None
+    return [((x0, y0, x1, y1), ref) for x0, y0, x1, y1, ref, frame in rows if frame == latest]
+
+
+def iou(a: Sequence[float], b: Sequence[float]) -> float:
+    """Intersection over union of two boxes (x0, y0, x1, y1)."""
+    w = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    h = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    inter = w * h
+    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
+    return inter / union if union > 0 else 0.0
 
 
 def keep_keyframe_crops(db: sqlite3.Connection, event_id: int) -> None:

@@ -87,22 +87,30 @@ class Clusters:
         return self._cache
 
     def place(
-        self, db: sqlite3.Connection, vector: np.ndarray, stamp: float
+        self, db: sqlite3.Connection, vector: np.ndarray, stamp: float, track: tuple[int, float] | None = None
     ) -> tuple[Identity, np.ndarray, float, bool]:
         """The identity ``vector`` joins, the checked unit vector, its distance to that identity before it joined,
-        and whether it is new (distance 0); InputError for a vector none can hold."""
+        and whether it is new (distance 0); InputError for a vector none can hold.  ``track`` (an identity and a
+        distance) is the identity of the same thing a moment before: joined within that looser distance."""
         known = self.identities(db)
         vector = checked_vector(vector, next((v.total.shape[0] for v in known.values()), None), self.kind.noun)
+        if track is not None and track[0] in known:
+            distance = 1.0 - float(known[track[0]].centroid @ vector)
+            if distance <= track[1]:
+                return self._joined(known[track[0]], vector, stamp), vector, distance, False
         ranked = sorted((1.0 - float(v.centroid @ vector), v.id) for v in known.values())
         distance = ranked[0][0] if ranked else np.inf
         runner_up = ranked[1][0] if len(ranked) > 1 else np.inf
         if distance <= self.config.match_distance and runner_up - distance >= self.config.margin:
-            chosen = known[ranked[0][1]]
-            chosen.total = chosen.total + vector
-            chosen.segments += 1
-            chosen.first, chosen.last = min(chosen.first, stamp), max(chosen.last, stamp)
-            return chosen, vector, distance, False
+            return self._joined(known[ranked[0][1]], vector, stamp), vector, distance, False
         return self._found(db, vector, stamp), vector, 0.0, True
+
+    @staticmethod
+    def _joined(chosen: Identity, vector: np.ndarray, stamp: float) -> Identity:
+        chosen.total = chosen.total + vector
+        chosen.segments += 1
+        chosen.first, chosen.last = min(chosen.first, stamp), max(chosen.last, stamp)
+        return chosen
 
     def settle(self, db: sqlite3.Connection, chosen: Identity) -> list[int]:
         """Save ``chosen`` and merge it with every identity its centroid came close to; [survivor, merged...] or
