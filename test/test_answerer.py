@@ -456,9 +456,9 @@ def test_a_sign_that_only_names_the_kind_of_place_a_question_mentions_is_not_rea
     for offset, lines in signs.items():
         texts = [TextLine(line, 0.95) for line in lines]
         answerer.store.add_moment(Moment(T0 + offset, "/cam", 64, 48, None, texts=texts))
-    stacked = answerer.answer("What was stacked on the shelf in the storage room?")
+    stacked = answerer.answer("What was stacked on the shelf in the supply room?")
     assert stacked.value != "STAFF ROOM" and "STAFF ROOM:" not in stacked.text, stacked.text
-    platform = answerer.answer("Which platform number is on the board in the storage room?")
+    platform = answerer.answer("Which platform number is on the board in the supply room?")
     assert platform.value == "PLATFORM 9" and platform.stamp == T0 + 60, platform.text
     shop = answerer.answer("What does the plate on the door marked 17 say?")  # the sign is found by its mark
     assert shop.value == "BAKERY" and shop.stamp == T0 + 70, shop.text

@@ -195,7 +195,7 @@ def test_what_time_something_will_happen_asks_what_was_said_not_when() -> None:
 
 
 def test_asked_words_leave_out_a_kind_of_place_only_where_it_says_where() -> None:
-    assert "room" not in asked_words("What was stacked on the shelf in the storage room?")
+    assert "room" not in asked_words("What was stacked on the shelf in the supply room?")
     assert asked_words("Which room number is on the plate in the boiler room?")[:2] == ["room", "number"]
     assert "area" in asked_words("How big was the area at the gate?")
 

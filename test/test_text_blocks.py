@@ -70,7 +70,7 @@ def test_each_basic_colour_term_names_its_pixels(rgb: tuple[int, int, int], colo
 
 @pytest.mark.parametrize(
     "text, colour",
-    [("the blue book", "blue"), ("a GRAY van", "grey"), ("the violet door", "purple"), ("the blueprint", None)],
+    [("the blue kettle", "blue"), ("a GRAY van", "grey"), ("the violet door", "purple"), ("the blueprint", None)],
 )
 def test_a_colour_word_is_found_as_a_whole_word(text: str, colour: str | None) -> None:
     assert colour_named(text) == colour

@@ -572,7 +572,7 @@ _BEARERS = re.compile(
 
 
 def bears_text(head: str) -> bool:
-    """Whether the thing a description names is one that bears words ("the yellow sign", "a warning notice")."""
+    """Whether the thing a description names is one that bears words ("the orange poster", "a warning notice")."""
     return _BEARERS.search(head.lower().strip()) is not None
 
 

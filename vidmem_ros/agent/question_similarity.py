@@ -292,7 +292,7 @@ def mask_subjects(clause: str) -> tuple[str, list[str]]:
         j = i + 1
         while j < len(words) - 1 and (_is_subject(words[j]) or words[j] in _BRIDGES or words[j] in _BEARERS):
             if _is_subject(words[j]) or (words[j] in _BEARERS and j == end + 1):
-                end = j  # "the yellow sign": a word that asks ("sign") is the subject's own once a subject word leads
+                end = j  # "the orange poster": a word that asks ("sign") is the subject's own once a subject word leads
             j += 1
         subjects.append(" ".join(words[i : end + 1]))
         masked.append(SOMETHING)

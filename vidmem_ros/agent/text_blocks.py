@@ -2,7 +2,7 @@
 
 A reader returns lines; a book's title over two lines is one thing, and the book beside it another.  Lines stand
 in one block when one is above the other, they overlap across, and they are about as tall (or, one column of one
-width, a few lines apart); lines side by side or far apart are separate things.  A colour the question gives the bearer ("the blue book") picks among blocks.
+width, a few lines apart); lines side by side or far apart are separate things.  A colour the question gives the bearer ("the green folder") picks among blocks.
 """
 
 from __future__ import annotations

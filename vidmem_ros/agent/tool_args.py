@@ -107,7 +107,7 @@ class GroundArgs(_Range):
     seen_with: str = Field(
         "",
         max_length=200,
-        description='what bore or stood by the words, as the question describes it ("the blue book"): words read '
+        description='what bore or stood by the words, as the question describes it ("the green folder"): words read '
         "while the detector saw it count first",
     )
     value: Literal["", "person", "name", "occupation", "number"] = Field(

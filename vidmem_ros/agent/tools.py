@@ -170,7 +170,7 @@ def ground(ctx: ToolContext, args: GroundArgs) -> ToolResult:
     return ToolResult("ground", findings, "" if findings else f"nothing in memory matches {args.description!r}")
 
 
-# Words read while the detector saw what the question says bore them ("the title of the blue book") count this much
+# Words read while the detector saw what the question says bore them ("the title of the green folder") count this much
 # more, fused as a second piece of evidence.
 SEEN_WITH_SUPPORT = 0.5
 # A thing seen this close in time to words read was in view with them.
@@ -196,7 +196,7 @@ def _with_seen(ctx: ToolContext, grounding: Grounding, described: str) -> Ground
 
 
 def _bearer_in_colour(ctx: ToolContext, grounding: Grounding, described: str, limit: int) -> Grounding:
-    """Where the description gives what bore the words a colour ("the blue book"), a sign's lines are those of
+    """Where the description gives what bore the words a colour ("the green folder"), a sign's lines are those of
     the block in the frame that shows it, where one stands out (the book beside it bore other words)."""
     colour = colour_named(described)
     if colour is None:

@@ -1,8 +1,8 @@
 """Basic colour terms of image regions: which share of a region's pixels a colour word names.
 
 The eleven basic colour terms of English (black, white, grey, red, orange, yellow, green, blue, purple, pink,
-brown) partition hue, saturation and value; each pixel gets one.  A question's colour word ("the blue book",
-"the yellow sign") is then checked against where the words were read in the frame.
+brown) partition hue, saturation and value; each pixel gets one.  A question's colour word ("the green folder",
+"the orange poster") is then checked against where the words were read in the frame.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ PINK_S, PINK_V = 140, 150  # a red less saturated and lighter than these is pink
 
 
 def colour_named(text: str) -> str | None:
-    """The first basic colour term among the words of ``text`` ("the blue book" -> "blue")."""
+    """The first basic colour term among the words of ``text`` ("the green folder" -> "green")."""
     for word in re.findall(r"[a-z]+", text.lower()):
         colour = _SPELLINGS.get(word, word)
         if colour in BASIC_COLOURS:
