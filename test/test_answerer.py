@@ -868,3 +868,35 @@ def test_an_indirect_question_is_answered_as_the_question_inside_it(answerer: Re
     answer = answerer.answer(question)
     assert answer.pose is not None and answer.value is not True, answer.text
     assert abs(answer.pose.x - 3.0) < 0.6, answer.text  # where the robot was then (the astronaut, at x = 3)
+
+
+@pytest.mark.parametrize(
+    "question, value",
+    [
+        ("Did you see a cat twice?", False),  # once, at 20 s
+        ("Did you see a cup twice?", True),  # at 10 s and 40 s
+        ("Have you seen a cup more than once?", True),
+        ("Did you see a cat at least 2 times?", False),
+        ("Did you see a giraffe once?", False),
+    ],
+)
+def test_how_often_a_yes_no_question_names_is_checked_against_the_occasions(
+    answerer: Reasoner, question: str, value: bool
+) -> None:
+    answer = answerer.answer(question)
+    assert answer.value is value and answer.text.startswith("Yes" if value else "No"), answer.text
+
+
+@pytest.mark.parametrize(
+    "question, value, named",
+    [
+        ("Did you see a giraffe or a cat?", True, "cat"),
+        ("Was there a zebra or an elephant?", False, "neither"),
+        ("Have you come across a cat or a cup?", True, "cat"),
+    ],
+)
+def test_either_of_two_things_is_yes_when_one_was_seen(
+    answerer: Reasoner, question: str, value: bool, named: str
+) -> None:
+    answer = answerer.answer(question)
+    assert answer.value is value and named in answer.text, answer.text

@@ -74,3 +74,54 @@ def test_a_moment_said_before_the_question_sets_where_it_asks_about(question: st
 def test_what_is_to_be_done_before_or_after_something_is_not_what_was_met_next_to_it(question: str) -> None:
     parsed = parse_question(question)
     assert parsed is None or parsed.intent not in (Intent.BEFORE, Intent.AFTER), parsed
+
+
+@pytest.mark.parametrize(
+    "question, check",
+    [
+        ("Did you see the kettle twice?", ("eq", 2)),
+        ("Have you seen a heron more than once?", ("gt", 1)),
+        ("Did you read 'BAY 4' at least 3 times?", ("ge", 3)),
+        ("Did you see a ladder four times or more?", ("ge", 4)),
+        ("Did you spot the van only once?", ("eq", 1)),
+    ],
+)
+def test_a_yes_no_question_that_names_how_often_checks_that_count(question: str, check: tuple[str, int]) -> None:
+    parsed = parse_question(question)
+    assert parsed is not None and parsed.intent is Intent.DID and parsed.times == check
+    assert "once" not in parsed.target and "time" not in parsed.target
+
+
+@pytest.mark.parametrize(
+    "question, intent, target, other",
+    [
+        ("Did you see a heron or a stork?", Intent.DID, "heron", "stork"),
+        ("Have you come across a ladder or a wheelbarrow?", Intent.DID, "ladder", "wheelbarrow"),
+        ("Did you see the heron or the stork first?", Intent.ORDER, "heron", "stork"),
+        ("Which came first, the ladder or the van?", Intent.ORDER, "ladder", "van"),
+    ],
+)
+def test_either_of_two_is_asked_unless_the_question_asks_which_came_first(
+    question: str, intent: Intent, target: str, other: str
+) -> None:
+    parsed = parse_question(question)
+    assert parsed is not None and (parsed.intent, parsed.target, parsed.other) == (intent, target, other)
+    assert (parsed.relation == "or") == (intent is Intent.DID)
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["At what clock time did you first see the kettle?", "At what time of day did you first see the kettle?"],
+)
+def test_a_time_of_day_asked_for_is_when(question: str) -> None:
+    parsed = parse_question(question)
+    assert parsed is not None and parsed.intent is Intent.FIRST and parsed.target == "kettle"
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["How long did you see the kettle the first time?", "How long did you see the van on the first occasion?"],
+)
+def test_the_first_occasions_length_is_asked_by_its_order(question: str) -> None:
+    parsed = parse_question(question)
+    assert parsed is not None and parsed.intent is Intent.DURATION and parsed.ordinal == 1

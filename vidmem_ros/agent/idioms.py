@@ -36,6 +36,8 @@ _ASKING_FORMS: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]
     ),
     # "at what point / stage did ..." asks "when did ...".
     (re.compile(r"^(?:at )?(?:what|which) (?:point|stage|moment in time)\b(?: in time)?"), "when"),
+    # "at what clock time", "at what time of day": at what time.
+    (re.compile(r"^(?P<at>at )?what (?:clock time|time of (?:the )?day)\b"), lambda m: f"{m['at'] or ''}what time"),
     # "how many minutes into the patrol did ...", "how long after the start did ...": a moment, counted from the start.
     (
         re.compile(

@@ -25,7 +25,7 @@ _LEAD_IN = re.compile(
     r"|(?:can|could|would|will) you (?:please )?(?:check|find out|say|see|work out|confirm)"
     r"|(?:please )?(?:tell|show|remind) me|let me know|find out|check"
     r"|i(?:'d| would) (?:like|love) to know|i (?:want|need|wish) to know|i(?:'m| am) wondering|i wonder"
-    r"|do you (?:happen to )?(?:know|remember|recall)|(?:do you have|have you got|have you) any idea"
+    r"|do you (?:happen to )?(?:know|remember|recall)|(?:(?:do you have|have you got|have you) )?any idea"
     rf")[,:]?\s+(?={_WH})",
     re.IGNORECASE,
 )

@@ -36,6 +36,7 @@ from vidmem_ros.agent.question import (
     content_words,
     modality_named,
     places_named,
+    times_hold,
 )
 from vidmem_ros.agent.runs import group_runs
 from vidmem_ros.agent.steps import NOT_SEEN_CONFIDENCE, Script, Step, answer, call
@@ -114,6 +115,8 @@ class OfflinePlanner:
             script = self._count_read
         if p.intent is Intent.DID and _ANYTHING.match(p.target):
             script = self._anything
+        if p.intent is Intent.DID and p.relation == "or" and p.other:
+            script = self._either
         if p.intent in (Intent.FIRST, Intent.LAST) and p.modality is Modality.OBJECT and _ANYTHING.match(p.target):
             script = self._first_thing
         if script is not None:
@@ -144,6 +147,9 @@ class OfflinePlanner:
         obs = (yield [call(tool, **{key: p.target}, **self._window(state, p))])[0]
         found = [f for f in obs.result.findings if f.kind == "occasion"]
         weak = [f for f in obs.result.findings if f.kind == "weak"]
+        if p.times is not None and (found or "cannot recognise" not in obs.result.note):
+            yield self._times_checked(p, found)
+            return
         if "cannot recognise" in obs.result.note or (not found and p.modality is Modality.OBJECT):
             yield from self._named_elsewhere(state, p, weak, known="cannot recognise" not in obs.result.note)
             return
@@ -174,6 +180,29 @@ class OfflinePlanner:
         said = "heard" if holder.data.get("record") == "transcript" else "read"
         text = f'Yes: I {said} "{holder.text}" {self._when(state, holder.stamp)}.'
         yield answer(text, 0.6, [holder.ref], holder.ref, holder.ref, value=True)
+
+    def _either(self, state: AgentState, p: ParsedQuestion) -> Script:
+        """ "Did you see a fox or a badger?": yes with the one met (the first offered, where both were), else no."""
+        for thing in (p.target, p.other):
+            step = yield from _held(self._occasions(state, replace(p, target=thing, other="", relation="")))
+            if step[0]["args"].get("value") is True:
+                yield step
+                return
+        verb = {"text": "read", "speech": "heard"}.get(p.modality.value, "seen")
+        text = f"No: I have {verb} neither {p.target} nor {p.other}."
+        yield answer(text, NOT_SEEN_CONFIDENCE, value=False)
+
+    @staticmethod
+    def _times_checked(p: ParsedQuestion, found: list[Finding]) -> Step:
+        """ "Did you see X twice?": yes or no by the number of occasions, which the answer gives."""
+        assert p.times is not None
+        check, n = p.times
+        holds = times_hold(check, n, len(found))
+        verb = "read" if p.modality is Modality.TEXT else "saw"
+        what = f'"{p.target}"' if p.modality is Modality.TEXT else p.target
+        met = f"I {verb} {what} on {_times(len(found))}" if found else f"I have not {_PERFECT[verb]} {what}"
+        confidence = max((f.score for f in found), default=NOT_SEEN_CONFIDENCE)
+        return answer(f"{'Yes' if holds else 'No'}: {met}.", confidence, _refs(found), value=holds)
 
     def _compose(self, state: AgentState, p: ParsedQuestion, found: list[Finding]) -> Step:
         verb = "read" if p.modality is Modality.TEXT else "saw"
@@ -952,7 +981,8 @@ def _as_asked(p: ParsedQuestion, relation: str, value: str, text: str) -> tuple[
     return agrees, f"{'Yes' if agrees else 'No'}, {text}"
 
 
-_ORDINAL_WORDS = {2: "second", 3: "third", 4: "fourth", 5: "fifth", 6: "sixth"}
+_PERFECT = {"saw": "seen", "read": "read"}
+_ORDINAL_WORDS = {1: "first", 2: "second", 3: "third", 4: "fourth", 5: "fifth", 6: "sixth"}
 # A thing not named: whatever was met ("did you see anything in the last minute").
 _ANYTHING = re.compile(r"^(?:anything|something|any ?thing|things?|objects?|items?)(?: at all| else)?$")
 # An order asked as "before or after" wants that word, not a name.

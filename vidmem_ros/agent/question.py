@@ -59,6 +59,7 @@ class ParsedQuestion:
     relation: str = ""  # "before" / "after": a yes-or-no question whether the target came so relative to other
     latest: bool = False  # an order question asking which of the two came last, not first
     ordinal: int = 0  # "the second time": that occasion or visit (0: none named)
+    times: tuple[str, int] | None = None  # "did you see X twice / more than once": the check (eq, gt, ge, lt, le) and n
 
 
 _SEE = (
@@ -293,7 +294,69 @@ def parse_question(text: str) -> ParsedQuestion | None:
     parsed = alternatives_question(text) or visit_question(text) or neighbour_question(text) or _parse_clause(text)
     if parsed is None:
         return None
-    return _resolved(with_ordinal(parsed), _context(text))
+    return _resolved(with_either(with_times(with_ordinal(parsed))), _context(text))
+
+
+# Words that ask which came first or last: with them "A or B" is an order, without them either of two.
+_ORDER_ASKED = re.compile(
+    r"\b(?:first|earlier|earliest|sooner|before|after|last|later|latest|more recently|most recently|prior)\b"
+)
+
+
+def with_either(parsed: ParsedQuestion) -> ParsedQuestion:
+    """ "Did you see a fox or a badger?" asks whether either was met; "did you see the fox or the badger first?"
+    which came first."""
+    if parsed.intent not in (Intent.DID, Intent.ORDER) or parsed.modality is Modality.PLACE:
+        return parsed
+    if parsed.intent is Intent.ORDER:
+        ordered = _ORDER_ASKED.search(_last_sentence(parsed.text)) or not _YES_NO_OPENING.match(
+            _last_sentence(parsed.text)
+        )
+        return parsed if ordered else replace(parsed, intent=Intent.DID, relation="or")
+    a, sep, b = parsed.target.partition(" or ")
+    if not sep or parsed.other:
+        return parsed
+    target, other = clean_target(a), clean_target(_ORDER_ASKED.sub("", b))
+    if not target or not other:
+        return parsed
+    if _ORDER_ASKED.search(_last_sentence(parsed.text)):
+        latest = re.search(r"\b(?:last|later|latest|more recently|most recently)\b", _last_sentence(parsed.text))
+        return replace(parsed, intent=Intent.ORDER, target=target, other=other, latest=latest is not None)
+    return replace(parsed, target=target, other=other, relation="or")
+
+
+_YES_NO_OPENING = re.compile(r"^(?:did|do|does|was|were|is|are|have|has|had)\b")
+
+
+# "... twice", "... three times", "... more than once", "... at least 4 times": a yes/no question checking a count.
+_NUMBERS = {"once": 1, "twice": 2, "thrice": 3, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
+            "seven": 7, "eight": 8, "nine": 9, "ten": 10}  # fmt: skip
+_CHECKS = {"more than": "gt", "over": "gt", "at least": "ge", "fewer than": "lt", "less than": "lt", "under": "lt",
+           "at most": "le", "no more than": "le", "not more than": "le", "exactly": "eq", "only": "eq"}  # fmt: skip
+_TIMES_CHECKED = re.compile(
+    rf"\s*\b(?:(?P<check>{'|'.join(sorted(_CHECKS, key=len, reverse=True))})\s+)?"
+    r"(?P<n>once|twice|thrice|(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten) times)(?P<more> or more)?"
+    r"(?:\s+(?:so far|in all|in total|altogether|today))?$"
+)
+
+
+def with_times(parsed: ParsedQuestion) -> ParsedQuestion:
+    """A yes/no question that ends by naming how often ("did you see the fox twice?") checks that count."""
+    if parsed.intent is not Intent.DID:
+        return parsed
+    match = _TIMES_CHECKED.search(_last_sentence(parsed.text))
+    if match is None:
+        return parsed
+    word = match.group("n").split()[0]
+    n = int(word) if word.isdigit() else _NUMBERS[word]
+    check = "ge" if match.group("more") else _CHECKS.get(match.group("check") or "", "eq")
+    target = clean_target(_TIMES_CHECKED.sub("", parsed.target)) or parsed.target
+    return replace(parsed, target=target, times=(check, n))
+
+
+def times_hold(check: str, n: int, found: int) -> bool:
+    """Whether ``found`` occasions pass a question's check of ``n`` ("more than once": found > 1)."""
+    return {"eq": found == n, "gt": found > n, "ge": found >= n, "lt": found < n, "le": found <= n}[check]
 
 
 # "The second time", "on your third visit": one occasion of several, counted from the first.
@@ -311,9 +374,18 @@ def ordinal_of(text: str) -> int:
     return _ORDINALS[match.group("n")] if match else 0
 
 
+# "How long did you see X the first time": the first occasion's length (elsewhere "first" asks when it began).
+_FIRST_OCCASION = re.compile(
+    r"(?:,?\s*\b(?:for|on|during|at|in)\s+)?\b(?:the|your|its) (?:very )?first (?:time|visit|occasion|stay)\b"
+)
+
+
 def with_ordinal(parsed: ParsedQuestion) -> ParsedQuestion:
     """A plan with the occasion its question names by order, and its things without those words."""
     n = ordinal_of(parsed.text)
+    if not n and parsed.intent is Intent.DURATION and _FIRST_OCCASION.search(parsed.text.lower()):
+        target, other = (clean_target(_FIRST_OCCASION.sub("", x)) for x in (parsed.target, parsed.other))
+        return replace(parsed, target=target, other=other, ordinal=1)
     if not n:
         return parsed
     target, other = (clean_target(_ORDINAL.sub("", x)) for x in (parsed.target, parsed.other))

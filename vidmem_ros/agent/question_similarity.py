@@ -27,6 +27,7 @@ from vidmem_ros.agent.question import (
     names_what_it_needs,
     refined,
     window_of,
+    with_either,
     with_ordinal,
 )
 from vidmem_ros.perception.embedding import TextEmbedder
@@ -219,7 +220,9 @@ class SimilarityParser:
         if not names_what_it_needs(intent, modality, target, other):
             return None
         now = intent is Intent.WHAT and bool(re.search(r"\bnow\b", clause))
-        return with_ordinal(ParsedQuestion(question, intent, target, modality, other, window_of(question), now))
+        return with_either(
+            with_ordinal(ParsedQuestion(question, intent, target, modality, other, window_of(question), now))
+        )
 
     def _nearest(self, masked: str) -> tuple[int, float]:
         with self._lock:
