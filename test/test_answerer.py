@@ -900,3 +900,26 @@ def test_either_of_two_things_is_yes_when_one_was_seen(
 ) -> None:
     answer = answerer.answer(question)
     assert answer.value is value and named in answer.text, answer.text
+
+
+@pytest.mark.parametrize(
+    "question, expected",
+    [
+        ("What was said at around 47 seconds?", "The side gate is locked."),
+        ("What did you hear at about 12 seconds?", "The kettle is on."),
+    ],
+)
+def test_what_was_heard_at_a_moment_named_by_its_time(answerer: Reasoner, question: str, expected: str) -> None:
+    from vidmem_ros.memory.records import Transcript
+
+    answerer.store.add_transcript(Transcript(T0 + 11, T0 + 13, "The kettle is on."))
+    answerer.store.add_transcript(Transcript(T0 + 46, T0 + 48, "The side gate is locked."))
+    answer = answerer.answer(question)
+    assert answer.value == expected, answer.text
+
+
+def test_what_was_seen_at_a_moment_named_by_its_time(answerer: Reasoner) -> None:
+    answer = answerer.answer("What did you see at the 20 second mark?")  # the cat, at 20 s
+    assert "cat" in answer.text, answer.text
+    early = answerer.answer("What did you see at the 3 second mark?")  # before the cat came into view
+    assert "cat" not in early.text, early.text

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from vidmem_ros.agent.indirect import direct_question
-from vidmem_ros.agent.question import Intent, Modality, parse_question
+from vidmem_ros.agent.question import Intent, Modality, Window, parse_question
 
 
 @pytest.mark.parametrize(
@@ -125,3 +125,30 @@ def test_a_time_of_day_asked_for_is_when(question: str) -> None:
 def test_the_first_occasions_length_is_asked_by_its_order(question: str) -> None:
     parsed = parse_question(question)
     assert parsed is not None and parsed.intent is Intent.DURATION and parsed.ordinal == 1
+
+
+@pytest.mark.parametrize(
+    "question, intent, seconds",
+    [
+        ("What was said at around 300 seconds?", Intent.SAID, 300.0),
+        ("What did you see at the 90 second mark?", Intent.WHAT, 90.0),
+        ("What was in front of you two minutes into the shift?", Intent.WHAT, 120.0),
+        ("What did you read five minutes in?", Intent.READ, 300.0),
+    ],
+)
+def test_a_moment_named_by_its_time_is_a_window_around_it(question: str, intent: Intent, seconds: float) -> None:
+    parsed = parse_question(question)
+    assert parsed is not None and parsed.intent is intent and parsed.window == Window("at", seconds)
+
+
+@pytest.mark.parametrize(
+    "question, window",
+    [
+        ("Within the first thirty seconds, did you see a kettle?", Window("first", 30.0)),
+        ("Did you see a kettle in the last fifteen minutes?", Window("last", 900.0)),
+        ("How long did you watch the kettle for?", None),
+    ],
+)
+def test_windows_from_the_start_or_the_end_are_read_as_before(question: str, window: Window | None) -> None:
+    parsed = parse_question(question)
+    assert parsed is not None and parsed.window == window

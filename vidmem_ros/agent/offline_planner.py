@@ -916,6 +916,8 @@ class OfflinePlanner:
             return {}
         if p.window.anchor == "first":
             return {"end_t": p.window.seconds}
+        if p.window.anchor == "at":  # "at the 250 second mark": what was met around that moment
+            return {"start_t": max(0.0, p.window.seconds - AROUND_S), "end_t": p.window.seconds + AROUND_S}
         now = (state.as_of if state.as_of is not None else self.span[1]) - state.t0
         return {"start_t": max(0.0, now - p.window.seconds)}
 
@@ -982,6 +984,7 @@ def _as_asked(p: ParsedQuestion, relation: str, value: str, text: str) -> tuple[
 
 
 _PERFECT = {"saw": "seen", "read": "read"}
+AROUND_S = 15.0  # a moment named by its time ("at around 400 s") is this much either side of it
 _ORDINAL_WORDS = {1: "first", 2: "second", 3: "third", 4: "fourth", 5: "fifth", 6: "sixth"}
 # A thing not named: whatever was met ("did you see anything in the last minute").
 _ANYTHING = re.compile(r"^(?:anything|something|any ?thing|things?|objects?|items?)(?: at all| else)?$")

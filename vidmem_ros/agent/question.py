@@ -41,9 +41,10 @@ class Modality(str, Enum):
 
 @dataclass(frozen=True)
 class Window:
-    """A time constraint relative to the question's moment (``last``) or the start of memory (``first``)."""
+    """A time constraint relative to the question's moment (``last``) or the start of memory (``first``), or a
+    moment counted from the start of memory (``at``)."""
 
-    anchor: str  # last | first
+    anchor: str  # last | first | at
     seconds: float
 
 
@@ -329,7 +330,7 @@ _YES_NO_OPENING = re.compile(r"^(?:did|do|does|was|were|is|are|have|has|had)\b")
 
 
 # "... twice", "... three times", "... more than once", "... at least 4 times": a yes/no question checking a count.
-_NUMBERS = {"once": 1, "twice": 2, "thrice": 3, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
+_HOW_OFTEN = {"once": 1, "twice": 2, "thrice": 3, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
             "seven": 7, "eight": 8, "nine": 9, "ten": 10}  # fmt: skip
 _CHECKS = {"more than": "gt", "over": "gt", "at least": "ge", "fewer than": "lt", "less than": "lt", "under": "lt",
            "at most": "le", "no more than": "le", "not more than": "le", "exactly": "eq", "only": "eq"}  # fmt: skip
@@ -348,7 +349,7 @@ def with_times(parsed: ParsedQuestion) -> ParsedQuestion:
     if match is None:
         return parsed
     word = match.group("n").split()[0]
-    n = int(word) if word.isdigit() else _NUMBERS[word]
+    n = int(word) if word.isdigit() else _HOW_OFTEN[word]
     check = "ge" if match.group("more") else _CHECKS.get(match.group("check") or "", "eq")
     target = clean_target(_TIMES_CHECKED.sub("", parsed.target)) or parsed.target
     return replace(parsed, target=target, times=(check, n))
@@ -814,9 +815,22 @@ def names_what_it_needs(intent: Intent, modality: Modality, target: str, other: 
 def _split_window(normal: str) -> tuple[str, Window | None]:
     match = _WINDOW.search(normal)
     if match is None:
-        return normal, None
+        moment = _AT_MOMENT.search(normal)
+        if moment is None or not _MOMENT_MARKED.search(moment.group(0)):
+            return normal, None
+        return normal[: moment.start()].strip(), _window("at", moment.group("n"), moment.group("u"))
     anchor = "first" if match.group("a") == "first" else "last"
     return normal[: match.start()].strip(), _window(anchor, match.group("n"), match.group("u"))
+
+
+# "at the 250 second mark", "at around 400 seconds", "3 minutes into the patrol", "two minutes in": a moment,
+# counted from the start of memory; the question asks about what was met around it.
+_AT_MOMENT = re.compile(
+    r",?\s*\b(?:(?:at|around|about|near)\s+)?(?:around |about |roughly |approximately )?(?:the )?"
+    r"(?P<n>\d+(?:\.\d+)?|a|an|one|two|three|five|ten|fifteen|thirty)[ -](?P<u>second|minute|hour)s?"
+    r"(?:\s+(?:mark|point))?(?:\s+(?:into (?:the |your |its |this )?\w+|in))?$"
+)
+_MOMENT_MARKED = re.compile(r"^,?\s*(?:at|around|about|near)\b|\b(?:mark|point|into \w+(?: \w+)?|in)$")
 
 
 def clean_target(target: str) -> str:
