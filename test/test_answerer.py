@@ -923,3 +923,23 @@ def test_what_was_seen_at_a_moment_named_by_its_time(answerer: Reasoner) -> None
     assert "cat" in answer.text, answer.text
     early = answerer.answer("What did you see at the 3 second mark?")  # before the cat came into view
     assert "cat" not in early.text, early.text
+
+
+@pytest.mark.parametrize(
+    "question, expected",
+    [
+        ("Which sign did you pass most recently?", "SERVICE LIFT"),
+        ("What did the last sign you read say?", "SERVICE LIFT"),
+        ("What was the first notice you saw?", "BAY 4"),
+        ("Which label did you come across first?", "BAY 4"),
+    ],
+)
+def test_the_first_or_last_sign_read_is_one_sign_given_whole(answerer: Reasoner, question: str, expected: str) -> None:
+    _read(answerer, 44, "AY 4")  # clipped as it came into view
+    for k in range(3):
+        _read(answerer, 45 + k, "BAY 4")
+    for k in range(3):
+        _read(answerer, 60 + k, "SERVICE LIFT")
+    _read(answerer, 64, "SERVICE LIF")  # clipped as it left the view
+    answer = answerer.answer(question)
+    assert answer.value == expected, answer.text

@@ -13,6 +13,9 @@ import re
 from collections.abc import Callable
 
 _UNIT = r"(?:seconds?|minutes?|hours?)"
+# Things that bear words, and the verbs of meeting one.
+_BEARER = r"(?:sign|notice|label|poster|placard|plaque|board|banner)"
+_MET_SIGN = r"read|see|saw|seen|pass|passed|come across|came across|notice|noticed|spot|spotted"
 # The robot's own patrol, as a question bounds itself by it: every question is about that, so it names nothing.
 _ACTIVITY = r"(?:patrol|patrols|rounds?|route|tour|shift|trip|journey|mission|loop|circuit|duty)"
 _SCOPE = re.compile(
@@ -102,6 +105,17 @@ _ASKING_FORMS: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]
         ),
         lambda m: f"when did you {'first' if m['w'] in ('first', 'earliest') else 'last'} see anything",
     ),
+    # "Which sign did you pass most recently", "what was the first notice you saw": what the first or last sign
+    # read said.
+    (
+        re.compile(
+            rf"^(?:which|what) (?P<n>{_BEARER})s? (?:did|have|had) (?:you|the robot|it) (?:{_MET_SIGN})"
+            r"(?: by| past)? (?P<w>first|last|most recently|latest|earliest|before anything else)$"
+            rf"|^(?:which|what) (?:was|is) the (?P<w2>first|last|most recent|latest|earliest|final) (?P<n2>{_BEARER})"
+            rf" (?:that )?(?:you|the robot|it) (?:{_MET_SIGN})(?: by| past)?$"
+        ),
+        lambda m: f"what did the {_first_or_last(m['w'] or m['w2'])} {m['n'] or m['n2']} you read say",
+    ),
     # A yes/no question without its auxiliary: "spotted anybody?", "seen a fox?", "any foxes around?".
     (
         re.compile(
@@ -141,6 +155,10 @@ _FRONTED_MOMENT = re.compile(
     r"^(?P<moment>(?:when|while|as|just as|at the moment) (?:you|the robot|it|we|someone|somebody|anyone|anybody)"
     r" [^,;:]+)[,;:] (?P<question>(?:where|what|which|who|how)\b.+)$"
 )
+
+
+def _first_or_last(word: str) -> str:
+    return "first" if word in ("first", "earliest", "before anything else") else "last"
 
 
 def plain_sentence(sentence: str) -> str:

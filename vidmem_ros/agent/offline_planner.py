@@ -40,7 +40,7 @@ from vidmem_ros.agent.question import (
 )
 from vidmem_ros.agent.runs import group_runs
 from vidmem_ros.agent.steps import NOT_SEEN_CONFIDENCE, Script, Step, answer, call
-from vidmem_ros.agent.text_match import distinct_signs, squash, words_covered
+from vidmem_ros.agent.text_match import SAME_SIGN, distinct_signs, squash, text_match, words_covered
 from vidmem_ros.agent.tool_args import TRANSCRIPTS_MAX
 from vidmem_ros.agent.tool_context import Finding
 from vidmem_ros.agent.tool_registry import ANSWER_TOOL
@@ -699,7 +699,8 @@ class OfflinePlanner:
         """What was read: out of the sign the question describes ("what did the notice by the lift say"), else
         everything read."""
         words = asked_words(state.question)
-        if words and p.window is None:
+        nth = _NTH_SIGN.search(interrogative(state.question))
+        if words and p.window is None and not nth:
             read = yield from self._read_out(state, words)
             if read:
                 return
@@ -708,10 +709,26 @@ class OfflinePlanner:
         if not found:
             yield answer("I have not read any text.", NOT_SEEN_CONFIDENCE, value="")
             return
+        if nth:  # "what did the last sign you read say": that sign, by its fullest reading
+            yield self._nth_sign(state, found, first=nth.group(1) == "first")
+            return
         latest = found[-1]
         texts = _counted([f'"{f.data["read"]}"' for f in found])
         text = f'I read {texts}; most recently "{latest.data["read"]}" {self._when(state, latest.stamp)}.'
         yield answer(text, max(f.score for f in found), _refs(found), latest.ref, latest.ref, value=latest.data["read"])
+
+    def _nth_sign(self, state: AgentState, found: list[Finding], first: bool) -> Step:
+        """The first or last sign read, named by its fullest reading (a clipped one is that sign)."""
+        readings = [str(f.data["read"]) for f in found]
+        signs = distinct_signs(readings)
+        ordered = found if first else list(reversed(found))
+        hit = next((f for f in ordered if any(text_match(str(f.data["read"]), s) >= SAME_SIGN for s in signs)), None)
+        hit = hit or ordered[0]
+        sign = max((s for s in signs if text_match(str(hit.data["read"]), s) >= SAME_SIGN), key=len, default="")
+        sign = sign or str(hit.data["read"])
+        which = "first" if first else "last"
+        text = f'The {which} sign I read said "{sign}", {self._when(state, hit.stamp)}.'
+        return answer(text, hit.score, [hit.ref], hit.ref, hit.ref, value=sign)
 
     def _said(self, state: AgentState, p: ParsedQuestion) -> Script:
         obs = (yield [call("search_transcripts", query=p.target, limit=10, **self._window(state, p))])[0]
@@ -984,6 +1001,8 @@ def _as_asked(p: ParsedQuestion, relation: str, value: str, text: str) -> tuple[
 
 
 _PERFECT = {"saw": "seen", "read": "read"}
+# "What did the first / last sign you read say": one sign, by its place in order.
+_NTH_SIGN = re.compile(r"\bthe (first|last) (?:sign|notice|label|poster|placard|plaque|board|banner)\b")
 AROUND_S = 15.0  # a moment named by its time ("at around 400 s") is this much either side of it
 _ORDINAL_WORDS = {1: "first", 2: "second", 3: "third", 4: "fourth", 5: "fifth", 6: "sixth"}
 # A thing not named: whatever was met ("did you see anything in the last minute").

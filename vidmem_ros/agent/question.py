@@ -196,6 +196,12 @@ _PATTERNS: list[tuple[Intent, Modality, str]] = [
     (Intent.READ, Modality.TEXT, rf"^what (?:text |words |sign )?did you read (?P<r>after|before) {_ANCHOR}(?P<o>.+)$"),
     (Intent.READ, Modality.TEXT, r"^what (?:text |words |signs? )?(?:did|have) you read(?P<w>.*)$"),
     (Intent.READ, Modality.TEXT, rf"^what (?:did|does) {_SIGN}(?P<w>.*?) say$"),
+    (
+        Intent.READ,
+        Modality.TEXT,
+        r"^what did the (?:first|last) (?:sign|notice|label|poster|placard|plaque|board|banner)"
+        r" (?:you|the robot|it) read say$",
+    ),
     (Intent.READ, Modality.TEXT, r"^what (?:was|is) written(?P<w>.*)$"),
     (Intent.SAID, Modality.SPEECH, rf"^what did {_WHO} (?:say|mention|talk about)(?: about (?P<t>.+?))?(?P<w>)$"),
     # "what did someone say was broken": the thing the message was about is asked for, by what was said of it
