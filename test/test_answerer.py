@@ -943,3 +943,24 @@ def test_the_first_or_last_sign_read_is_one_sign_given_whole(answerer: Reasoner,
     _read(answerer, 64, "SERVICE LIF")  # clipped as it left the view
     answer = answerer.answer(question)
     assert answer.value == expected, answer.text
+
+
+@pytest.mark.parametrize(
+    "question, value",
+    [
+        ("Did you read 'BAY 4' before you heard about the side gate?", True),
+        ("Did you hear about the side gate before you read 'BAY 4'?", False),
+        ("Did you see the cat before you heard about the side gate?", True),
+        ("Was the side gate mentioned after you read 'BAY 4'?", True),
+    ],
+)
+def test_an_order_between_things_met_in_different_ways_takes_each_as_its_verb_says(
+    answerer: Reasoner, question: str, value: bool
+) -> None:
+    from vidmem_ros.memory.records import Transcript
+
+    for k in range(3):
+        _read(answerer, 45 + k, "BAY 4")
+    answerer.store.add_transcript(Transcript(T0 + 52, T0 + 55, "The side gate stays shut until noon."))
+    answer = answerer.answer(question)
+    assert answer.value is value, answer.text

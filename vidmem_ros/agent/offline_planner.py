@@ -362,10 +362,13 @@ class OfflinePlanner:
     def _order(self, state: AgentState, p: ParsedQuestion) -> Script:
         """Which of two things came first: each grounded in memory (restricted to how the question says they were
         met), its earliest occasion compared; the answer names what came first, then both times."""
-        if p.modality is Modality.SPEECH:
+        heard = p.modality is Modality.SPEECH
+        if heard and {_side_senses(p.text, n, ["heard"])[0] for n in (p.target, p.other)} == {"heard"}:
             yield from self._heard_order(state, p)
             return
-        senses = ["read"] if p.modality is Modality.TEXT else [s.value for s in source_named(p.text)]
+        senses = (
+            ["read"] if p.modality is Modality.TEXT else ["heard"] if heard else [s.value for s in source_named(p.text)]
+        )
         if not senses and modality_named(p.text) is None:
             # "Which came first, the A or the B?" says not how they were met: two messages both heard, perhaps.
             heard_a, heard_b = yield from self._first_heard(p)
@@ -374,13 +377,17 @@ class OfflinePlanner:
                 return
         which = "last" if p.latest else "first"  # "which did you read more recently": the latest occasions
         state.plan(f"find when I {which} met {p.target}", f"find when I {which} met {p.other}", "compare")
-        first_a = yield from self._first_seen(p.target, senses, latest=p.latest)
-        first_b = yield from self._first_seen(p.other, senses, latest=p.latest)
+        # Each side as the verb before it says ("did you read A before you heard about B"), else as the question.
+        sense_a, sense_b = (_side_senses(p.text, name, senses) for name in (p.target, p.other))
+        first_a = yield from self._first_seen(p.target, sense_a, latest=p.latest)
+        first_b = yield from self._first_seen(p.other, sense_b, latest=p.latest)
         if first_a is None or first_b is None:
-            yield self._one_side(state, "saw", "seen", (p.target, first_a), (p.other, first_b))
+            did, done = _verbs_of(sense_a, sense_b)
+            yield self._one_side(state, did, done, (p.target, first_a), (p.other, first_b))
             return
         (early, f1), (late, f2) = sorted(((p.target, first_a), (p.other, first_b)), key=lambda nf: nf[1].stamp)
-        verb = "read" if senses == ["read"] else "saw"
+        early_senses = sense_a if early == p.target else sense_b
+        verb = {"read": "read", "heard": "heard about"}.get(early_senses[0] if early_senses else "", "saw")
         times = f"{f1.stamp - state.t0:.0f} s, and {late} at {f2.stamp - state.t0:.0f} s after my memory begins"
         relation = "before" if early == p.target else "after"
         lead, named = _order_lead(p, early, late, relation, verb)
@@ -945,6 +952,26 @@ class OfflinePlanner:
 
 # A question that says it asks for the last time, not only when.
 _SAYS_LAST = re.compile(r"\b(?:last|latest|most recent|most recently|final)\b")
+
+
+def _verbs_of(sense_a: list[str], sense_b: list[str]) -> tuple[str, str]:
+    """The verbs (past, perfect) an answer uses for how two things were met: one for both where met alike."""
+    if sense_a != sense_b:
+        return "met", "met"
+    alike = {"read": ("read", "read"), "heard": ("heard about", "heard about")}
+    return alike.get(sense_a[0] if sense_a else "", ("saw", "seen"))
+
+
+def _side_senses(question: str, name: str, fallback: list[str]) -> list[str]:
+    """How one side of an order question was met, by the verb just before its name and after the relation or
+    the other side ("... before you heard about X": heard); ``fallback`` where no verb says."""
+    lower = question.lower()
+    at = lower.find(name.lower())
+    if at < 0:
+        return fallback
+    before = re.split(r"\b(?:before|after|or|than|and|then)\b", lower[:at])[-1]
+    met = modality_named(before) if before.strip() else None
+    return {Modality.TEXT: ["read"], Modality.SPEECH: ["heard"], Modality.OBJECT: ["seen"]}.get(met, fallback)  # type: ignore[arg-type]
 
 
 def _same_thing(found: Finding, anchor: Finding) -> bool:
