@@ -964,3 +964,16 @@ def test_an_order_between_things_met_in_different_ways_takes_each_as_its_verb_sa
     answerer.store.add_transcript(Transcript(T0 + 52, T0 + 55, "The side gate stays shut until noon."))
     answer = answerer.answer(question)
     assert answer.value is value, answer.text
+
+
+@pytest.mark.parametrize(
+    "question, value",
+    [
+        ("Was a cat seen by the robot?", True),
+        ("Did the robot see a giraffe?", False),
+        ("Has the robot met a person?", True),
+    ],
+)
+def test_questions_naming_the_robot_in_the_third_person(answerer: Reasoner, question: str, value: bool) -> None:
+    answer = answerer.answer(question)
+    assert answer.value is value, answer.text

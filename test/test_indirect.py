@@ -152,3 +152,16 @@ def test_a_moment_named_by_its_time_is_a_window_around_it(question: str, intent:
 def test_windows_from_the_start_or_the_end_are_read_as_before(question: str, window: Window | None) -> None:
     parsed = parse_question(question)
     assert parsed is not None and parsed.window == window
+
+
+@pytest.mark.parametrize(
+    "question, intent, target",
+    [
+        ("Did the robot see a kettle?", Intent.DID, "kettle"),
+        ("Has the robot come across a ladder?", Intent.DID, "ladder"),
+        ("When did the robot first notice the ladder?", Intent.FIRST, "ladder"),
+    ],
+)
+def test_the_robot_named_in_the_third_person_is_you(question: str, intent: Intent, target: str) -> None:
+    parsed = parse_question(question)
+    assert parsed is not None and (parsed.intent, parsed.target) == (intent, target)

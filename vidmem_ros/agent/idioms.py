@@ -161,12 +161,35 @@ def _first_or_last(word: str) -> str:
     return "first" if word in ("first", "earliest", "before anything else") else "last"
 
 
+# The robot named in the third person is "you", as the questions it answers say; a passive's agent ("seen by the
+# robot") is who saw, which every such question means.
+_ROBOT = r"the robot(?!'s)"
+_PLURAL = {"has": "have", "does": "do", "is": "are", "was": "were"}
+_THIRD_PERSON = (
+    (re.compile(rf"\b(?P<aux>did|had|could|would|will|can) {_ROBOT}\b"), lambda m: f"{m['aux']} you"),
+    (re.compile(rf"\b(?P<aux>has|does|is|was) {_ROBOT}\b"), lambda m: f"{_PLURAL[m['aux']]} you"),
+    (re.compile(rf"\b{_ROBOT} (?P<aux>has|does|is|was)\b"), lambda m: f"you {_PLURAL[m['aux']]}"),
+    (
+        re.compile(rf"\b{_ROBOT} (?=(?:saw|heard|read|noticed|spotted|met|passed|encountered|came|went|visited)\b)"),
+        lambda m: "you ",
+    ),
+    (
+        re.compile(
+            r"\b(?P<done>seen|heard|read|noticed|spotted|detected|met|passed|encountered) by (?:the robot|you)\b"
+        ),
+        lambda m: m["done"],
+    ),
+)
+
+
 def plain_sentence(sentence: str) -> str:
     """A lower-case sentence without the robot's patrol as its scope or a remark on how to answer, an either/or
     relation said whole, two things offered before the question that asks which said after it, and an idiom of
     seeing said with its verb."""
     for idiom, verb in _SEEING:
         sentence = idiom.sub(verb, sentence)
+    for pattern, said in _THIRD_PERSON:
+        sentence = pattern.sub(said, sentence)
     previous = None
     while previous != sentence:
         previous, sentence = sentence, _FORM_REMARK.sub("", _SCOPE.sub("", sentence)).lstrip(",;: ")
