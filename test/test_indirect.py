@@ -6,6 +6,10 @@ import pytest
 
 from vidmem_ros.agent.indirect import direct_question
 from vidmem_ros.agent.question import Intent, Modality, Window, parse_question
+from vidmem_ros.config import load_config
+from vidmem_ros.perception import wordnet as wn
+
+WORDNET = wn.load(load_config().lexicon.wordnet_dir)
 
 
 @pytest.mark.parametrize(
@@ -25,14 +29,14 @@ from vidmem_ros.agent.question import Intent, Modality, Window, parse_question
     ],
 )
 def test_an_indirect_question_is_said_directly(asked: str, direct: str) -> None:
-    assert direct_question(asked) == direct
+    assert direct_question(asked, WORDNET) == direct
 
 
 @pytest.mark.parametrize(
     "asked", ["Where did you see the ladder?", "Tell me about the ladder.", "I saw you near the van. Was it parked?"]
 )
 def test_a_direct_question_or_a_request_without_one_is_left_as_asked(asked: str) -> None:
-    assert direct_question(asked) == asked
+    assert direct_question(asked, WORDNET) == asked
 
 
 @pytest.mark.parametrize(

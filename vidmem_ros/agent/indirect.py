@@ -5,17 +5,16 @@ check whether anyone mentioned the boiler": a request or a wish to know wraps an
 and verb stand in the order of a statement.  Every reader of a question knows the direct form ("where did you hear
 about the delivery?", "was there a fox on your route?"), so the embedded question is said that way before
 anything reads it: the request is dropped, an auxiliary goes before the subject, and a past or present verb
-becomes "did" / "does" with the verb's dictionary form (WordNet's verb forms where installed).  What a question
+becomes "did" / "does" with the verb's dictionary form (from the WordNet the caller reads words with; without
+it, the regular past only).  What a question
 quotes keeps its case.
 """
 
 from __future__ import annotations
 
-import functools
 import re
 
-from vidmem_ros.config import LexiconConfig
-from vidmem_ros.perception import wordnet as wn
+from vidmem_ros.perception.wordnet import WordNet
 
 _WH = r"(?:where|when|what|which|who|whom|whose|why|how|whether|if)\b"
 # A request or a wish to know, before the embedded question.
@@ -49,12 +48,12 @@ _EMBEDDED = re.compile(
 _RECALLED = re.compile(r"^(?:do you (?:remember|recall)|can you remember)\s+(?P<verb>\w+ing)\b", re.IGNORECASE)
 
 
-def direct_question(question: str) -> str:
+def direct_question(question: str, wordnet: WordNet | None = None) -> str:
     """The question in its direct form where it was asked indirectly; otherwise the question as asked."""
     text = question.strip()
     recalled = _RECALLED.match(text)
     if recalled:
-        return f"did you {_base(recalled['verb'])}{text[recalled.end() :]}"
+        return f"did you {_base(recalled['verb'], wordnet)}{text[recalled.end() :]}"
     lead = _LEAD_IN.match(text)
     if lead is None:
         return question
@@ -67,8 +66,8 @@ def direct_question(question: str) -> str:
     asked = "" if wh.lower() in ("whether", "if") else f"{wh} "
     if verb.lower() in _AUXILIARIES:
         return _asked(f"{asked}{verb} {subject} {adverb}{rest.lstrip()}")
-    base = _base(verb)
-    if base.lower() == verb.lower() and not _is_verb(verb):
+    base = _base(verb, wordnet)
+    if base == verb.lower() and not (wordnet is not None and wordnet.is_verb(base)):
         return _asked(embedded)  # no verb after the subject: the clause as it was
     does = "does" if _present(verb, base) else "did"
     return _asked(f"{asked}{does} {subject} {adverb}{base}{rest}")
@@ -84,20 +83,8 @@ def _present(verb: str, base: str) -> bool:
     return lower != base and (lower in (base + "s", base + "es") or (lower.endswith("ies") and base.endswith("y")))
 
 
-@functools.lru_cache(maxsize=4096)
-def _base(verb: str) -> str:
-    words = _wordnet()
-    if words is not None:
-        return words.verb_base(verb.lower())
-    lower = verb.lower()  # without WordNet: the regular past only
-    return lower[:-2] if lower.endswith("ed") and len(lower) > 4 else lower
-
-
-def _is_verb(word: str) -> bool:
-    words = _wordnet()
-    return words is not None and words.is_verb(word.lower())
-
-
-@functools.cache
-def _wordnet() -> wn.WordNet | None:
-    return wn.load(LexiconConfig().wordnet_dir)
+def _base(verb: str, wordnet: WordNet | None) -> str:
+    lower = verb.lower()
+    if wordnet is not None:
+        return wordnet.verb_base(lower)
+    return lower[:-2] if lower.endswith("ed") and len(lower) > 4 else lower  # the regular past only

@@ -102,7 +102,7 @@ class Reasoner:
     ) -> Answer:
         """``scope`` "" or "robot" asks this robot's memory; "fleet" the fleet store, ``robots`` (empty: all)."""
         try:
-            text = direct_question(validate_question(question, self.config.max_question_chars))
+            text = direct_question(validate_question(question, self.config.max_question_chars), self.lexicon.wordnet)
             if scope not in SCOPES:
                 raise InputError("bad_scope", f"scope must be one of {', '.join(repr(s) for s in SCOPES)}")
         except InputError as exc:
