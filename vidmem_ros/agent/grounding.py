@@ -329,17 +329,20 @@ class Grounder:
     # -- records of each kind ------------------------------------------------------------
 
     def _records(self, kind: str) -> list[_Record]:
-        key = (kind, self.lo, self.hi)
-        if key not in self._kept:
-            read = {"text": self._signs, "transcript": self._sentences, "caption": self._captions}[kind]
-            self._kept[key] = read()
-        return list(self._kept[key])
+        read = {"text": self._signs, "transcript": self._sentences, "caption": self._captions}[kind]
+        return list(self._once(kind, read))
 
     def _tag_classes(self) -> dict[str, tuple[str, ...]]:
-        key = ("tag classes", self.lo, self.hi)
+        return dict(
+            self._once("tag classes", lambda: self.store.tag_classes(self.lo, self.hi, self.as_of, TAG_MIN_SCORE))
+        )
+
+    def _once(self, kind: str, read: Callable[[], Any]) -> Any:
+        """What ``read`` gives for this window, read once per question."""
+        key = (kind, self.lo, self.hi)
         if key not in self._kept:
-            self._kept[key] = self.store.tag_classes(self.lo, self.hi, self.as_of, TAG_MIN_SCORE)
-        return dict(self._kept[key])
+            self._kept[key] = read()
+        return self._kept[key]
 
     def _signs(self) -> list[_Record]:
         """What was read, a frame's lines taken together (a sign's words often span several lines)."""

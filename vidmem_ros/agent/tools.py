@@ -285,8 +285,8 @@ def grounding_of(
 def read_ahead(ctx: ToolContext, since: float) -> int:
     """Embeds the meaning of what memory holds from ``since`` on (records) and of every place's description,
     before a question needs them; returns how many texts were embedded."""
-    grounder = _grounder(ctx, (since, ctx.window(None, None)[1]))
     lo, hi = ctx.window(None, None)
+    grounder = _grounder(ctx, (since, hi))
     listed = stays.places(ctx.visits(lo, hi))
     return grounder.meaning.fill([*grounder.record_texts(), *(p.description() or "nothing" for p in listed)])
 
