@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 _UNIT = r"(?:seconds?|minutes?|hours?)"
 # Things that bear words, and the verbs of meeting one.
-_BEARER = r"(?:sign|notice|label|poster|placard|plaque|board|banner)"
+BEARER = r"(?:sign|notice|label|poster|placard|plaque|board|banner)"
 _MET_SIGN = r"read|see|saw|seen|pass|passed|come across|came across|notice|noticed|spot|spotted"
 # The robot's own patrol, as a question bounds itself by it: every question is about that, so it names nothing.
 _ACTIVITY = r"(?:patrol|patrols|rounds?|route|tour|shift|trip|journey|mission|loop|circuit|duty)"
@@ -109,9 +109,9 @@ _ASKING_FORMS: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]
     # read said.
     (
         re.compile(
-            rf"^(?:which|what) (?P<n>{_BEARER})s? (?:did|have|had) (?:you|the robot|it) (?:{_MET_SIGN})"
+            rf"^(?:which|what) (?P<n>{BEARER})s? (?:did|have|had) (?:you|the robot|it) (?:{_MET_SIGN})"
             r"(?: by| past)? (?P<w>first|last|most recently|latest|earliest|before anything else)$"
-            rf"|^(?:which|what) (?:was|is) the (?P<w2>first|last|most recent|latest|earliest|final) (?P<n2>{_BEARER})"
+            rf"|^(?:which|what) (?:was|is) the (?P<w2>first|last|most recent|latest|earliest|final) (?P<n2>{BEARER})"
             rf" (?:that )?(?:you|the robot|it) (?:{_MET_SIGN})(?: by| past)?$"
         ),
         lambda m: f"what did the {_first_or_last(m['w'] or m['w2'])} {m['n'] or m['n2']} you read say",

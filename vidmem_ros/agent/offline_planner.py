@@ -26,7 +26,7 @@ from vidmem_ros.agent.grounding import (
     value_kind,
 )
 from vidmem_ros.agent.harness import AgentState, Observation, PlannerError
-from vidmem_ros.agent.idioms import plain_sentence
+from vidmem_ros.agent.idioms import BEARER, plain_sentence
 from vidmem_ros.agent.labels import singular
 from vidmem_ros.agent.question import (
     Intent,
@@ -188,7 +188,7 @@ class OfflinePlanner:
             if step[0]["args"].get("value") is True:
                 yield step
                 return
-        verb = {"text": "read", "speech": "heard"}.get(p.modality.value, "seen")
+        verb = _perfect(p.modality)
         text = f"No: I have {verb} neither {p.target} nor {p.other}."
         yield answer(text, NOT_SEEN_CONFIDENCE, value=False)
 
@@ -200,7 +200,7 @@ class OfflinePlanner:
         holds = times_hold(check, n, len(found))
         verb = "read" if p.modality is Modality.TEXT else "saw"
         what = f'"{p.target}"' if p.modality is Modality.TEXT else p.target
-        met = f"I {verb} {what} on {_times(len(found))}" if found else f"I have not {_PERFECT[verb]} {what}"
+        met = f"I {verb} {what} on {_times(len(found))}" if found else f"I have not {_perfect(p.modality)} {what}"
         confidence = max((f.score for f in found), default=NOT_SEEN_CONFIDENCE)
         return answer(f"{'Yes' if holds else 'No'}: {met}.", confidence, _refs(found), value=holds)
 
@@ -263,7 +263,7 @@ class OfflinePlanner:
         return answer(f'I {order}read "{p.target}" {when} {span}.', confidence, refs, ref, ref)
 
     def _not_seen(self, state: AgentState, p: ParsedQuestion, weak: list[Finding]) -> Step:
-        verb = {"text": "read", "speech": "heard"}.get(p.modality.value, "seen")
+        verb = _perfect(p.modality)
         what = f'"{p.target}"' if p.modality is not Modality.OBJECT else p.target
         if weak:
             best = weak[0]
@@ -387,7 +387,7 @@ class OfflinePlanner:
             return
         (early, f1), (late, f2) = sorted(((p.target, first_a), (p.other, first_b)), key=lambda nf: nf[1].stamp)
         early_senses = sense_a if early == p.target else sense_b
-        verb = {"read": "read", "heard": "heard about"}.get(early_senses[0] if early_senses else "", "saw")
+        verb = _verbs_of(early_senses, early_senses)[0]
         times = f"{f1.stamp - state.t0:.0f} s, and {late} at {f2.stamp - state.t0:.0f} s after my memory begins"
         relation = "before" if early == p.target else "after"
         lead, named = _order_lead(p, early, late, relation, verb)
@@ -954,6 +954,11 @@ class OfflinePlanner:
 _SAYS_LAST = re.compile(r"\b(?:last|latest|most recent|most recently|final)\b")
 
 
+def _perfect(modality: Modality) -> str:
+    """The verb of meeting a thing this way, as in "I have not ___ it"."""
+    return {Modality.TEXT: "read", Modality.SPEECH: "heard"}.get(modality, "seen")
+
+
 def _verbs_of(sense_a: list[str], sense_b: list[str]) -> tuple[str, str]:
     """The verbs (past, perfect) an answer uses for how two things were met: one for both where met alike."""
     if sense_a != sense_b:
@@ -1027,9 +1032,8 @@ def _as_asked(p: ParsedQuestion, relation: str, value: str, text: str) -> tuple[
     return agrees, f"{'Yes' if agrees else 'No'}, {text}"
 
 
-_PERFECT = {"saw": "seen", "read": "read"}
 # "What did the first / last sign you read say": one sign, by its place in order.
-_NTH_SIGN = re.compile(r"\bthe (first|last) (?:sign|notice|label|poster|placard|plaque|board|banner)\b")
+_NTH_SIGN = re.compile(rf"\bthe (first|last) {BEARER}\b")
 AROUND_S = 15.0  # a moment named by its time ("at around 400 s") is this much either side of it
 _ORDINAL_WORDS = {1: "first", 2: "second", 3: "third", 4: "fourth", 5: "fifth", 6: "sixth"}
 # A thing not named: whatever was met ("did you see anything in the last minute").

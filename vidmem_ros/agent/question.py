@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from enum import Enum
 
 from vidmem_ros.agent.asked import cites_a_source, interrogative
-from vidmem_ros.agent.idioms import plain_sentence
+from vidmem_ros.agent.idioms import BEARER, plain_sentence
 from vidmem_ros.errors import InputError
 
 
@@ -199,8 +199,7 @@ _PATTERNS: list[tuple[Intent, Modality, str]] = [
     (
         Intent.READ,
         Modality.TEXT,
-        r"^what did the (?:first|last) (?:sign|notice|label|poster|placard|plaque|board|banner)"
-        r" (?:you|the robot|it) read say$",
+        rf"^what did the (?:first|last) {BEARER} (?:you|the robot|it) read say$",
     ),
     (Intent.READ, Modality.TEXT, r"^what (?:was|is) written(?P<w>.*)$"),
     (Intent.SAID, Modality.SPEECH, rf"^what did {_WHO} (?:say|mention|talk about)(?: about (?P<t>.+?))?(?P<w>)$"),
@@ -304,31 +303,25 @@ def parse_question(text: str) -> ParsedQuestion | None:
     return _resolved(with_either(with_times(with_ordinal(parsed))), _context(text))
 
 
-# Words that ask which came first or last: with them "A or B" is an order, without them either of two.
-_ORDER_ASKED = re.compile(
-    r"\b(?:first|earlier|earliest|sooner|before|after|last|later|latest|more recently|most recently|prior)\b"
-)
-
-
 def with_either(parsed: ParsedQuestion) -> ParsedQuestion:
     """ "Did you see a fox or a badger?" asks whether either was met; "did you see the fox or the badger first?"
     which came first."""
     if parsed.intent not in (Intent.DID, Intent.ORDER) or parsed.modality is Modality.PLACE:
         return parsed
+    sentence = _last_sentence(parsed.text)
+    ordered = _ORDER_ASKED.search(sentence)
     if parsed.intent is Intent.ORDER:
-        ordered = _ORDER_ASKED.search(_last_sentence(parsed.text)) or not _YES_NO_OPENING.match(
-            _last_sentence(parsed.text)
-        )
-        return parsed if ordered else replace(parsed, intent=Intent.DID, relation="or")
+        asks_order = ordered or not _YES_NO_OPENING.match(sentence)
+        return parsed if asks_order else replace(parsed, intent=Intent.DID, relation="or")
     a, sep, b = parsed.target.partition(" or ")
     if not sep or parsed.other:
         return parsed
     target, other = clean_target(a), clean_target(_ORDER_ASKED.sub("", b))
     if not target or not other:
         return parsed
-    if _ORDER_ASKED.search(_last_sentence(parsed.text)):
-        latest = re.search(r"\b(?:last|later|latest|more recently|most recently)\b", _last_sentence(parsed.text))
-        return replace(parsed, intent=Intent.ORDER, target=target, other=other, latest=latest is not None)
+    if ordered:
+        late = re.search(rf"\b(?:{_LATER})\b", sentence) is not None
+        return replace(parsed, intent=Intent.ORDER, target=target, other=other, latest=late)
     return replace(parsed, target=target, other=other, relation="or")
 
 
@@ -573,6 +566,8 @@ def visit_question(text: str) -> ParsedQuestion | None:
 _EARLIER = r"earlier|earliest|first|sooner|soonest"
 _LATER = r"later|latest|last|more recently|most recently"
 _TIME_WORD = re.compile(rf"\b(?:(?P<early>{_EARLIER})|(?P<late>{_LATER}))\b")
+# Words that ask which came first or last: with them "A or B" is an order, without them either of two.
+_ORDER_ASKED = re.compile(rf"\b(?:{_EARLIER}|{_LATER}|before|after|prior)\b")
 # What names one of the two before its description ("the one about", "the message concerning").
 _ALTERNATIVE_HEAD = re.compile(
     r"^(?:the |a |an )?(?:one|ones|thing|message|announcement|sign|notice|news)? ?(?:about|on|concerning|regarding"
