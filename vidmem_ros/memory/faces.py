@@ -2,8 +2,8 @@
 
 Each sighting's unit descriptor (``perception.face``) is clustered by ``memory.identities`` with the ``face``
 settings, as voices are; a face that overlaps one on the event's frame before continues that face's track and
-joins its identity within a looser distance (the same person turning or lit otherwise).  A sighting is a row of ``face_sightings`` tied to its frame (``moments``), so retention,
-the disk budget and forget take it with the frame.  Its crop is kept only while its frame is a keyframe with an
+joins its identity within a looser distance (the same person turning or lit otherwise).  A sighting is a row of
+``face_sightings`` tied to its frame (``moments``), so retention, the disk budget and forget take it with the frame.  Its crop is kept only while its frame is a keyframe with an
 image: the event's close drops the others, and a trigger drops a crop with its frame's image.
 """
 

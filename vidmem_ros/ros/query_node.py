@@ -93,10 +93,9 @@ class QueryNode(MemoryNode):
         self.get_logger().info(
             f"answering questions on {self.resolve_service_name('query')} from {self.config.store_path()}"
         )
-        if self.config.query.read_ahead_s > 0:  # a timer of its own group: questions are not held up by it
+        if self.config.query.read_ahead_s > 0:  # a timer of its own group: neither start-up nor questions wait for it
             period = self.config.query.read_ahead_s
             self._read_ahead = self.create_timer(period, self._on_read_ahead, MutuallyExclusiveCallbackGroup())
-            self._on_read_ahead()
 
     def _on_read_ahead(self) -> None:
         try:
