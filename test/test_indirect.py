@@ -17,15 +17,15 @@ WORDNET = wn.load(load_config().lexicon.wordnet_dir)
     [
         ("Tell me where you heard about the boiler.", "where did you hear about the boiler?"),
         ("Could you tell me how many times you passed the kiosk?", "how many times did you pass the kiosk?"),
-        ("I'd like to know when you first noticed the ladder.", "when did you first notice the ladder?"),
+        ("I'd like to know when you first noticed the toolbox.", "when did you first notice the toolbox?"),
         ("Let me know which sign you read near 'BAY 4'.", "which sign did you read near 'BAY 4'?"),
         ("Do you know what time the inspection starts?", "what time does the inspection start?"),
         ("Please remind me when the van was last seen.", "when was the van last seen?"),
-        ("I wonder whether there was a ladder in the hall.", "was there a ladder in the hall?"),
+        ("I wonder whether there was a toolbox in the hall.", "was there a toolbox in the hall?"),
         ("Can you check if anybody mentioned the boiler?", "did anybody mention the boiler?"),
         ("I need to know whether the robot has been to the lab.", "has the robot been to the lab?"),
         ("Tell me what was said about the boiler.", "what was said about the boiler?"),
-        ("Do you remember seeing a ladder?", "did you see a ladder?"),
+        ("Do you remember seeing a toolbox?", "did you see a toolbox?"),
     ],
 )
 def test_an_indirect_question_is_said_directly(asked: str, direct: str) -> None:
@@ -33,7 +33,7 @@ def test_an_indirect_question_is_said_directly(asked: str, direct: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "asked", ["Where did you see the ladder?", "Tell me about the ladder.", "I saw you near the van. Was it parked?"]
+    "asked", ["Where did you see the toolbox?", "Tell me about the toolbox.", "I saw you near the van. Was it parked?"]
 )
 def test_a_direct_question_or_a_request_without_one_is_left_as_asked(asked: str) -> None:
     assert direct_question(asked, WORDNET) == asked
@@ -44,8 +44,8 @@ def test_a_direct_question_or_a_request_without_one_is_left_as_asked(asked: str)
     [
         ("When did you first catch sight of the kettle?", Intent.FIRST, "kettle"),
         ("Have you ever laid eyes on a tortoise?", Intent.DID, "tortoise"),
-        ("When did you first set eyes on the umbrella?", Intent.FIRST, "umbrella"),
-        ("Did you catch sight of a bicycle?", Intent.DID, "bicycle"),
+        ("When did you first set eyes on the teapot?", Intent.FIRST, "teapot"),
+        ("Did you catch sight of a scooter?", Intent.DID, "scooter"),
     ],
 )
 def test_an_idiom_of_seeing_is_read_as_seeing(question: str, intent: Intent, target: str) -> None:
@@ -58,7 +58,7 @@ def test_an_idiom_of_seeing_is_read_as_seeing(question: str, intent: Intent, tar
     [
         ("When you saw the kettle, where were you?", "kettle"),
         ("When you read 'BAY 4', what were your coordinates?", "bay 4"),
-        ("While the robot was watching the umbrella, where was it?", "umbrella"),
+        ("While the robot was watching the teapot, where was it?", "teapot"),
     ],
 )
 def test_a_moment_said_before_the_question_sets_where_it_asks_about(question: str, target: str) -> None:
@@ -86,7 +86,7 @@ def test_what_is_to_be_done_before_or_after_something_is_not_what_was_met_next_t
         ("Did you see the kettle twice?", ("eq", 2)),
         ("Have you seen a heron more than once?", ("gt", 1)),
         ("Did you read 'BAY 4' at least 3 times?", ("ge", 3)),
-        ("Did you see a ladder four times or more?", ("ge", 4)),
+        ("Did you see a toolbox four times or more?", ("ge", 4)),
         ("Did you spot the van only once?", ("eq", 1)),
     ],
 )
@@ -100,9 +100,9 @@ def test_a_yes_no_question_that_names_how_often_checks_that_count(question: str,
     "question, intent, target, other",
     [
         ("Did you see a heron or a stork?", Intent.DID, "heron", "stork"),
-        ("Have you come across a ladder or a wheelbarrow?", Intent.DID, "ladder", "wheelbarrow"),
+        ("Have you come across a toolbox or a wheelbarrow?", Intent.DID, "toolbox", "wheelbarrow"),
         ("Did you see the heron or the stork first?", Intent.ORDER, "heron", "stork"),
-        ("Which came first, the ladder or the van?", Intent.ORDER, "ladder", "van"),
+        ("Which came first, the toolbox or the van?", Intent.ORDER, "toolbox", "van"),
     ],
 )
 def test_either_of_two_is_asked_unless_the_question_asks_which_came_first(
@@ -162,8 +162,8 @@ def test_windows_from_the_start_or_the_end_are_read_as_before(question: str, win
     "question, intent, target",
     [
         ("Did the robot see a kettle?", Intent.DID, "kettle"),
-        ("Has the robot come across a ladder?", Intent.DID, "ladder"),
-        ("When did the robot first notice the ladder?", Intent.FIRST, "ladder"),
+        ("Has the robot come across a toolbox?", Intent.DID, "toolbox"),
+        ("When did the robot first notice the toolbox?", Intent.FIRST, "toolbox"),
     ],
 )
 def test_the_robot_named_in_the_third_person_is_you(question: str, intent: Intent, target: str) -> None:
