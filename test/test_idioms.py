@@ -54,6 +54,7 @@ def _read(question: str, similar: SimilarityParser) -> ParsedQuestion | None:
         # these stay what they were
         ("How many minutes did you spend in the lab?", Asked.DURATION),
         ("What time is the delivery due?", Asked.NAME),
+        ("What was the number of the office by the lift?", Asked.NAME),  # a number read, not a count
         ("Which box did you see first?", Asked.NAME),
     ],
 )
@@ -115,6 +116,12 @@ def test_sentences_lose_scope_and_remarks_and_say_alternatives_whole(sentence: s
         ("What did you read just before you saw the wheelbarrow?", Intent.BEFORE, Modality.TEXT, "", "wheelbarrow"),
         ("Which object did you notice immediately after the lamp?", Intent.AFTER, Modality.OBJECT, "", "lamp"),
         ("Tell me what came into view right before the bus.", Intent.BEFORE, Modality.OBJECT, "", "bus"),
+        # a count asked as a number of sightings, in a noun phrase, or in the passive
+        ("Give me the total number of heron sightings.", Intent.COUNT, Modality.OBJECT, "heron", ""),
+        ("What was the count of wheelbarrows?", Intent.COUNT, Modality.OBJECT, "wheelbarrows", ""),
+        ("How many sightings of a heron did you have?", Intent.COUNT, Modality.OBJECT, "heron", ""),
+        ("How many wheelbarrow sightings were there?", Intent.COUNT, Modality.OBJECT, "wheelbarrow", ""),
+        ("How many vans were spotted?", Intent.COUNT, Modality.OBJECT, "vans", ""),
     ],
 )
 def test_idioms_parse_to_the_plain_forms_plan(

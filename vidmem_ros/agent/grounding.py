@@ -1,7 +1,7 @@
 """Grounding a description in all of memory: one retriever over every kind of record.
 
 A question names what it is about by a description ("the notice on the fridge", "the leaflet on the counter",
-"the warning about the lift").  The thing may have been read (the lines of a sign, taken together), heard (a
+"the warning about the shutter").  The thing may have been read (the lines of a sign, taken together), heard (a
 sentence), detected or tagged (a label, widened through WordNet), or summarised (an event's caption).  Every kind
 is scored on one scale by two signals fused:
 

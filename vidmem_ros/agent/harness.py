@@ -334,8 +334,9 @@ class Harness:
     def resolve(self, state: AgentState, ref: str) -> Finding | None:
         """An observed reference as a finding; moments and events named only inside another result are looked up."""
         kind, _, ident = ref.partition("/")
-        # A moment's own stamp and pose: an occasion cited by its best frame spans more than that frame.
-        if ref in state.findings and kind != "moment":
+        # A moment's own stamp and pose: an occasion cited by its best frame spans more than that frame.  A pose
+        # read along the path is cited by the frame nearest it, and stands for the moment asked.
+        if ref in state.findings and (kind != "moment" or state.findings[ref].kind == "pose"):
             return state.findings[ref]
         if kind == "moment":
             moment = self.ctx.store.moment(int(ident), with_payload=False)

@@ -77,7 +77,36 @@ _ASKING_FORMS: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]
         r"did you come across \g<t>",
     ),
     # A planner's terse query: "fox seen?", "number of fox sightings", "last fox sighting time".
-    (re.compile(r"^(?:the )?number of (?P<t>.+?) sightings$"), r"how many times did you see \g<t>"),
+    # "what is the total number of X", "give me the count of X", "number of X": how many X.  Not "the number of
+    # the locker": that asks for a number read.
+    (
+        re.compile(
+            r"^(?:(?:what|which) (?:is|was|were|are) |(?:give|tell|show) (?:me|us) |report |state |say )?(?:the )?"
+            r"(?:total |overall |full |combined |entire |exact )?(?:number|count|tally) of "
+            r"(?!(?:the|a|an|this|that|these|those|your|my|its|his|her|their)\b)"
+        ),
+        "how many ",
+    ),
+    # "how many vans?": how many there were.
+    (
+        re.compile(
+            r"^how many (?P<t>(?!(?:times|visits|occasions)\b)(?:(?!(?:did|do|does|was|were|is|are|have|has|had|you"
+            r"|there)\b)[a-z][\w'-]*)(?: (?!(?:did|do|does|was|were|is|are|have|has|had|you|there)\b)[a-z][\w'-]*){0,3})$"
+        ),
+        r"how many \g<t> were there",
+    ),
+    # "how many X sightings", "how many sightings of X (were there)", "how many X were spotted": how many times X
+    # was seen.
+    (
+        re.compile(
+            r"^how many (?:(?:separate |different |distinct )?(?:sightings|occurrences|appearances|detections) of "
+            r"(?P<a>.+?)(?: (?:were there|have there been|did you (?:have|make|record|get)|have you (?:had|made"
+            r"|recorded)|were (?:made|recorded)))?|(?P<b>[\w' -]+?) (?:sightings|occurrences|appearances|detections)"
+            r"(?: (?:were there|have there been|did you (?:have|make|record)|have you (?:had|made|recorded)))?"
+            r"|(?P<c>[\w' -]+?) (?:were |have been |got )?(?:seen|spotted|sighted|noticed|detected))$"
+        ),
+        lambda m: f"how many times did you see {m['a'] or m['b'] or m['c']}",
+    ),
     (
         re.compile(r"^(?:the )?(?P<w>first|last|latest|most recent) (?P<t>.+?) sighting(?: time)?$"),
         lambda m: f"when did you {'first' if m['w'] == 'first' else 'last'} see {m['t']}",

@@ -15,6 +15,7 @@ from collections.abc import Generator
 from dataclasses import replace
 
 from vidmem_ros.agent.asked import Asked, asked_kind, interrogative
+from vidmem_ros.agent.comparison import Comparison, comparison_question
 from vidmem_ros.agent.description import head_words, held_in
 from vidmem_ros.agent.grounding import (
     CLAIM_MARGIN,
@@ -28,6 +29,7 @@ from vidmem_ros.agent.grounding import (
 from vidmem_ros.agent.harness import AgentState, Observation, PlannerError
 from vidmem_ros.agent.idioms import BEARER, plain_sentence
 from vidmem_ros.agent.labels import singular
+from vidmem_ros.agent.own_moments import own_question, own_script
 from vidmem_ros.agent.question import (
     Intent,
     Modality,
@@ -39,14 +41,14 @@ from vidmem_ros.agent.question import (
     times_hold,
 )
 from vidmem_ros.agent.runs import group_runs
-from vidmem_ros.agent.steps import NOT_SEEN_CONFIDENCE, Script, Step, answer, call
+from vidmem_ros.agent.steps import NOT_SEEN_CONFIDENCE, Script, Step, answer, call, when_said
 from vidmem_ros.agent.text_match import SAME_SIGN, distinct_signs, squash, text_match, words_covered
 from vidmem_ros.agent.tool_args import TRANSCRIPTS_MAX
 from vidmem_ros.agent.tool_context import Finding
 from vidmem_ros.agent.tool_registry import ANSWER_TOOL
 from vidmem_ros.agent.who import who_question, who_script
 from vidmem_ros.memory.captions import NOTHING_RECOGNISED
-from vidmem_ros.memory.runs import describe_time, runs_named
+from vidmem_ros.memory.runs import runs_named
 
 # Absence of a detection is weak evidence (detectors miss things): the confidence of "not seen".
 NEIGHBOUR_WINDOW_S = 300.0  # how far "before X" / "after X" looks
@@ -92,13 +94,36 @@ class OfflinePlanner:
         if who is not None:
             yield from who_script(state, who)
             return
+        own = own_question(state.question)  # the robot itself at a moment named by the clock or the run
+        if own is not None:
+            yield from own_script(state, own, self.span)
+            return
         kind = value_kind(interrogative(state.question))
         if kind is not None and asked_kind(state.question) is Asked.YES_NO:
             yield from self._value_met(state, p, kind)
             return
+        compared = comparison_question(state.question)  # two things by how often or how long they were met
+        if compared is not None:
+            yield from self._compare(state, p, compared)
+            return
         if p is None:
             yield from self._search(state)
             return
+        if p.intent is Intent.ACTIVE:
+            yield self._active(state)
+            return
+        planned = self._script_for(state, p)
+        final = yield from _held(planned)
+        asked = asked_kind(state.question)
+        if _unsupported(final) and asked not in (Asked.NAME, Asked.YES_NO) and p.intent is not Intent.ACTIVE:
+            # The plan found nothing: the question read as a whole may still be grounded in memory (a "no" stands:
+            # the plan looked for that very thing, and a partial match is no sighting of it).
+            grounded = yield from self._grounded(state, asked, claimed_only=True)
+            final = grounded or final
+        yield final
+
+    def _script_for(self, state: AgentState, p: ParsedQuestion) -> Script:
+        """The script that answers a parsed question."""
         scripts = {
             Intent.ORDER: self._order,
             Intent.BEFORE: self._neighbour,
@@ -107,9 +132,6 @@ class OfflinePlanner:
             Intent.READ: self._read,
             Intent.SAID: self._said,
         }
-        if p.intent is Intent.ACTIVE:
-            yield self._active(state)
-            return
         script = self._place if p.modality is Modality.PLACE else scripts.get(p.intent)
         if p.intent is Intent.COUNT and p.modality is Modality.TEXT and not p.target:
             script = self._count_read
@@ -120,19 +142,34 @@ class OfflinePlanner:
         if p.intent in (Intent.FIRST, Intent.LAST) and p.modality is Modality.OBJECT and _ANYTHING.match(p.target):
             script = self._first_thing
         if script is not None:
-            planned = script(state, p)
-        elif p.modality is Modality.SPEECH:
-            planned = self._heard(state, p)
-        else:
-            planned = self._occasions(state, p)
-        final = yield from _held(planned)
-        asked = asked_kind(state.question)
-        if _unsupported(final) and asked not in (Asked.NAME, Asked.YES_NO) and p.intent is not Intent.ACTIVE:
-            # The plan found nothing: the question read as a whole may still be grounded in memory (a "no" stands:
-            # the plan looked for that very thing, and a partial match is no sighting of it).
-            grounded = yield from self._grounded(state, asked, claimed_only=True)
-            final = grounded or final
-        yield final
+            return script(state, p)
+        return self._heard(state, p) if p.modality is Modality.SPEECH else self._occasions(state, p)
+
+    def _compare(self, state: AgentState, p: ParsedQuestion | None, c: Comparison) -> Script:
+        """Which of two things was met more (or less) often, or for longer: each side counted or timed as the
+        same question about it alone would be; the answer names the one asked for, then both figures."""
+        window = p.window if p is not None else None
+        measured: list[tuple[str, float, Step]] = []
+        for name in (c.target, c.other):
+            side = ParsedQuestion(state.question, c.measure, name, c.modality, window=window)
+            step = yield from _held(self._script_for(state, side))
+            value = step[0]["args"].get("value")
+            measured.append((name, float(value) if isinstance(value, int | float) else 0.0, step))
+        (a, va, sa), (b, vb, sb) = measured
+        evidence = [*sa[0]["args"].get("evidence", []), *sb[0]["args"].get("evidence", [])]
+        confidence = min(float(s[0]["args"].get("confidence", 0.0)) for s in (sa, sb))
+        figure = _occasions_said if c.measure is Intent.COUNT else _seconds_said
+        verb = _met_verb(c.modality)
+        both = f"I {verb} {a} {figure(va)} and {b} {figure(vb)}"
+        if va == vb:
+            text = f"{'No' if c.yes_no else 'Neither'}: {both}."
+            yield answer(text, confidence, evidence, value=False if c.yes_no else "neither")
+            return
+        winner = a if (va > vb) == c.more else b
+        if c.yes_no:
+            yield answer(f"{'Yes' if winner == a else 'No'}: {both}.", confidence, evidence, value=winner == a)
+            return
+        yield answer(f"{winner[0].upper()}{winner[1:]}: {both}.", confidence, evidence, value=winner)
 
     def _occasions(self, state: AgentState, p: ParsedQuestion) -> Script:
         """Did / first / last / where / how many / how long, for a thing seen or words read.  A thing that bears
@@ -178,7 +215,7 @@ class OfflinePlanner:
             yield answer(f"No, I have not {verb} a {kind.value} so far.", NOT_SEEN_CONFIDENCE, value=False)
             return
         said = "heard" if holder.data.get("record") == "transcript" else "read"
-        text = f'Yes: I {said} "{holder.text}" {self._when(state, holder.stamp)}.'
+        text = f'Yes: I {said} "{holder.text}" {when_said(state, holder.stamp)}.'
         yield answer(text, 0.6, [holder.ref], holder.ref, holder.ref, value=True)
 
     def _either(self, state: AgentState, p: ParsedQuestion) -> Script:
@@ -216,7 +253,7 @@ class OfflinePlanner:
             found = [found[p.ordinal - 1]]
             if p.intent in (Intent.FIRST, Intent.LAST, Intent.DID):
                 nth, ref = found[0], str(found[0].data.get("first_ref", found[0].ref))
-                text = f"The {_ORDINAL_WORDS[p.ordinal]} time I {verb} {what} was {self._when(state, nth.stamp)}."
+                text = f"The {_ORDINAL_WORDS[p.ordinal]} time I {verb} {what} was {when_said(state, nth.stamp)}."
                 value = True if p.intent is Intent.DID else None
                 return answer(text, nth.score, _refs(found), ref, ref, value=value)
         first, last = found[0], found[-1]
@@ -226,7 +263,7 @@ class OfflinePlanner:
             return self._read_at(state, p, first if p.intent is Intent.FIRST else last, confidence, refs)
         if p.intent is Intent.FIRST:
             ref = first.data.get("first_ref", first.ref)
-            return answer(f"I first {verb} {what} {self._when(state, first.stamp)}.", confidence, refs, ref, ref)
+            return answer(f"I first {verb} {what} {when_said(state, first.stamp)}.", confidence, refs, ref, ref)
         if p.intent is Intent.COUNT:
             times = ", ".join(f"{f.stamp - state.t0:.0f} s" for f in found[:10])
             runs = runs_named(state.runs, [f.stamp for f in found])
@@ -237,7 +274,7 @@ class OfflinePlanner:
             text = f"I {verb} {what} for about {total:.0f} s in total, over {_times(len(found))}."
             return answer(text, confidence, refs, value=round(total, 1))
         ref = last.data.get("last_ref", last.ref)
-        when = self._when(state, last.end)
+        when = when_said(state, last.end)
         if p.intent is Intent.WHERE:
             place = f"at x={last.pose.x:.1f} m, y={last.pose.y:.1f} m" if last.pose else "but I had no pose then"
             return answer(f"I last {verb} {what} {place}, {when}.", confidence, refs, ref, ref)
@@ -254,7 +291,7 @@ class OfflinePlanner:
         key = "first" if p.intent is Intent.FIRST else "last" if _SAYS_LAST.search(p.text.lower()) else "mid"
         ref = str(found.data.get(f"{key}_ref", found.ref))
         stamp = found.end if key == "last" else float(found.data.get(f"_{key}", found.stamp))
-        when = self._when(state, stamp)
+        when = when_said(state, stamp)
         span = f"(read from {found.stamp - state.t0:.0f} s to {found.end - state.t0:.0f} s)"
         order = "first " if p.intent is Intent.FIRST else ""
         if p.intent is Intent.WHERE:
@@ -267,7 +304,7 @@ class OfflinePlanner:
         what = f'"{p.target}"' if p.modality is not Modality.OBJECT else p.target
         if weak:
             best = weak[0]
-            text = f"I am not sure: the only sign of {what} is a weak detection {self._when(state, best.stamp)}."
+            text = f"I am not sure: the only sign of {what} is a weak detection {when_said(state, best.stamp)}."
             return answer(text, NOT_SEEN_CONFIDENCE, [best.ref], best.ref, best.ref, value=_empty_value(p))
         return answer(f"No, I have not {verb} {what}.", NOT_SEEN_CONFIDENCE, value=_empty_value(p))
 
@@ -281,7 +318,7 @@ class OfflinePlanner:
         stamp = float(guess.data["_view_end"]) if last else guess.stamp
         what = "ended" if last else "was"
         text = f"I am not sure I saw {p.target}: the only sign of it is a weak guess ({guess.text}), in a view that "
-        text += f"{what} {self._when(state, stamp)}."
+        text += f"{what} {when_said(state, stamp)}."
         return answer(text, NOT_SEEN_CONFIDENCE, [guess.ref], ref, ref)
 
     def _named_elsewhere(self, state: AgentState, p: ParsedQuestion, weak: list[Finding], known: bool) -> Script:
@@ -309,12 +346,12 @@ class OfflinePlanner:
         if p.intent is Intent.LAST:  # last in view when the view it was named in ended
             ref = str(chosen.data.get("view_end_ref", chosen.data.get("last_ref", chosen.ref)))
             text = (
-                f"{lead}, but memory mentions it ({chosen.text}) in a view that ended {self._when(state, chosen.end)}."
+                f"{lead}, but memory mentions it ({chosen.text}) in a view that ended {when_said(state, chosen.end)}."
             )
             yield answer(text, 0.4, _refs(hits), ref, ref)
             return
         where = f" at x={chosen.pose.x:.1f} m, y={chosen.pose.y:.1f} m" if chosen.pose else ""
-        text = f"{lead}, but memory mentions it{where} {self._when(state, chosen.stamp)} ({chosen.text})."
+        text = f"{lead}, but memory mentions it{where} {when_said(state, chosen.stamp)} ({chosen.text})."
         value = True if p.intent is Intent.DID else None
         yield answer(text, 0.4, _refs(hits), chosen.ref, chosen.ref, value=value)
 
@@ -345,7 +382,7 @@ class OfflinePlanner:
             return
         chosen = lines[0] if p.intent is Intent.FIRST else lines[-1]
         quote = f'"{chosen.text}"'
-        when = self._when(state, chosen.stamp)
+        when = when_said(state, chosen.stamp)
         confidence = chosen.score * 0.95
         if p.intent is Intent.COUNT:
             yield answer(f"I heard it {_times(len(lines))}.", confidence, _refs(lines), value=len(lines))
@@ -404,7 +441,7 @@ class OfflinePlanner:
             return answer(f"I cannot compare them: I have not {done} {missing}.", NOT_SEEN_CONFIDENCE)
         name, first = found[0]
         text = (
-            f"I first {did} {name} {self._when(state, first.stamp)}, but I have not {done} {missing}, "
+            f"I first {did} {name} {when_said(state, first.stamp)}, but I have not {done} {missing}, "
             "so I cannot say which came first."
         )
         return answer(text, NOT_SEEN_CONFIDENCE, [first.ref], first.ref, first.ref)
@@ -523,7 +560,7 @@ class OfflinePlanner:
         verb = "read" if what == "text" else "saw"
         relation = "after" if after else "before"
         listed = " and ".join(f'"{n}"' for n in names[:4])
-        text = f"Right {relation} {p.other}, I {verb} {listed} {self._when(state, nearest.stamp)}."
+        text = f"Right {relation} {p.other}, I {verb} {listed} {when_said(state, nearest.stamp)}."
         refs = [anchor.ref, *(f.ref for f in together[:4])]
         yield answer(text, nearest.score * 0.9, refs, nearest.ref, nearest.ref, value=names[0])
 
@@ -543,13 +580,13 @@ class OfflinePlanner:
             yield answer(f'I heard nothing {relation} "{anchor.text}".', 0.3, [anchor.ref])
             return
         line = said[0]
-        text = f'Right {relation} "{anchor.text}", I heard "{line.text}" {self._when(state, line.stamp)}.'
+        text = f'Right {relation} "{anchor.text}", I heard "{line.text}" {when_said(state, line.stamp)}.'
         yield answer(text, 0.8 * line.score, [anchor.ref, line.ref], line.ref, line.ref, value=line.text)
 
     def _scene_answer(self, state: AgentState, p: ParsedQuestion, anchor: Finding, scene: Finding, after: bool) -> Step:
         """The view right before or after a thing, where it showed nothing the detector names: its caption."""
         relation = "after" if after else "before"
-        text = f"Right {relation} {p.other}, {self._when(state, scene.stamp)}: {scene.text}"
+        text = f"Right {relation} {p.other}, {when_said(state, scene.stamp)}: {scene.text}"
         value = str((scene.data.get("seen") or [scene.text])[0])
         return answer(text, 0.5, [anchor.ref, scene.ref], scene.ref, scene.ref, value=value)
 
@@ -617,7 +654,7 @@ class OfflinePlanner:
             at = (yield [call("pose_at", t=start)])[0].result.findings  # the kept frame nearest the last visit's start
             ref = at[0].ref if at else ref
         which = {Intent.FIRST: "first ", Intent.LAST: "last "}.get(p.intent, "")
-        text = f"I {which}got to {name} {self._when(state, state.t0 + start)} and stayed until {end:.0f} s."
+        text = f"I {which}got to {name} {when_said(state, state.t0 + start)} and stayed until {end:.0f} s."
         if p.intent is Intent.DID:
             text = f"Yes. {text}"
         value = True if p.intent is Intent.DID else None
@@ -673,7 +710,7 @@ class OfflinePlanner:
         heard = [f.text for f in found if f.kind == "transcript"]
         names = ", ".join([*seen, *(f'"{x}"' for x in [*read, *heard])])
         latest = found[-1]
-        text = f"Yes, I {verb} {names}; most recently {self._when(state, latest.stamp)}."
+        text = f"Yes, I {verb} {names}; most recently {when_said(state, latest.stamp)}."
         yield answer(text, 0.8, _refs(found), latest.ref, latest.ref, value=True)
 
     def _first_thing(self, state: AgentState, p: ParsedQuestion) -> Script:
@@ -688,7 +725,7 @@ class OfflinePlanner:
         label = str(edge.data["label"])
         first = p.intent is Intent.FIRST
         ref = str(edge.data.get("first_ref" if first else "last_ref", edge.ref))
-        text = f"The {which} thing I saw was {label}, {self._when(state, edge.stamp if first else edge.end)}."
+        text = f"The {which} thing I saw was {label}, {when_said(state, edge.stamp if first else edge.end)}."
         yield answer(text, 0.8 * edge.score, [edge.ref, ref], ref, ref, value=label)
 
     def _count_read(self, state: AgentState, p: ParsedQuestion) -> Script:
@@ -703,7 +740,7 @@ class OfflinePlanner:
         yield answer(text, 0.7 if signs else NOT_SEEN_CONFIDENCE, _refs(found), value=n)
 
     def _read(self, state: AgentState, p: ParsedQuestion) -> Script:
-        """What was read: out of the sign the question describes ("what did the notice by the lift say"), else
+        """What was read: out of the sign the question describes ("what did the notice by the shutter say"), else
         everything read."""
         words = asked_words(state.question)
         nth = _NTH_SIGN.search(interrogative(state.question))
@@ -721,7 +758,7 @@ class OfflinePlanner:
             return
         latest = found[-1]
         texts = _counted([f'"{f.data["read"]}"' for f in found])
-        text = f'I read {texts}; most recently "{latest.data["read"]}" {self._when(state, latest.stamp)}.'
+        text = f'I read {texts}; most recently "{latest.data["read"]}" {when_said(state, latest.stamp)}.'
         yield answer(text, max(f.score for f in found), _refs(found), latest.ref, latest.ref, value=latest.data["read"])
 
     def _nth_sign(self, state: AgentState, found: list[Finding], first: bool) -> Step:
@@ -734,7 +771,7 @@ class OfflinePlanner:
         sign = max((s for s in signs if text_match(str(hit.data["read"]), s) >= SAME_SIGN), key=len, default="")
         sign = sign or str(hit.data["read"])
         which = "first" if first else "last"
-        text = f'The {which} sign I read said "{sign}", {self._when(state, hit.stamp)}.'
+        text = f'The {which} sign I read said "{sign}", {when_said(state, hit.stamp)}.'
         return answer(text, hit.score, [hit.ref], hit.ref, hit.ref, value=sign)
 
     def _said(self, state: AgentState, p: ParsedQuestion) -> Script:
@@ -746,7 +783,7 @@ class OfflinePlanner:
             return
         best = max(lines, key=lambda f: (f.score, f.stamp))
         if p.target:
-            text = f'I heard "{best.text}" {self._when(state, best.stamp)}.'
+            text = f'I heard "{best.text}" {when_said(state, best.stamp)}.'
         else:
             text = "I heard: " + "; ".join(f'"{f.text}" at {f.stamp - state.t0:.0f} s' for f in lines[-5:]) + "."
         yield answer(text, best.score * 0.95, _refs(lines), best.ref, best.ref, value=best.text)
@@ -826,14 +863,14 @@ class OfflinePlanner:
             ref = str(first.data.get("first_ref", first.ref) if early else last.data.get("last_ref", last.ref))
             stamp = first.stamp if early else last.end
             which = "first" if early else "last"
-            text = f"{stamp - state.t0:.0f} s: I {which} {verb} {what} {self._when(state, stamp)}."
+            text = f"{stamp - state.t0:.0f} s: I {which} {verb} {what} {when_said(state, stamp)}."
             return answer(text, confidence, [ref, *refs], ref, ref)
         if asked is Asked.POSITION:
             where = f"x={best.pose.x:.1f} m, y={best.pose.y:.1f} m" if best.pose else "a place I have no pose for"
-            text = f"At {where}: I {verb} {what} there {self._when(state, best.stamp)}."
+            text = f"At {where}: I {verb} {what} there {when_said(state, best.stamp)}."
             return answer(text, confidence, refs, best.ref, best.ref)
         if asked is Asked.YES_NO:
-            text = f"Yes: I {verb} {what} {self._when(state, best.stamp)}."
+            text = f"Yes: I {verb} {what} {when_said(state, best.stamp)}."
             return answer(text, confidence, refs, best.ref, best.ref, value=True)
         if asked is Asked.COUNT:
             text = f"{len(occasions)}: I {verb} {what} on {_times(len(occasions))}."
@@ -882,7 +919,7 @@ class OfflinePlanner:
         best = found[0]
         others = ", ".join(f"{f.data['label']} ({f.data['how']}, {f.data['frames']} frame(s))" for f in found[1:5])
         verb = "read the name" if best.data["how"] == "read" else "saw"
-        text = f"{best.data['label']}: I {verb} {best.data['label']}, a kind of {kind}, {self._when(state, best.stamp)}"
+        text = f"{best.data['label']}: I {verb} {best.data['label']}, a kind of {kind}, {when_said(state, best.stamp)}"
         text += f"; also {others}." if others else "."
         yield answer(text, min(0.8, best.score), _refs(found[:5]), best.ref, best.ref, value=best.data["label"])
         return True
@@ -915,7 +952,7 @@ class OfflinePlanner:
         if best is None:
             return False
         sure = 0.6 if best.data.get("claimed") else 0.35
-        when = self._when(state, best.stamp)
+        when = when_said(state, best.stamp)
         held = [str(v) for v in best.data.get("holds") or []]  # the parts that hold the kind of value asked for
         # A claim stands out from every other record, and one that holds the value asked for from every other that
         # could: as sure as a good match, however few of the question's words it shares.
@@ -945,13 +982,22 @@ class OfflinePlanner:
         now = (state.as_of if state.as_of is not None else self.span[1]) - state.t0
         return {"start_t": max(0.0, now - p.window.seconds)}
 
-    @staticmethod
-    def _when(state: AgentState, stamp: float) -> str:
-        return f"at {describe_time(state.runs, stamp)} ({stamp - state.t0:.1f} s after my memory begins)"
-
 
 # A question that says it asks for the last time, not only when.
 _SAYS_LAST = re.compile(r"\b(?:last|latest|most recent|most recently|final)\b")
+
+
+def _occasions_said(n: float) -> str:
+    return f"on {_times(int(n))}" if n else "not at all"
+
+
+def _seconds_said(seconds: float) -> str:
+    return f"for about {seconds:.0f} s" if seconds else "not at all"
+
+
+def _met_verb(modality: Modality) -> str:
+    """The verb of meeting a thing this way, as in "I ___ it twice"."""
+    return {Modality.TEXT: "read", Modality.SPEECH: "heard about", Modality.PLACE: "was at"}.get(modality, "saw")
 
 
 def _perfect(modality: Modality) -> str:

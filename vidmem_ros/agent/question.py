@@ -107,7 +107,7 @@ _MESSAGE_KINDS = (
     r"(?:(?:spoken|voice|radio|audio|verbal|different|separate|distinct|individual) )*(?:messages?|announcements?"
     r"|sentences?|utterances?|remarks?|calls?|things? said)"
 )
-# One thing of a yes-or-no order question ("was the boiler fixed before the lift?"): who met it and how, what it
+# One thing of a yes-or-no order question ("was the boiler fixed before the shutter?"): who met it and how, what it
 # was about, and what happened to it are not part of its name.
 _MET = rf"(?:{_WHO} (?:{_SEE}|{_HEAR}|{_SAY}|{_READ}|report|reported|announce|announced) )?(?:about )?(?:{_MESSAGE} )?"
 _HAPPENED = (
@@ -699,7 +699,7 @@ def _order_sides(target: str, other: str) -> bool:
 
 
 def _without_message_noun(name: str) -> str:
-    """ "the lift message" names the lift: what a message was about is what was heard."""
+    """ "the shutter message" names the shutter: what a message was about is what was heard."""
     return _MESSAGE_NOUN.sub("", name) or name
 
 
@@ -782,13 +782,13 @@ _ENDS_NAME = frozenset(
 
 
 def places_named(text: str) -> list[str]:
-    """The places a question says something was at ("in the boiler room", "by the lift"), without preposition
+    """The places a question says something was at ("in the boiler room", "by the shutter"), without preposition
     or determiner, that name a place by more than its kind alone."""
     found = []
     for match in _LOCATIVE.finditer(text.lower()):
         words = match.group(0).split()
         words = words[2:] if words[0] != "next" and words[:2] != ["across", "from"] else words[3:]
-        # The name ends before a verb with an object pronoun after it ("the lift warn you"), a form of be or a preposition.
+        # The name ends before a verb with an object pronoun after it ("the shutter warn you"), a form of be or a preposition.
         ends = [i for i, w in enumerate(words) if w in _ENDS_NAME or (i + 1 < len(words) and words[i + 1] in _OBJECTS)]
         words = words[: ends[0]] if ends else words
         # A part of a place after its kind ("the boiler room floor") is still that place.
@@ -858,7 +858,7 @@ _SENSES = (
     (Modality.TEXT, re.compile(rf"\b(?:{_READ}|{_SIGN}|written)\b")),
     (
         Modality.SPEECH,
-        re.compile(rf"\b(?:{_HEAR}|{_SAY}|talk|talked|spoke|mentioned|announced?|announcements?|told)\b"),
+        re.compile(rf"\b(?:{_HEAR}|{_SAY}|talk|talked|spoke|mentioned|mentions|announced?|announcements?|told)\b"),
     ),
     (Modality.OBJECT, re.compile(rf"\b(?:{_SEE}|seen|saw)\b")),
 )

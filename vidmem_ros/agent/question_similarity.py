@@ -2,7 +2,7 @@
 
 The words that say what is asked (question words, verbs of seeing, reading and hearing, words of time, place
 and number) are a small closed set; every other run of words is what the question is about.  Those runs are
-masked ("when did the red umbrella first show up" -> "when did something first show up"), the masked question
+masked ("when did the red kite first show up" -> "when did something first show up"), the masked question
 is embedded with the text embedder, and the nearest example question gives the intent and modality.  The runs
 give the subject, and for an order, before or after question the second thing.  A question like no example
 is left to the planner's search.
@@ -156,8 +156,8 @@ _FRAME_WORDS = frozenset(
     )
 )
 _WORD = re.compile(r"[\w'’-]+|[,;:]")
-# Words that start a subject when a name follows them ("gate 12").
-_NAMING = frozenset(("room", "place", "area", "spot", "gate", "door", "floor", "building"))
+# Words that start a subject when a name follows them ("room 12"); other nouns start one anyway.
+_NAMING = frozenset(("room", "place", "area", "spot"))
 # Things that bear words: words that ask ("what did the sign say") alone, a subject's head after a subject word.
 _BEARERS = frozenset(("sign", "signs", "label", "labels", "notice", "notices"))
 # Who may have said something: not what it was about.
@@ -205,7 +205,9 @@ class SimilarityParser:
         intent = _agreeing(intent, asked, clause)
         if intent is Intent.ORDER:
             target, other = (clean_target(s) for s in _ordered(subjects))
-        elif modality is Modality.SPEECH:  # what was said is searched by all its words ("the gate would stay closed")
+        elif (
+            modality is Modality.SPEECH
+        ):  # what was said is searched by all its words ("the shutter would stay closed")
             target, other = clean_target(" ".join(subjects)), ""
         else:
             target, other = clean_target(_main(subjects)), ""
@@ -295,7 +297,9 @@ def mask_subjects(clause: str) -> tuple[str, list[str]]:
         j = i + 1
         while j < len(words) - 1 and (_is_subject(words[j]) or words[j] in _BRIDGES or words[j] in _BEARERS):
             if _is_subject(words[j]) or (words[j] in _BEARERS and j == end + 1):
-                end = j  # "the orange poster": a word that asks ("sign") is the subject's own once a subject word leads
+                end = (
+                    j  # "the striped poster": a word that asks ("sign") is the subject's own once a subject word leads
+                )
             j += 1
         subjects.append(" ".join(words[i : end + 1]))
         masked.append(SOMETHING)

@@ -6,9 +6,10 @@ from collections.abc import Generator
 from typing import Any
 
 from vidmem_ros.agent.fitting import fit_to_schema
-from vidmem_ros.agent.harness import Observation
+from vidmem_ros.agent.harness import AgentState, Observation
 from vidmem_ros.agent.tool_args import AnswerArgs
 from vidmem_ros.agent.tool_registry import ANSWER_TOOL, TOOLS
+from vidmem_ros.memory.runs import describe_time
 
 # The confidence of "I have not seen it": memory was searched and holds nothing of the kind.
 NOT_SEEN_CONFIDENCE = 0.3
@@ -31,3 +32,8 @@ def answer(
     args: dict[str, Any] = {"text": text, "confidence": round(min(1.0, max(0.0, confidence)), 3)}
     args.update(evidence=evidence or [], time_ref=time_ref, place_ref=place_ref, value=value)
     return [{"tool": ANSWER_TOOL, "args": fit_to_schema(AnswerArgs, args, prose=frozenset({"text"}))}]
+
+
+def when_said(state: AgentState, stamp: float) -> str:
+    """A moment as answers give it: the clock (and run, where memory holds several) and seconds into memory."""
+    return f"at {describe_time(state.runs, stamp)} ({stamp - state.t0:.1f} s after my memory begins)"

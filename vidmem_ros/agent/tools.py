@@ -728,14 +728,26 @@ def recent_frames(ctx: ToolContext, args: RecentArgs) -> ToolResult:
 # -- place ---------------------------------------------------------------------------
 
 
+# How far from the moment asked the kept frame that cites a pose read along the path may be.
+POSE_FRAME_REACH_S = 120.0
+
+
 def pose_at(ctx: ToolContext, args: PoseAtArgs) -> ToolResult:
+    """The robot's pose at t, read along its stored path (else the nearest kept frame's), cited by the kept frame
+    nearest t: a "pose" finding stands for the moment asked, not for that frame's own."""
     stamp = ctx.stamp(args.t, 0.0)
     ctx.require_visible(stamp, f"t={args.t}")
-    moments = [m for m in ctx.store.moments(stamp - 10.0, stamp + 10.0, ctx.as_of) if m.pose is not None]
+    pose = ctx.reader.pose_at(stamp, ctx.as_of)
+    reach = POSE_FRAME_REACH_S if pose is not None else 10.0
+    moments = [m for m in ctx.store.moments(stamp - reach, stamp + reach, ctx.as_of) if m.pose is not None]
     if not moments:
         return ToolResult("pose_at", note=f"no pose recorded within 10 s of t={args.t}")
     nearest = min(moments, key=lambda m: abs(m.stamp - stamp))
-    return ToolResult("pose_at", [moment_finding(nearest, ctx.min_score)])
+    frame = moment_finding(nearest, ctx.min_score)
+    data = {**frame.data, "frame_t": round(nearest.stamp - ctx.t0, 1)}
+    return ToolResult(
+        "pose_at", [replace(frame, kind="pose", stamp=stamp, end=stamp, pose=pose or nearest.pose, data=data)]
+    )
 
 
 def when_near(ctx: ToolContext, args: WhenNearArgs) -> ToolResult:

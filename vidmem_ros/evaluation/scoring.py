@@ -35,6 +35,7 @@ from pydantic import BaseModel, ConfigDict
 
 from vidmem_ros.evaluation.answers import AnswerLine
 from vidmem_ros.evaluation.questions import QUESTION_TYPES, GroundTruth
+from vidmem_ros.spoken_numbers import TIMES_WORDS, number_at, number_tokens, parse_duration
 
 DEFAULT_TIME_TOLERANCE_S = 5.0
 DEFAULT_POSITION_TOLERANCE_M = 2.5
@@ -50,17 +51,6 @@ NEGATIONS = frozenset(
 HEDGES = ("dont know", "do not know", "not sure", "unsure", "no idea", "cannot tell", "cant tell", "unknown")
 SIGHTINGS = ("saw", "seen", "heard", "noticed", "spotted", "there was", "there were", "there is", "i did")
 
-UNITS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9}
-TEENS = {"ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15}
-TEENS |= {"sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19}
-TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90}
-NUMBER_WORDS = {"zero": 0, "none": 0, **UNITS, **TEENS, **TENS, "dozen": 12, "hundred": 100}
-TIMES_WORDS = {"never": 0, "once": 1, "twice": 2, "thrice": 3}
-SECONDS_PER = {"h": 3600, "hr": 3600, "hrs": 3600, "hour": 3600, "hours": 3600}
-SECONDS_PER |= {"m": 60, "min": 60, "mins": 60, "minute": 60, "minutes": 60}
-SECONDS_PER |= {"s": 1, "sec": 1, "secs": 1, "second": 1, "seconds": 1}
-# Words allowed between the parts of one duration ("1 min and 30 s", "about two minutes").
-DURATION_FILLERS = frozenset({"and", "about", "around", "roughly", "approximately", "approx", "some", "over", "under"})
 ORDER_WORDS = {"before": ("before", "earlier"), "after": ("after", "later")}
 
 
@@ -112,76 +102,18 @@ def parse_yes_no(text: str) -> bool | None:
     return None
 
 
-def _tokens(text: str) -> list[str]:
-    text = re.sub(r"['’`]", "", unicodedata.normalize("NFKC", text).casefold())
-    return re.findall(r"\d+(?:\.\d+)?|[a-z]+", text)
-
-
-def _number(tokens: Sequence[str], i: int) -> tuple[float | None, int]:
-    """The number starting at ``tokens[i]`` and how many tokens it used ("twenty one" is 21)."""
-    token = tokens[i]
-    if re.fullmatch(r"\d+(?:\.\d+)?", token):
-        return float(token), 1
-    if token in TENS and i + 1 < len(tokens) and tokens[i + 1] in UNITS:
-        return float(TENS[token] + UNITS[tokens[i + 1]]), 2
-    if token in NUMBER_WORDS:
-        return float(NUMBER_WORDS[token]), 1
-    return None, 1
-
-
 def parse_count(text: str) -> int | None:
     """The first count in the text ("3 times", "three", "once", "never" = 0); a plain no is 0."""
-    tokens = _tokens(text)
+    tokens = number_tokens(text)
     for i, token in enumerate(tokens):
         if token == "not" and i + 1 < len(tokens) and tokens[i + 1] == "once":
             return 0
         if token in TIMES_WORDS:
             return TIMES_WORDS[token]
-        number, _ = _number(tokens, i)
+        number, _ = number_at(tokens, i)
         if number is not None:
             return int(number)
     return 0 if parse_yes_no(text) is False else None
-
-
-def parse_duration(text: str) -> float | None:
-    """Seconds in "45 s", "1 min 30 s", "about 2 minutes", "a minute and a half", "1:30" or a bare "90"."""
-    clock = re.search(r"\b(\d+):([0-5]\d)(?::([0-5]\d))?\b", text)
-    if clock:
-        parts = [int(p) for p in clock.groups() if p is not None]
-        return float(sum(p * 60**k for k, p in enumerate(reversed(parts))))
-    tokens = _tokens(text)
-    if len(tokens) == 1 and re.fullmatch(r"\d+(?:\.\d+)?", tokens[0]):
-        return float(tokens[0])
-    return _first_duration(tokens)
-
-
-def _first_duration(tokens: Sequence[str]) -> float | None:
-    """Sum of the first run of number-unit pairs; any other word after a pair ends the run."""
-    total, pending, last_unit, found = 0.0, None, 0, False
-    i = 0
-    while i < len(tokens):
-        token = tokens[i]
-        number, used = _number(tokens, i)
-        if number is not None:
-            pending = number
-            i += used
-            continue
-        if token == "half":
-            if pending == 1 and last_unit:  # "a minute and a half"
-                total, pending = total + last_unit / 2, None
-            else:
-                pending = 0.5
-        elif token in ("a", "an"):
-            pending = 1.0 if pending is None else pending  # "a minute"; "half a minute" keeps the half
-        elif token in SECONDS_PER and pending is not None:
-            last_unit = SECONDS_PER[token]
-            total, pending, found = total + pending * last_unit, None, True
-        elif found and token not in DURATION_FILLERS:
-            break
-        elif token not in DURATION_FILLERS:
-            pending = None
-        i += 1
-    return total if found else None
 
 
 # -- per-type rules ---------------------------------------------------------------------

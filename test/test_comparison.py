@@ -1,0 +1,109 @@
+"""Two things compared by how often or how long they were met: read from a comparison's grammar, then each side
+counted or timed in a real store as the question about it alone would be."""
+
+from __future__ import annotations
+
+import pytest
+
+from vidmem_ros.agent.comparison import comparison_question
+from vidmem_ros.agent.question import Intent, Modality
+from vidmem_ros.agent.reasoner import Reasoner
+from vidmem_ros.config import VidmemConfig
+from vidmem_ros.memory.records import Moment, Pose
+from vidmem_ros.memory.store import SqliteStore
+from vidmem_ros.perception.coco import COCO_LABELS
+from vidmem_ros.perception.types import Detection, TextLine
+
+T0 = 1_760_500_000.0
+BOX = (4.0, 4.0, 40.0, 40.0)
+
+
+@pytest.mark.parametrize(
+    ("question", "measure", "more", "sides", "yes_no"),
+    [
+        ("Which did you see more often, the kettle or the toaster?", Intent.COUNT, True, ("kettle", "toaster"), False),
+        ("Which did you spot more frequently: a kettle or a toaster?", Intent.COUNT, True, ("kettle", "toaster"), False),
+        ("What did you see more of, mugs or plates?", Intent.COUNT, True, ("mugs", "plates"), False),
+        ("Did you see more mugs or more plates?", Intent.COUNT, True, ("mugs", "plates"), False),
+        ("Between the teapot and the scooter, which did you see more?", Intent.COUNT, True, ("teapot", "scooter"), False),
+        ("Of kettles and toasters, which did you see less often?", Intent.COUNT, False, ("kettles", "toasters"), False),
+        ("Which was more frequent, sightings of the dog or of the cat?", Intent.COUNT, True, ("dog", "cat"), False),
+        ("Did you see the kettle more often than the toaster?", Intent.COUNT, True, ("kettle", "toaster"), True),
+        ("Were there more kettles than toasters?", Intent.COUNT, True, ("kettles", "toasters"), True),
+        ("Was the scooter or the teapot in view longer?", Intent.DURATION, True, ("scooter", "teapot"), False),
+        ("Which was visible for a shorter time, the scooter or the teapot?", Intent.DURATION, False,
+         ("scooter", "teapot"), False),
+        ("Was the teapot seen for longer than the scooter?", Intent.DURATION, True, ("teapot", "scooter"), True),
+    ],
+)  # fmt: skip
+def test_a_comparison_is_read_from_its_comparative_and_the_two_things_it_sets_against_each_other(
+    question: str, measure: Intent, more: bool, sides: tuple[str, str], yes_no: bool
+) -> None:
+    c = comparison_question(question)
+    assert c is not None, question
+    assert (c.measure, c.more, (c.target, c.other), c.yes_no) == (measure, more, sides, yes_no)
+
+
+def test_how_a_comparison_says_the_things_were_met_is_kept() -> None:
+    read = comparison_question("Did you read STAFF ONLY more often than EXIT?")
+    assert read is not None and read.modality is Modality.TEXT and (read.target, read.other) == ("STAFF ONLY", "EXIT")
+    heard = comparison_question("Did you hear about the boiler more times than about the lift?")
+    assert heard is not None and heard.modality is Modality.SPEECH
+    place = comparison_question("Which room did you spend more time in, the workshop or the pantry?")
+    assert place is not None and place.modality is Modality.PLACE and place.measure is Intent.DURATION
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Which did you see first, the kettle or the toaster?",  # an order
+        "Which did you read more recently, EXIT or STAFF ONLY?",  # an order too
+        "Did you see a kettle or a toaster?",  # either of two
+        "Did you see more than three kettles?",  # a count checked
+        "Did you see the kettle more than once?",
+        "How many more times did you see the kettle than the toaster?",  # a difference
+        "Which sign did you read more often?",  # one thing
+    ],
+)
+def test_questions_that_compare_nothing_are_not_read_as_comparisons(question: str) -> None:
+    assert comparison_question(question) is None
+
+
+@pytest.fixture
+def compared(config: VidmemConfig) -> Reasoner:
+    """A dog in view for half a minute once; a cat seen on three short occasions; two signs read."""
+    store = SqliteStore(config.store_path())
+    seen = [(t, "dog") for t in range(0, 31, 3)] + [(t, "cat") for t in (100, 102, 200, 202, 300)]
+    for t, label in seen:
+        pose = Pose("map", t / 10, 0.0)
+        store.add_moment(Moment(T0 + t, "/cam", 64, 48, None, detections=[Detection(label, 0.9, BOX)], pose=pose))
+    for t, words in ((400, "LOADING BAY"), (500, "NO ENTRY"), (600, "LOADING BAY")):
+        store.add_moment(Moment(T0 + t, "/cam", 64, 48, None, texts=[TextLine(words, 0.95, BOX)]))
+    return Reasoner(store, config.query, tuple(COCO_LABELS.values()))
+
+
+@pytest.mark.parametrize(
+    ("question", "value"),
+    [
+        ("Which did you see more often, the dog or the cat?", "cat"),
+        ("Which animal did you spot less frequently: the dog or the cat?", "dog"),
+        ("Was the dog or the cat in view longer?", "dog"),
+        ("Which was visible for a shorter time, the dog or the cat?", "cat"),
+        ("Did you see the dog more often than the cat?", False),
+        ("Were there more cats than dogs?", True),
+        ("Was the cat seen for longer than the dog?", False),
+        ("Between the dog and the giraffe, which did you see more?", "dog"),
+        ("Which did you read more often, LOADING BAY or NO ENTRY?", "LOADING BAY"),
+    ],
+)
+def test_the_side_met_more_or_less_is_answered_with_both_figures(
+    compared: Reasoner, question: str, value: object
+) -> None:
+    answer = compared.answer(question, as_of=T0 + 700)
+    assert answer.success and answer.value == value, answer.text
+    assert answer.evidence  # each side's occasions are cited
+
+
+def test_two_things_met_alike_are_said_to_be_even(compared: Reasoner) -> None:
+    even = compared.answer("Which did you see more often, the giraffe or the zebra?", as_of=T0 + 700)
+    assert even.value == "neither" and "not at all" in even.text
