@@ -97,7 +97,7 @@ other came first), active (how long the robot has been running).
 modality: object (something seen), text (words read), speech (words heard), place (a room or area the robot was in).
 subject: the thing asked about, a short phrase from the question, without the question's context ("" for every \
 message or sign). other: the second thing of an order question, the anchor of before / after, else "".
-Q: The courier left a parcel at the front desk. Which firm delivered it? -> {"intent":"fact","modality":"speech",\
+Q: The courier left a parcel at the porter's lodge. Which firm delivered it? -> {"intent":"fact","modality":"speech",\
 "subject":"firm that delivered the parcel","other":""}
 Q: What number was written on the locker door? -> {"intent":"fact","modality":"text",\
 "subject":"number on the locker door","other":""}
@@ -107,38 +107,38 @@ Q: In which aisle are the spare batteries kept? -> {"intent":"fact","modality":"
 "subject":"aisle of the spare batteries","other":""}
 Q: Going by the sticker, what brand was the kettle? -> {"intent":"fact","modality":"text",\
 "subject":"brand of the kettle","other":""}
-Q: Did anyone talk about the elevator inspection? -> {"intent":"did","modality":"speech",\
-"subject":"the elevator inspection","other":""}
+Q: Did anyone talk about the sprinkler inspection? -> {"intent":"did","modality":"speech",\
+"subject":"the sprinkler inspection","other":""}
 Q: Did you read a notice about wet paint? -> {"intent":"did","modality":"text","subject":"wet paint","other":""}
-Q: Was there a ladder in the stairwell? -> {"intent":"did","modality":"object","subject":"a ladder in the stairwell",\
+Q: Was there a mop in the storeroom? -> {"intent":"did","modality":"object","subject":"a mop in the storeroom",\
 "other":""}
-Q: Tell me when you last spotted a forklift. -> {"intent":"last","modality":"object","subject":"a forklift",\
+Q: Tell me when you last spotted a golf cart. -> {"intent":"last","modality":"object","subject":"a golf cart",\
 "other":""}
 Q: When did someone first mention the alarm test? -> {"intent":"first","modality":"speech",\
 "subject":"the alarm test","other":""}
-Q: When was the lift reported out of order? -> {"intent":"last","modality":"speech","subject":"lift out of order",\
+Q: When was the shutter reported out of order? -> {"intent":"last","modality":"speech","subject":"shutter out of order",\
 "other":""}
 Q: Where were you when you read the exit sign? -> {"intent":"where","modality":"text","subject":"exit sign",\
 "other":""}
-Q: Give your coordinates from when you heard that the lift was fixed. -> {"intent":"where","modality":"speech",\
-"subject":"the lift was fixed","other":""}
+Q: Give your coordinates from when you heard that the shutter was fixed. -> {"intent":"where","modality":"speech",\
+"subject":"the shutter was fixed","other":""}
 Q: How many visits did you pay to the laundry room? -> {"intent":"count","modality":"place",\
 "subject":"the laundry room","other":""}
 Q: How many announcements did you hear? -> {"intent":"count","modality":"speech","subject":"","other":""}
-Q: How many times did someone mention the lift? -> {"intent":"count","modality":"speech","subject":"the lift",\
+Q: How many times did someone mention the generator? -> {"intent":"count","modality":"speech","subject":"the generator",\
 "other":""}
-Q: How long did you stay in the hall with the piano? -> {"intent":"duration","modality":"place",\
-"subject":"the hall with the piano","other":""}
+Q: How long did you stay in the hall with the aquarium? -> {"intent":"duration","modality":"place",\
+"subject":"the hall with the aquarium","other":""}
 Q: For how long was the red toolbox in view? -> {"intent":"duration","modality":"object",\
 "subject":"the red toolbox","other":""}
 Q: Which room did you enter right after the library? -> {"intent":"after","modality":"place","subject":"",\
 "other":"the library"}
-Q: What did you notice just before the vending machine? -> {"intent":"before","modality":"object","subject":"",\
-"other":"the vending machine"}
-Q: Which did you see first, the ladder or the wheelbarrow? -> {"intent":"order","modality":"object",\
-"subject":"the ladder","other":"the wheelbarrow"}
-Q: Did the scooter show up before or after the ladder? -> {"intent":"order","modality":"object",\
-"subject":"the scooter","other":"the ladder"}
+Q: What did you notice just before the photocopier? -> {"intent":"before","modality":"object","subject":"",\
+"other":"the photocopier"}
+Q: Which did you see first, the mop or the wheelbarrow? -> {"intent":"order","modality":"object",\
+"subject":"the mop","other":"the wheelbarrow"}
+Q: Did the scooter show up before or after the mop? -> {"intent":"order","modality":"object",\
+"subject":"the scooter","other":"the mop"}
 Q: What did you read in the last ten minutes? -> {"intent":"read","modality":"text","subject":"","other":""}
 Q: How long have you been on duty? -> {"intent":"active","modality":"object","subject":"","other":""}"""
 
