@@ -26,6 +26,10 @@ WORDNET = wn.load(load_config().lexicon.wordnet_dir)
         ("I need to know whether the robot has been to the lab.", "has the robot been to the lab?"),
         ("Tell me what was said about the boiler.", "what was said about the boiler?"),
         ("Do you remember seeing a toolbox?", "did you see a toolbox?"),
+        # the time of a moment named by what happened then
+        ("What time was it when you set off?", "when did you set off?"),
+        ("At what time was it when the robot passed the kiosk?", "when did the robot pass the kiosk?"),
+        ("What was the time when you first heard the siren?", "when did you first hear the siren?"),
     ],
 )
 def test_an_indirect_question_is_said_directly(asked: str, direct: str) -> None:

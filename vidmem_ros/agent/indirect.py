@@ -25,6 +25,7 @@ _LEAD_IN = re.compile(
     r"|(?:please )?(?:tell|show|remind) me|let me know|find out|check"
     r"|i(?:'d| would) (?:like|love) to know|i (?:want|need|wish) to know|i(?:'m| am) wondering|i wonder"
     r"|do you (?:happen to )?(?:know|remember|recall)|(?:(?:do you have|have you got|have you) )?any idea"
+    r"|(?:at )?what (?:time|hour) (?:was it|was that|did it happen)|what was the time"  # "... when you set off"
     rf")[,:]?\s+(?={_WH})",
     re.IGNORECASE,
 )

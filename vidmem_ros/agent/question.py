@@ -116,6 +116,12 @@ _HAPPENED = (
     r"|arrive|arrived|occur|occurred|get seen))?"
 )
 _ORDER_WORD = r"(?P<r>before|after|earlier than|later than|ahead of|prior to)"
+# Participles that say a thing was heard of, or seen, in the passive ("when the leak was reported").
+_SAID_OF = (
+    r"(?:mentioned|said|announced|reported|discussed|brought up|talked about|spoken about|spoken of|heard|raised"
+    r"|called out)"
+)
+_SEEN = r"(?:seen|spotted|noticed|sighted|observed|in view|visible|detected|passed)"
 
 # (intent, modality, pattern).  Order matters: the first match wins.
 _PATTERNS: list[tuple[Intent, Modality, str]] = [
@@ -216,6 +222,18 @@ _PATTERNS: list[tuple[Intent, Modality, str]] = [
     (Intent.WHERE, Modality.SPEECH, rf"^{_WHERE_WERE_YOU} when {_WHO} {_SAY} (?P<t>.+)$"),
     (Intent.WHERE, Modality.SPEECH, rf"^{_WHERE_WERE_YOU} {_WHILE} (?:{_HEAR}|hearing|listening to) (?P<t>.+)$"),
     (Intent.WHERE, Modality.TEXT, rf"^{_WHERE_WERE_YOU} {_WHILE} (?:first |last )?(?:{_READ}|reading) (?P<t>.+)$"),
+    # "where were you when the delivery was mentioned / the notice was read / the van was spotted": said passively
+    (
+        Intent.WHERE,
+        Modality.SPEECH,
+        rf"^{_WHERE_WERE_YOU} (?:when|while|as) (?P<t>.+?) (?:was|were|got|being) {_SAID_OF}$",
+    ),
+    (Intent.WHERE, Modality.TEXT, rf"^{_WHERE_WERE_YOU} (?:when|while|as) (?P<t>.+?) (?:was|were|got|being) read$"),
+    (
+        Intent.WHERE,
+        Modality.OBJECT,
+        rf"^{_WHERE_WERE_YOU} (?:when|while|as) (?P<t>.+?) (?:was|were|got|being) {_SEEN}$",
+    ),
     (Intent.WHERE, Modality.TEXT, rf"^{_AT_WHICH_POSITION} (?:did|have) you (?:first |last )?{_READ} (?P<t>.+)$"),
     (Intent.WHERE, Modality.OBJECT, rf"^{_AT_WHICH_POSITION} (?:did|have) you (?:first |last )?{_SEE} (?P<t>.+)$"),
     (
