@@ -122,6 +122,22 @@ def test_sentences_lose_scope_and_remarks_and_say_alternatives_whole(sentence: s
         ("How many sightings of a heron did you have?", Intent.COUNT, Modality.OBJECT, "heron", ""),
         ("How many wheelbarrow sightings were there?", Intent.COUNT, Modality.OBJECT, "wheelbarrow", ""),
         ("How many vans were spotted?", Intent.COUNT, Modality.OBJECT, "vans", ""),
+        ("How many distinct announcements were there?", Intent.COUNT, Modality.SPEECH, "", ""),
+        # the robot's camera or microphone as the one that met the thing
+        ("Did the camera pick up any herons?", Intent.DID, Modality.OBJECT, "herons", ""),
+        ("Has the camera ever captured a wheelbarrow?", Intent.DID, Modality.OBJECT, "wheelbarrow", ""),
+        ("When did your camera catch the van?", Intent.LAST, Modality.OBJECT, "van", ""),
+        (
+            "Did the microphone pick up anything about the boiler?",
+            Intent.DID,
+            Modality.SPEECH,
+            "anything about the boiler",
+            "",
+        ),
+        # how exact the answer should be, said before the question word
+        ("Roughly when did you get to the workshop for the first time?", Intent.FIRST, Modality.PLACE, "workshop", ""),
+        ("Exactly where did you see the heron?", Intent.WHERE, Modality.OBJECT, "heron", ""),
+        ("About how long did you watch the pigeons?", Intent.DURATION, Modality.OBJECT, "pigeons", ""),
     ],
 )
 def test_idioms_parse_to_the_plain_forms_plan(
@@ -211,3 +227,19 @@ def test_an_occasion_named_by_its_place_in_order_is_part_of_the_plan(
     parsed = _read(question, similar)
     assert parsed is not None
     assert (parsed.intent, parsed.target, parsed.ordinal) == (intent, target, ordinal)
+
+
+@pytest.mark.parametrize(
+    ("question", "intent", "ordinal"),
+    [
+        ("How long did the second sighting of the heron last?", Intent.DURATION, 2),
+        ("How long was the third appearance of the van?", Intent.DURATION, 3),
+        ("When was the second occurrence of the wheelbarrow?", Intent.FIRST, 2),
+    ],
+)
+def test_an_occasion_named_by_its_order_as_a_sighting_is_that_occasion(
+    question: str, intent: Intent, ordinal: int, similar: SimilarityParser
+) -> None:
+    parsed = _read(question, similar)
+    assert parsed is not None and (parsed.intent, parsed.ordinal) == (intent, ordinal), parsed
+    assert parsed.target in ("heron", "van", "wheelbarrow")

@@ -17,10 +17,10 @@ _UNIT = r"(?:seconds?|minutes?|hours?)"
 BEARER = r"(?:sign|notice|label|poster|placard|plaque|board|banner)"
 _MET_SIGN = r"read|see|saw|seen|pass|passed|come across|came across|notice|noticed|spot|spotted"
 # The robot's own patrol, as a question bounds itself by it: every question is about that, so it names nothing.
-_ACTIVITY = r"(?:patrol|patrols|rounds?|route|tour|shift|trip|journey|mission|loop|circuit|duty)"
+ACTIVITY = r"(?:patrol|patrols|rounds?|route|tour|shift|trip|journey|mission|loop|circuit|duty)"
 _SCOPE = re.compile(
     rf",?\s*(?<!been )(?<!being )(?<!you are )(?<!you were )\b(?:on|along|during|throughout|over|in the course of|while on)\s+"
-    rf"(?:your|its|this|today's|the robot's|the)\s+{_ACTIVITY}\b"
+    rf"(?:your|its|this|today's|the robot's|the)\s+{ACTIVITY}\b"
     r"|,?\s*\b(?:on|along)\s+(?:your|its|the robot's)\s+way\b"
 )
 # "A before B, or after it?": the either/or of a relation said whole ("A before or after B").
@@ -32,7 +32,7 @@ _ASKING_FORMS: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]
     # "how much of the shift has gone by", "how far into the patrol are you": how long the robot has been on duty.
     (
         re.compile(
-            rf"^how (?:much of|far into|far along|long into) (?:the |your |this |today's )?{_ACTIVITY}\b"
+            rf"^how (?:much of|far into|far along|long into) (?:the |your |this |today's )?{ACTIVITY}\b"
             r"(?: (?:has|have|had) (?:gone by|passed|elapsed|been done|gone)| are you| is it| have you (?:got|come|gone))?$"
         ),
         "how long have you been on duty",
@@ -58,6 +58,15 @@ _ASKING_FORMS: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]
             r"(?P<w>first|last|final|most recent) time\b"
         ),
         lambda m: f"{m['a']} {'first' if m['w'] == 'first' else 'last'} {m['b']}",
+    ),
+    # "how long did the second sighting of X last", "when was the third appearance of X": that occasion of seeing X.
+    (
+        re.compile(
+            r"^(?P<w>how long|when) (?:did|was|were) (?:the|your|its) (?P<n>second|third|fourth|fifth|sixth|2nd|3rd|4th"
+            r"|5th) (?:sighting|occurrence|appearance|occasion|glimpse|view|encounter) of (?P<t>.+?)"
+            r"(?: (?:last|take place|happen|occur|start|begin))?$"
+        ),
+        lambda m: f"{m['w']} did you see {m['t']} the {m['n']} time",
     ),
     # "count the times X was in view", "count the people you met": how many.
     (re.compile(r"^count (?:up )?(?:all )?(?:the )?(?=\w)"), "how many "),
@@ -178,6 +187,38 @@ _SEEING = (
 )
 
 
+# The robot's camera or microphone as the one that met a thing ("did the camera pick up a fox", "the microphone
+# caught a siren"): the robot saw or heard it.
+_SENSOR = r"(?:the|your|its|the robot's) (?:(?:front|main|onboard|on-board) )?"
+_BY_SENSOR = (
+    (
+        re.compile(
+            rf"\b(?P<aux>did|has|have|had) {_SENSOR}(?:cameras?|video|vision|eyes?|image sensors?) (?:ever )?"
+            r"(?:pick(?:ed)? up|capture[d]?|catch|caught|record(?:ed)?|see|seen|spot(?:ted)?|detect(?:ed)?|register(?:ed)?"
+            r"|get|got)\b"
+        ),
+        lambda m: f"{'did' if m['aux'] == 'did' else m['aux']} you {'see' if m['aux'] == 'did' else 'seen'}",
+    ),
+    (
+        re.compile(
+            rf"\b(?P<aux>did|has|have|had) {_SENSOR}(?:microphones?|mics?|ears?|audio) (?:ever )?"
+            r"(?:pick(?:ed)? up|capture[d]?|catch|caught|record(?:ed)?|hear|heard|register(?:ed)?|get|got)\b"
+        ),
+        lambda m: f"{'did' if m['aux'] == 'did' else m['aux']} you {'hear' if m['aux'] == 'did' else 'heard'}",
+    ),
+    (
+        re.compile(
+            rf"\b{_SENSOR}(?:cameras?|video|vision|eyes?) (?:picked up|captured|caught|recorded|saw|spotted|detected)\b"
+        ),
+        lambda m: "you saw",
+    ),
+    (
+        re.compile(rf"\b{_SENSOR}(?:microphones?|mics?|ears?) (?:picked up|captured|caught|recorded|heard)\b"),
+        lambda m: "you heard",
+    ),
+)
+
+
 # "When you saw the fox, where were you?": a clause that sets the moment, said before the question; the plain order
 # puts it after ("where were you when you saw the fox").
 _FRONTED_MOMENT = re.compile(
@@ -211,13 +252,22 @@ _THIRD_PERSON = (
 )
 
 
+# How exact an answer should be, or a word that carries on a talk, said before the question word ("roughly when",
+# "exactly where", "and how many"): it asks nothing.
+_LEADING_HEDGE = re.compile(
+    r"^(?:roughly|approximately|about|around|more or less|exactly|precisely|and|so|ok(?:ay)?|now|then)[,:]? "
+    r"(?=(?:what|which|who|when|where|how|whether|if)\b)"
+)
+
+
 def plain_sentence(sentence: str) -> str:
     """A lower-case sentence without the robot's patrol as its scope or a remark on how to answer, an either/or
     relation said whole, two things offered before the question that asks which said after it, and an idiom of
     seeing said with its verb."""
+    sentence = _LEADING_HEDGE.sub("", sentence)
     for idiom, verb in _SEEING:
         sentence = idiom.sub(verb, sentence)
-    for pattern, said in _THIRD_PERSON:
+    for pattern, said in (*_THIRD_PERSON, *_BY_SENSOR):
         sentence = pattern.sub(said, sentence)
     previous = None
     while previous != sentence:

@@ -17,6 +17,7 @@ from datetime import UTC, datetime, timedelta
 from enum import Enum
 
 from vidmem_ros.agent.harness import AgentState
+from vidmem_ros.agent.idioms import ACTIVITY
 from vidmem_ros.agent.steps import Script, answer, call, when_said
 from vidmem_ros.memory.runs import Run, describe_time
 from vidmem_ros.spoken_numbers import parse_duration
@@ -52,10 +53,8 @@ class OwnQuestion:
 
 _SELF = r"(?:you|the robot|it)"
 _OWN = r"(?:your|the robot's|its)"
-_RUN = (
-    r"(?:patrol|round|rounds|shift|run|tour|route|mission|walk|trip|journey|circuit|recording|session|lap|day"
-    r"|job|duty|task|inspection|sweep)"
-)
+# The robot's run as a question names it: its activity ("patrol", "shift"), or a word for one stretch of work.
+_RUN = rf"(?:{ACTIVITY}|run|walk|recording|session|lap|day|job|task|inspection|sweep)"
 _OF_RUN = rf"(?: of (?:{_OWN}|the|this|today's) (?:\w+ )?{_RUN})?"
 _STARTED = (
     r"(?:started|began|set off|set out|started out|got going|got started|departed|kicked off|were switched on"

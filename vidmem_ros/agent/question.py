@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from enum import Enum
 
 from vidmem_ros.agent.asked import cites_a_source, interrogative
-from vidmem_ros.agent.idioms import BEARER, plain_sentence
+from vidmem_ros.agent.idioms import BEARER, plain_asking, plain_sentence
 from vidmem_ros.errors import InputError
 
 
@@ -192,7 +192,7 @@ _PATTERNS: list[tuple[Intent, Modality, str]] = [
         Intent.COUNT,
         Modality.SPEECH,
         rf"^how many {_MESSAGE_KINDS}(?: (?:did|have) you (?:hear|heard)| (?:were|have been) (?:said|made|announced"
-        r"|heard))(?P<w>.*)$",
+        r"|heard)| (?:were there|have there been|did you get|came in))(?P<w>.*)$",
     ),
     (Intent.COUNT, Modality.OBJECT, rf"^how (?:many times|often) (?:did|have) you {_SEE} (?P<t>.+)$"),
     (Intent.DURATION, Modality.OBJECT, rf"^(?:for )?how long (?:did|have) you {_SEE} (?P<t>.+?)(?: for)?$"),
@@ -399,8 +399,9 @@ _FIRST_OCCASION = re.compile(
 
 
 def with_ordinal(parsed: ParsedQuestion) -> ParsedQuestion:
-    """A plan with the occasion its question names by order, and its things without those words."""
-    n = ordinal_of(parsed.text)
+    """A plan with the occasion its question names by order, and its things without those words (said as the
+    question put it, or as its idiom's plain form does: "the second sighting of X" is "X the second time")."""
+    n = ordinal_of(parsed.text) or ordinal_of(_clause(parsed.text))
     if not n and parsed.intent is Intent.DURATION and _FIRST_OCCASION.search(parsed.text.lower()):
         target, other = (clean_target(_FIRST_OCCASION.sub("", x)) for x in (parsed.target, parsed.other))
         return replace(parsed, target=target, other=other, ordinal=1)
@@ -554,7 +555,7 @@ def visit_question(text: str) -> ParsedQuestion | None:
     sentence pattern: when the robot got to a place (first or last), whether it has been there, where it went after
     leaving one or before reaching one.  None for anything else, and for questions that also see, read or hear
     (counts and durations of visits are read by the patterns)."""
-    sentence = _UP_TO_NOW.sub("", _last_sentence(text))
+    sentence = _UP_TO_NOW.sub("", plain_asking(_last_sentence(text)))  # "... for the first time": "first ..."
     found = _PLACE_OBJECT.search(sentence)
     if found is None or _MEASURE.search(sentence):
         return None
