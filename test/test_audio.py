@@ -256,6 +256,27 @@ def test_long_speech_is_cut_to_max_segment_and_slow_recognition_drops_oldest(
     assert all(a.end <= b.start for a, b in itertools.pairwise(got))  # pieces never overlap
 
 
+@pytest.mark.parametrize("lossless", [False, True])
+def test_a_replay_waits_for_the_recogniser_where_a_live_stream_drops_the_oldest_speech(
+    stream: Stream, audio_config: AudioConfig, recognizer: WhisperRecognizer, lossless: bool
+) -> None:
+    """Chunks pushed far faster than real time (a bag replayed) queue more speech than ``max_pending_s``."""
+    config = audio_config.model_copy(update={"max_segment_s": 4.0, "max_pending_s": 4.0})
+    got: list[Transcript] = []
+    pipeline = AudioPipeline(config, got.append, SileroVad(config), recognizer, lossless=lossless)
+    for chunk in s16_mono_chunks(stream.samples):
+        pipeline.push(chunk)
+    pipeline.close()
+    stats = pipeline.stats()
+    if lossless:
+        assert stats.dropped == {} and stats.transcripts == stats.segments == len(got) >= len(SENTENCES)
+        heard = " ".join(t.text.lower() for t in got)
+        assert "delivery" in heard and "robot" in heard  # the first sentence and the last
+    else:
+        assert stats.dropped.get("asr_behind", 0) >= 1
+        assert stats.transcripts + stats.dropped["asr_behind"] == stats.segments
+
+
 def test_missing_whisper_files_name_the_setting(tmp_path: Path) -> None:
     with pytest.raises(ModelUnavailableError, match=r"audio\.model_dir"):
         whisper_model_dir(AudioConfig(model_dir=str(tmp_path)))

@@ -146,7 +146,8 @@ def _run_system(
 def _advance(ingest: BagIngest, t: float, bar: ProgressSink | None) -> None:
     """Ingest up to ``t`` in steps, so the progress bar moves during long stretches without questions."""
     while ingest.t < t and not ingest.exhausted:
-        ingest.advance_to(min(t, ingest.t + 5.0))
+        step = min(t, ingest.t + 5.0)
+        ingest.advance_to(step, settle=step >= t)  # speech may lag the camera until the question's moment
         if bar is not None:
             bar.update(ingest.t)
 

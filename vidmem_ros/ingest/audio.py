@@ -107,9 +107,13 @@ class AudioPipeline:
         asr: SpeechRecognizer | None = None,
         background: bool = True,
         speaker: SpeakerEmbedder | None = None,
+        lossless: bool = False,
     ) -> None:
         """``vad``/``asr``/``speaker`` default to the configured backends (a speaker model only with a whole
-        ``VidmemConfig``); ``background=False`` recognises inline (tests, replay)."""
+        ``VidmemConfig``); ``background=False`` recognises inline (tests).  ``lossless`` (replay) makes ``push``
+        wait for the recogniser when ``audio.max_pending_s`` of speech is queued, where a live stream drops the
+        oldest: a bag can wait, a robot's microphone cannot."""
+        self._lossless = lossless
         self.config = config.audio if isinstance(config, VidmemConfig) else config
         ingest = config.ingest if isinstance(config, VidmemConfig) else IngestConfig()
         self._clock = StreamClock(ingest.max_stamp_jump_s)  # a chunk stamped years ahead is refused
@@ -338,6 +342,8 @@ class AudioPipeline:
     def _enqueue(self, job: _Job) -> None:
         limit = int(self.config.max_pending_s * SAMPLE_RATE)
         with self._cond:
+            if self._lossless and self._thread is not None:
+                self._cond.wait_for(lambda: not self._jobs or self._stopping or self._pending + len(job.audio) <= limit)
             while self._jobs and self._pending + len(job.audio) > limit:
                 old = self._jobs.popleft()  # the newest speech is the most useful to a robot
                 self._pending -= len(old.audio)

@@ -1,9 +1,11 @@
 """Ingesting a bag in-process with the ingest node's own pipeline, as fast as it runs, stoppable at any bag time.
 
 The evaluator advances the bag to each question's time, asks, and goes on; so
-memory holds exactly what the robot had seen and heard by then.  Audio is
-recognised inline (not on a thread), so a pause sees every utterance that had
-ended and been closed by silence before it, and none after.
+memory holds exactly what the robot had seen and heard by then.  Speech is
+recognised on the audio pipeline's own thread, as on the robot, so Whisper and
+the camera's models share the cores; a pause (``advance_to`` with ``settle``)
+waits until every utterance that had ended and been closed by silence before it
+is recognised, and none after is.
 """
 
 from __future__ import annotations
@@ -15,6 +17,9 @@ from vidmem_ros.config import VidmemConfig
 from vidmem_ros.ingest.audio import AudioPipeline
 from vidmem_ros.ingest.bag_reader import BagRecord, BagStream
 from vidmem_ros.ingest.worker import IngestPipeline
+
+# Recognising the speech queued behind a pause takes seconds; this long means the recogniser is stuck.
+SETTLE_TIMEOUT_S = 600.0
 
 
 @dataclass(frozen=True)
@@ -36,7 +41,7 @@ class BagIngest:
     def __init__(self, config: VidmemConfig, stream: BagStream, pipeline: IngestPipeline) -> None:
         self.stream = stream
         self.pipeline = pipeline
-        self.audio = AudioPipeline(config, pipeline.engine, background=False) if config.audio.enabled else None
+        self.audio = AudioPipeline(config, pipeline.engine, lossless=True) if config.audio.enabled else None
         self._records = iter(stream)
         self._next: BagRecord | None = None
         self._done = False
@@ -44,8 +49,9 @@ class BagIngest:
         self._wall = 0.0
         self._chunks = 0
 
-    def advance_to(self, t: float) -> None:
-        """Ingest every message recorded up to ``t`` seconds after the bag's first message."""
+    def advance_to(self, t: float, settle: bool = True) -> None:
+        """Ingest every message recorded up to ``t`` seconds after the bag's first message; with ``settle``, wait
+        until the speech that ended by then is recognised (a step between two pauses need not)."""
         started = time.perf_counter()
         while not self._done:
             record = self._next or next(self._records, None)
@@ -58,6 +64,8 @@ class BagIngest:
                 break
             self._feed(record)
         self.t = max(self.t, t if not self._done else self.stream.duration_s)
+        if settle:
+            self._settle()
         self._wall += time.perf_counter() - started
 
     def finish(self) -> None:
@@ -65,9 +73,13 @@ class BagIngest:
         self.advance_to(float("inf"))
         started = time.perf_counter()
         if self.audio is not None:
-            self.audio.flush()
+            self.audio.close(SETTLE_TIMEOUT_S)  # the speech still open recognised, the thread stopped
         self.pipeline.finish()
         self._wall += time.perf_counter() - started
+
+    def _settle(self) -> None:
+        if self.audio is not None and not self.audio.wait_idle(SETTLE_TIMEOUT_S):
+            raise TimeoutError(f"speech recognition did not catch up with the bag within {SETTLE_TIMEOUT_S:g} s")
 
     @property
     def exhausted(self) -> bool:
