@@ -50,6 +50,23 @@ def test_where(answerer: Reasoner) -> None:
     assert "x=2.0" in where.text
 
 
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Where did you first see a cup?",
+        "Where did you see the cup for the first time?",
+        "Where did you spot a cup first?",
+    ],
+)
+def test_where_a_thing_was_first_seen_is_where_the_robot_was_on_its_first_occasion(
+    answerer: Reasoner, question: str
+) -> None:
+    first = answerer.answer(question)
+    assert first.pose is not None and first.pose.x == pytest.approx(1.0, abs=0.1), first.text
+    assert first.stamp == pytest.approx(T0 + 10, abs=0.5)
+    assert answerer.answer("Where did you see a cup?").pose.x == pytest.approx(4.0)  # type: ignore[union-attr]
+
+
 def test_as_of_hides_the_future(answerer: Reasoner) -> None:
     before = answerer.answer("Did you see a person?", as_of=T0 + 25)
     assert before.text.startswith("No")

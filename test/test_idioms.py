@@ -138,6 +138,18 @@ def test_sentences_lose_scope_and_remarks_and_say_alternatives_whole(sentence: s
         ("Roughly when did you get to the workshop for the first time?", Intent.FIRST, Modality.PLACE, "workshop", ""),
         ("Exactly where did you see the heron?", Intent.WHERE, Modality.OBJECT, "heron", ""),
         ("About how long did you watch the pigeons?", Intent.DURATION, Modality.OBJECT, "pigeons", ""),
+        # how long the robot's own run has lasted, asked of the run
+        ("How long did your shift last?", Intent.ACTIVE, Modality.OBJECT, "", ""),
+        ("What was the length of the tour?", Intent.ACTIVE, Modality.OBJECT, "", ""),
+        ("How long has the patrol been going on?", Intent.ACTIVE, Modality.OBJECT, "", ""),
+        # a relation said before the question it bounds
+        ("After the fountain, which sign did you read next?", Intent.AFTER, Modality.TEXT, "", "fountain"),
+        ("Right before the van, what did you see?", Intent.BEFORE, Modality.OBJECT, "", "van"),
+        # more verbs of coming across a thing, and first or last said after it
+        ("When did you come upon the wheelbarrow?", Intent.LAST, Modality.OBJECT, "wheelbarrow", ""),
+        ("Did you stumble across a heron?", Intent.DID, Modality.OBJECT, "heron", ""),
+        ("Where did you notice the kettle for the first time?", Intent.WHERE, Modality.OBJECT, "kettle", ""),
+        ("Where did you spot the van last?", Intent.WHERE, Modality.OBJECT, "van", ""),
     ],
 )
 def test_idioms_parse_to_the_plain_forms_plan(

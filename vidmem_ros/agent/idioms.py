@@ -37,6 +37,17 @@ _ASKING_FORMS: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]
         ),
         "how long have you been on duty",
     ),
+    # "how long did your patrol last", "how long was the shift", "what was the length of your round": how long the
+    # robot has been on duty.
+    (
+        re.compile(
+            rf"^(?:how long (?:did|has|had|was|is|have) (?:the |your |its |this |today's )?{ACTIVITY}"
+            r"(?: (?:last|lasted|take|taken|taken so far|gone on|been going|been going on|run|been running|go on|been))?"
+            rf"|(?:what|which) (?:was|is) the (?:length|duration|running time) of (?:the |your |its |this |today's )?"
+            rf"{ACTIVITY})$"
+        ),
+        "how long have you been on duty",
+    ),
     # "at what point / stage did ..." asks "when did ...".
     (re.compile(r"^(?:at )?(?:what|which) (?:point|stage|moment in time)\b(?: in time)?"), "when"),
     # "at what clock time", "at what time of day": at what time.
@@ -219,6 +230,14 @@ _BY_SENSOR = (
 )
 
 
+# "After the fountain, which sign did you read next?", "before the gate, where were you?": a relation said before
+# the question that it bounds; the plain order puts it after ("which sign did you read after the fountain").
+_FRONTED_RELATION = re.compile(
+    r"^(?P<r>(?:right |just |directly |immediately )?(?:after|before)) (?P<x>[^,;:]+)[,;:] "
+    r"(?P<q>(?:what|which|where|who)\b.+?)(?: next| then| afterwards)?$"
+)
+
+
 # "When you saw the fox, where were you?": a clause that sets the moment, said before the question; the plain order
 # puts it after ("where were you when you saw the fox").
 _FRONTED_MOMENT = re.compile(
@@ -274,6 +293,7 @@ def plain_sentence(sentence: str) -> str:
         previous, sentence = sentence, _FORM_REMARK.sub("", _SCOPE.sub("", sentence)).lstrip(",;: ")
     sentence = _OFFERED_FIRST.sub(lambda m: f"{m['q']}, {m['a']} or {m['b']}", sentence)
     sentence = _FRONTED_MOMENT.sub(lambda m: f"{m['question']} {m['moment']}", sentence)
+    sentence = _FRONTED_RELATION.sub(lambda m: f"{m['q']} {m['r']} {m['x']}", sentence)
     return _SPLIT_ALTERNATIVE.sub(lambda m: f"{m['r']} or {m['s']} {m['b']}" if m["r"] != m["s"] else m[0], sentence)
 
 

@@ -193,6 +193,9 @@ class OfflinePlanner:
         if not found:
             yield self._not_seen(state, p, weak)
             return
+        if p.intent is Intent.WHERE and p.modality is Modality.OBJECT and _SAYS_FIRST.search(p.text.lower()):
+            yield from self._first_position(state, p, found)  # "where did you first see X": where I was then
+            return
         step = self._compose(state, p, found)
         not_with = next((f.data["not_with"] for f in found if f.data.get("not_with")), None)
         if not_with:  # the thing was seen, but not what the description says it was with: say so, less sure
@@ -283,12 +286,24 @@ class OfflinePlanner:
         text = f"Yes, I {verb} {what} on {_times(len(found))}; most recently {when}."
         return answer(text, confidence, refs, ref, ref, value=True)
 
+    def _first_position(self, state: AgentState, p: ParsedQuestion, found: list[Finding]) -> Script:
+        """Where the robot was when it first saw the thing: its pose at the first occasion's start."""
+        first = found[0]
+        at = (yield [call("pose_at", t=round(first.stamp - state.t0, 2))])[0].result.findings
+        pose = at[0] if at and at[0].pose is not None else first
+        where = f"at x={pose.pose.x:.1f} m, y={pose.pose.y:.1f} m" if pose.pose else "but I had no pose then"
+        text = f"I first saw {p.target} {where}, {when_said(state, first.stamp)}."
+        refs = [*_refs(found), *([pose.ref] if pose is not first else [])]
+        yield answer(text, max(f.score for f in found), refs, pose.ref, pose.ref)
+
     def _read_at(
         self, state: AgentState, p: ParsedQuestion, found: Finding, confidence: float, refs: list[str]
     ) -> Step:
         """A sign is read over a stretch of frames: answer with the middle of its clearest reads, or, asked when
         it was first read, with the first of them, and asked when it was last read, with the last."""
-        key = "first" if p.intent is Intent.FIRST else "last" if _SAYS_LAST.search(p.text.lower()) else "mid"
+        said = p.text.lower()
+        first = p.intent is Intent.FIRST or (p.intent is Intent.WHERE and _SAYS_FIRST.search(said) is not None)
+        key = "first" if first else "last" if _SAYS_LAST.search(said) else "mid"
         ref = str(found.data.get(f"{key}_ref", found.ref))
         stamp = found.end if key == "last" else float(found.data.get(f"_{key}", found.stamp))
         when = when_said(state, stamp)
@@ -985,6 +1000,8 @@ class OfflinePlanner:
 
 # A question that says it asks for the last time, not only when.
 _SAYS_LAST = re.compile(r"\b(?:last|latest|most recent|most recently|final)\b")
+# A position question that asks for the first occasion ("where did you first see X", "... for the first time").
+_SAYS_FIRST = re.compile(r"\b(?:first|earliest|initially)\b")
 
 
 def _occasions_said(n: float) -> str:

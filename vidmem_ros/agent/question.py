@@ -66,7 +66,8 @@ class ParsedQuestion:
 _SEE = (
     r"(?:see|seen|saw|spot|spotted|notice|noticed|observe|observed|encounter|encountered|watch|watched"
     r"|look at|looked at|come across|came across|pass|passed|go past|went past|drive past|drove past|meet|met"
-    r"|run into|ran into|bump into|bumped into)"
+    r"|run into|ran into|bump into|bumped into|come upon|came upon|happen upon|happened upon|stumble upon"
+    r"|stumbled upon|stumble across|stumbled across|chance upon|chanced upon)"
 )
 # Being at a place, and the prepositions that lead to its description.
 _BE_AT = (
@@ -273,6 +274,7 @@ _MEETING = re.compile(
 )
 _TRAILING = re.compile(
     r"\s+(?:anywhere|around|at all|at any (?:point|time|stage)|today|ever|so far|before|yet|here|there|again|ones?"
+    r"|for the (?:very )?(?:first|last) time|first(?: of all)?|at first|initially|last(?: of all)?|most recently"
     r"|(?:on|along|during|in the course of) (?:your|the|this|my) (?:patrol|rounds?|route|way|tour|shift|walk)"
     r"|while (?:patrolling|on patrol|on your rounds))$"
 )
