@@ -220,6 +220,10 @@ def test_a_sign_read_over_a_stretch_was_first_read_at_its_first_clear_read(answe
     first = answerer.answer("When did you first read bay 14?")
     assert first.stamp == T0 + 46, first.text
     assert answerer.answer("Where did you read bay 14?").stamp == T0 + 50  # the middle of its clear reads
+    # the sign named by its words and its kind is the same sign, whichever verb met it
+    for question in ("When did you pass the BAY 14 sign?", "When did you come upon the bay 14 sign?"):
+        assert answerer.answer(question).stamp == T0 + 50, question
+    assert answerer.answer("When did you first see the BAY 14 sign?").stamp == T0 + 46
 
 
 def test_a_word_a_scene_tag_answers_to_is_found_though_the_detector_has_no_label_for_it(answerer: Reasoner) -> None:

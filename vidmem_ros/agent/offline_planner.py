@@ -38,6 +38,7 @@ from vidmem_ros.agent.question import (
     content_words,
     modality_named,
     places_named,
+    sign_words,
     times_hold,
 )
 from vidmem_ros.agent.runs import group_runs
@@ -175,6 +176,12 @@ class OfflinePlanner:
         """Did / first / last / where / how many / how long, for a thing seen or words read.  A thing that bears
         words ("the red sign on the fence", "the wet paint notice") is found by what was read on it."""
         if p.modality is Modality.OBJECT and bears_text(head_words(p.target)) and p.intent is not Intent.DID:
+            words = sign_words(p.target)  # "the EXIT sign": when or where it was read, as "when did you read EXIT"
+            if p.intent in (Intent.FIRST, Intent.LAST, Intent.WHERE) and words != p.target:
+                read = yield from _held(self._occasions(state, replace(p, modality=Modality.TEXT, target=words)))
+                if read[0]["args"].get("time_ref"):
+                    yield read
+                    return
             grounded = yield from self._grounded(state, asked_kind(state.question), senses=["read"], about=p.target)
             if grounded is not None:
                 yield grounded
