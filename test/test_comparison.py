@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from vidmem_ros.agent.comparison import comparison_question
+from vidmem_ros.agent.interval import interval_question
 from vidmem_ros.agent.question import Intent, Modality
 from vidmem_ros.agent.reasoner import Reasoner
 from vidmem_ros.config import VidmemConfig
@@ -107,3 +108,70 @@ def test_the_side_met_more_or_less_is_answered_with_both_figures(
 def test_two_things_met_alike_are_said_to_be_even(compared: Reasoner) -> None:
     even = compared.answer("Which did you see more often, the giraffe or the zebra?", as_of=T0 + 700)
     assert even.value == "neither" and "not at all" in even.text
+
+
+@pytest.mark.parametrize(
+    ("question", "value"),
+    [
+        ("Was the dog in view for over 20 seconds?", True),
+        ("Did you see the cat for more than a minute?", False),
+        ("Was the cat visible for at least three seconds in total?", True),  # 2 s + 2 s + one frame
+        ("Was the giraffe in view for over a second?", False),
+    ],
+)
+def test_one_things_time_in_view_is_checked_against_an_amount_of_time(
+    compared: Reasoner, question: str, value: bool
+) -> None:
+    answer = compared.answer(question, as_of=T0 + 700)
+    assert answer.value is value, answer.text
+    assert " s in all" in answer.text or "not met" in answer.text
+
+
+@pytest.mark.parametrize(
+    ("question", "first", "second", "after"),
+    [
+        ("How long was it between seeing the dog and seeing the cat?", "dog", "cat", False),
+        ("Between reading LOADING BAY and reading NO ENTRY, how much time passed?", "loading bay", "no entry", False),
+        ("What was the gap between the kettle announcement and the van?", "kettle", "van", False),
+        ("How many seconds separated the scooter and the teapot?", "scooter", "teapot", False),
+        ("How long after seeing the cat did you read NO ENTRY?", "cat", "no entry", True),
+    ],
+)
+def test_the_time_between_two_things_is_read_from_between_and_after(
+    question: str, first: str, second: str, after: bool
+) -> None:
+    c = interval_question(question)
+    assert c is not None and (c.first, c.second, c.after) == (first, second, after), c
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "How long after the start did you first see the van?",  # a moment counted from the start
+        "How many minutes were there between the first and the last time you saw the van?",  # one thing's span
+        "How long did you see the van?",
+    ],
+)
+def test_questions_about_one_thing_are_not_read_as_intervals(question: str) -> None:
+    assert interval_question(question) is None
+
+
+@pytest.mark.parametrize(
+    ("question", "seconds"),
+    [
+        ("How long was it between seeing the dog and seeing the cat?", 100.0),
+        ("Between reading LOADING BAY and reading NO ENTRY, how much time passed?", 100.0),
+        ("How long after seeing the cat did you read NO ENTRY?", 400.0),
+    ],
+)
+def test_the_time_between_two_things_is_from_the_first_occasion_of_one_to_that_of_the_other(
+    compared: Reasoner, question: str, seconds: float
+) -> None:
+    answer = compared.answer(question, as_of=T0 + 700)
+    assert answer.value == pytest.approx(seconds, abs=0.5), answer.text
+    assert len(answer.evidence) == 2
+
+
+def test_the_time_between_a_thing_met_and_one_never_met_is_not_guessed(compared: Reasoner) -> None:
+    answer = compared.answer("How long was it between seeing the dog and seeing a giraffe?", as_of=T0 + 700)
+    assert answer.value is None and "have not met giraffe" in answer.text

@@ -150,6 +150,16 @@ def test_sentences_lose_scope_and_remarks_and_say_alternatives_whole(sentence: s
         ("Did you stumble across a heron?", Intent.DID, Modality.OBJECT, "heron", ""),
         ("Where did you notice the kettle for the first time?", Intent.WHERE, Modality.OBJECT, "kettle", ""),
         ("Where did you spot the van last?", Intent.WHERE, Modality.OBJECT, "van", ""),
+        # memory named as where to look is every question's scope; "is a X" asks whether there was one
+        ("Is a heron anywhere in your records?", Intent.DID, Modality.OBJECT, "heron", ""),
+        ("Was a wheelbarrow present in your memory?", Intent.DID, Modality.OBJECT, "wheelbarrow", ""),
+        ("Were any vans around?", Intent.DID, Modality.OBJECT, "vans", ""),
+        # the first thing said, asked of who said it
+        ("What was the first thing anyone said to you?", Intent.FIRST, Modality.SPEECH, "", ""),
+        ("What were the last words somebody told you?", Intent.LAST, Modality.SPEECH, "", ""),
+        # where the first or last message was heard
+        ("Where was the last announcement made?", Intent.WHERE, Modality.SPEECH, "", ""),
+        ("Where did you hear the first message?", Intent.WHERE, Modality.SPEECH, "", ""),
     ],
 )
 def test_idioms_parse_to_the_plain_forms_plan(
@@ -255,3 +265,24 @@ def test_an_occasion_named_by_its_order_as_a_sighting_is_that_occasion(
     parsed = _read(question, similar)
     assert parsed is not None and (parsed.intent, parsed.ordinal) == (intent, ordinal), parsed
     assert parsed.target in ("heron", "van", "wheelbarrow")
+
+
+def test_where_the_first_or_the_last_message_was_heard_says_which(similar: SimilarityParser) -> None:
+    last, first = (
+        _read(q, similar) for q in ("Where was the last announcement made?", "Where did you hear the first message?")
+    )
+    assert last is not None and last.latest and first is not None and not first.latest
+
+
+@pytest.mark.parametrize(
+    ("question", "modality"),
+    [
+        ("Did hearing about the boiler come after seeing the van?", Modality.SPEECH),
+        ("Was reading the menu before spotting the heron?", Modality.TEXT),
+        ("Did seeing the van come before hearing about the boiler?", Modality.OBJECT),
+    ],
+)
+def test_a_gerund_says_how_a_thing_was_met(question: str, modality: Modality) -> None:
+    from vidmem_ros.agent.question import modality_named
+
+    assert modality_named(question) is modality

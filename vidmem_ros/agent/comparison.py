@@ -1,6 +1,7 @@
 """Questions that compare two things by how often or how long they were met: "which did you see more often, A or
 B?", "was A or B in view longer?", "did you hear about A more times than about B?", "were there more As than Bs?",
-"which room did you spend less time in, X or Y?".
+"which room did you spend less time in, X or Y?"; and one thing's time in view against an amount of time: "was the
+cup visible for over a minute?".
 
 Read from the grammar of a comparison (a comparative of frequency or duration, and two things offered with "or"
 or set against each other with "than"), not from sentence patterns; each side is then counted or timed the way
@@ -13,7 +14,7 @@ import re
 from dataclasses import dataclass
 
 from vidmem_ros.agent.question import Intent, Modality, clean_target, modality_named
-from vidmem_ros.spoken_numbers import NUMBER_WORDS, TIMES_WORDS
+from vidmem_ros.spoken_numbers import NUMBER_WORDS, TIMES_WORDS, parse_duration
 
 # Comparatives of duration first: "for longer" is not "more often"; "more time" is a duration.
 _LONGER = (
@@ -148,3 +149,35 @@ def _as_written(text: str, side: str) -> str:
 def _plain(text: str) -> str:
     sentences = [s for s in re.split(r"(?<=[.?!])\s+", text.strip().lower()) if s.strip()]
     return re.sub(r"\s+", " ", sentences[-1] if sentences else "").strip().rstrip("?.! ")
+
+
+@dataclass(frozen=True)
+class DurationCheck:
+    target: str
+    modality: Modality
+    check: str  # gt, ge, lt, le (as ``question.times_hold`` reads them)
+    seconds: float
+
+
+_CHECK_WORDS = {
+    "over": "gt", "more than": "gt", "longer than": "gt", "at least": "ge", "no less than": "ge", "less than": "lt",
+    "under": "lt", "shorter than": "lt", "at most": "le", "no more than": "le", "up to": "le",
+}  # fmt: skip
+_LASTING = re.compile(
+    rf"^(?:(?:was|were|is|are) (?P<a>.+?)|(?:did|have|has|had) (?:you|the robot|it) (?:\w+ )?(?:see|seen|watch"
+    rf"|watched|observe|observed|look at|looked at|have|had) (?P<b>.+?)) for (?:a total of |in total )?"
+    rf"(?P<c>{'|'.join(sorted(_CHECK_WORDS, key=len, reverse=True))}) (?P<d>[\w. -]+?)"
+    r"(?: (?:in total|altogether|in all|overall|all told|all together))?$"
+)
+
+
+def duration_check(text: str) -> DurationCheck | None:
+    """A yes/no question whether a thing was in view for more (or less) than an amount of time, or None."""
+    sentence = _plain(text)
+    match = _LASTING.match(sentence)
+    if match is None or (seconds := parse_duration(match["d"])) is None:
+        return None
+    target = _side(_as_written(text, match["a"] or match["b"]))
+    if not target:
+        return None
+    return DurationCheck(target, modality_named(sentence) or Modality.OBJECT, _CHECK_WORDS[match["c"]], seconds)

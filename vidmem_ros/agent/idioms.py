@@ -22,6 +22,9 @@ _SCOPE = re.compile(
     rf",?\s*(?<!been )(?<!being )(?<!you are )(?<!you were )\b(?:on|along|during|throughout|over|in the course of|while on)\s+"
     rf"(?:your|its|this|today's|the robot's|the)\s+{ACTIVITY}\b"
     r"|,?\s*\b(?:on|along)\s+(?:your|its|the robot's)\s+way\b"
+    # "anywhere in your records", "in your memory": every question is asked of memory
+    r"|,?\s*\b(?:anywhere |at all |at any point )?(?:in|within|among|from|on) (?:your|its|the robot's) (?:records?"
+    r"|memory|memories|logs?|history|footage|recordings?|data)\b"
 )
 # "A before B, or after it?": the either/or of a relation said whole ("A before or after B").
 _SPLIT_ALTERNATIVE = re.compile(
@@ -142,9 +145,18 @@ _ASKING_FORMS: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]
     (
         re.compile(
             r"^what (?:was|were) the (?P<w>first|last|latest|most recent|earliest) (?:thing|things|words?|sentence"
-            r"|message|announcement)s? (?:that )?(?:you|the robot) (?:heard|were told|was told)$"
+            r"|message|announcement)s? (?:that )?(?:(?:you|the robot) (?:heard|were told|was told)|(?:anyone|anybody"
+            r"|someone|somebody|people|they) (?:said|told you|told the robot|said to you|said to the robot))$"
         ),
         lambda m: f"when did you hear the {'first' if m['w'] in ('first', 'earliest') else 'last'} message",
+    ),
+    # "where was the last announcement made", "where did you hear the first message": where the robot was then.
+    (
+        re.compile(
+            r"^where (?:was|were|did you hear) the (?P<w>first|last|latest|most recent|earliest|final) (?:thing said"
+            r"|message|announcement|sentence|call|words)s?(?: (?:made|heard|given|said|delivered|broadcast))?$"
+        ),
+        lambda m: f"where were you when you heard the {'first' if m['w'] in ('first', 'earliest') else 'last'} message",
     ),
     # "what was the first thing you saw": the first thing seen at all, and when.
     (
@@ -173,6 +185,15 @@ _ASKING_FORMS: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]
         "have you ",
     ),
     (re.compile(r"^(?=any(?:thing|one|body)?\b)"), "was there "),
+    # "is a fox anywhere (in your records)?", "were any foxes around?": whether there was one.
+    (
+        re.compile(
+            r"^(?:is|was|are|were) (?P<t>(?:a|an|any|some)(?: (?!(?:seen|ever|spotted|noticed|detected|visible|observed"
+            r"|sighted|in|on|at|to|among|or|and|anywhere|around|about|present|here|there)\b)[\w'-]+){1,2})(?: (?:anywhere|around|about|present|here|there"
+            r"|at all))*$"
+        ),
+        r"was there \g<t>",
+    ),
 )
 
 

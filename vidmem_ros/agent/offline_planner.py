@@ -15,7 +15,7 @@ from collections.abc import Generator
 from dataclasses import replace
 
 from vidmem_ros.agent.asked import Asked, asked_kind, interrogative
-from vidmem_ros.agent.comparison import Comparison, comparison_question
+from vidmem_ros.agent.comparison import Comparison, DurationCheck, comparison_question, duration_check
 from vidmem_ros.agent.description import head_words, held_in
 from vidmem_ros.agent.grounding import (
     CLAIM_MARGIN,
@@ -28,6 +28,7 @@ from vidmem_ros.agent.grounding import (
 )
 from vidmem_ros.agent.harness import AgentState, Observation, PlannerError
 from vidmem_ros.agent.idioms import BEARER, plain_sentence
+from vidmem_ros.agent.interval import Interval, interval_question
 from vidmem_ros.agent.labels import singular
 from vidmem_ros.agent.own_moments import own_question, own_script
 from vidmem_ros.agent.question import (
@@ -103,6 +104,14 @@ class OfflinePlanner:
         if kind is not None and asked_kind(state.question) is Asked.YES_NO:
             yield from self._value_met(state, p, kind)
             return
+        between = interval_question(state.question)  # the time between two things met
+        if between is not None:
+            yield from self._interval(state, between)
+            return
+        lasting = duration_check(state.question)  # one thing's time in view against an amount of time
+        if lasting is not None:
+            yield from self._lasting(state, p, lasting)
+            return
         compared = comparison_question(state.question)  # two things by how often or how long they were met
         if compared is not None:
             yield from self._compare(state, p, compared)
@@ -171,6 +180,40 @@ class OfflinePlanner:
             yield answer(f"{'Yes' if winner == a else 'No'}: {both}.", confidence, evidence, value=winner == a)
             return
         yield answer(f"{winner[0].upper()}{winner[1:]}: {both}.", confidence, evidence, value=winner)
+
+    def _lasting(self, state: AgentState, p: ParsedQuestion | None, c: DurationCheck) -> Script:
+        """ "Was X in view for over a minute?": yes or no by the total time it was met, which the answer gives."""
+        window = p.window if p is not None else None
+        side = ParsedQuestion(state.question, Intent.DURATION, c.target, c.modality, window=window)
+        step = yield from _held(self._script_for(state, side))
+        args = step[0]["args"]
+        total = float(args["value"]) if isinstance(args.get("value"), int | float) else 0.0
+        holds = times_hold(c.check, c.seconds, total)
+        verb = _met_verb(c.modality)
+        met = f"I {verb} {c.target} for about {total:.0f} s in all" if total else f"I have not met {c.target}"
+        yield answer(
+            f"{'Yes' if holds else 'No'}: {met}.",
+            float(args.get("confidence", 0.3)),
+            args.get("evidence", []),
+            value=holds,
+        )
+
+    def _interval(self, state: AgentState, c: Interval) -> Script:
+        """The time between two things: from the first time one was met to the first time the other was (after
+        it, where the question asks how long after); both moments are given."""
+        state.plan(f"find when I first met {c.first}", f"find when I first met {c.second}", "subtract")
+        met = {Modality.TEXT: ["read"], Modality.SPEECH: ["heard"], Modality.OBJECT: ["seen"]}
+        a = yield from self._first_seen(c.first, met.get(c.first_met) if c.first_met else None)  # type: ignore[arg-type]
+        b = yield from self._first_seen(c.second, met.get(c.second_met) if c.second_met else None)  # type: ignore[arg-type]
+        if a is None or b is None:
+            yield self._one_side(state, "met", "met", (c.first, a), (c.second, b), unknown="how long was between them")
+            return
+        seconds = b.stamp - a.stamp if c.after else abs(b.stamp - a.stamp)
+        times = f"{c.first} at {a.stamp - state.t0:.0f} s and {c.second} at {b.stamp - state.t0:.0f} s"
+        text = f"About {seconds:.0f} s: I first met {times} after my memory begins."
+        if c.after and seconds < 0:
+            text = f"{c.second[0].upper()}{c.second[1:]} came {-seconds:.0f} s before {c.first}, not after: {times}."
+        yield answer(text, min(a.score, b.score), [a.ref, b.ref], value=round(seconds, 1))
 
     def _occasions(self, state: AgentState, p: ParsedQuestion) -> Script:
         """Did / first / last / where / how many / how long, for a thing seen or words read.  A thing that bears
@@ -389,7 +432,7 @@ class OfflinePlanner:
     def _heard(self, state: AgentState, p: ParsedQuestion) -> Script:
         state.plan(f"find speech about {p.target}", "compose the answer")
         limit = TRANSCRIPTS_MAX if p.intent is Intent.COUNT or not p.target else 8
-        newest = p.intent is Intent.LAST and not p.target  # the last message heard
+        newest = (p.intent is Intent.LAST or (p.intent is Intent.WHERE and p.latest)) and not p.target  # the last one
         window = self._window(state, p)
         obs = (yield [call("search_transcripts", query=p.target, limit=limit, newest=newest, **window)])[0]
         lines = sorted(obs.result.findings, key=lambda f: f.stamp)
@@ -402,17 +445,21 @@ class OfflinePlanner:
             text = f"I heard {some}{len(messages)} message(s): " + "; ".join(f'"{m[0].text}"' for m in messages[:5])
             yield answer(text + ".", 0.8, _refs(lines), value=len(messages))
             return
-        chosen = lines[0] if p.intent is Intent.FIRST else lines[-1]
+        first_one = p.intent is Intent.WHERE and not p.target and not p.latest  # where the first message was heard
+        chosen = lines[0] if p.intent is Intent.FIRST or first_one else lines[-1]
         quote = f'"{chosen.text}"'
         when = when_said(state, chosen.stamp)
         confidence = chosen.score * 0.95
         if p.intent is Intent.COUNT:
             yield answer(f"I heard it {_times(len(lines))}.", confidence, _refs(lines), value=len(lines))
         elif p.intent is Intent.WHERE:
-            place = f"at x={chosen.pose.x:.1f} m, y={chosen.pose.y:.1f} m" if chosen.pose else "(no pose recorded)"
-            yield answer(
-                f"I was {place} when I heard {quote}, {when}.", confidence, _refs(lines), chosen.ref, chosen.ref
-            )
+            at = chosen
+            if chosen.pose is None:  # a line found by its order alone comes without the pose it was heard at
+                read = (yield [call("pose_at", t=round(chosen.stamp - state.t0, 2))])[0].result.findings
+                at = read[0] if read else chosen
+            place = f"at x={at.pose.x:.1f} m, y={at.pose.y:.1f} m" if at.pose else "(no pose recorded)"
+            refs = _refs(lines) + ([at.ref] if at is not chosen else [])
+            yield answer(f"I was {place} when I heard {quote}, {when}.", confidence, refs, chosen.ref, at.ref)
         elif p.intent in (Intent.FIRST, Intent.LAST):
             yield answer(f"I heard {quote} {when}.", confidence, _refs(lines), chosen.ref, chosen.ref)
         else:
@@ -454,9 +501,16 @@ class OfflinePlanner:
         value, text = _as_asked(p, relation, named, text)
         yield answer(text, min(f1.score, f2.score), [f1.ref, f2.ref], f1.ref, f1.ref, value=value)
 
-    def _one_side(self, state: AgentState, did: str, done: str, *sides: tuple[str, Finding | None]) -> Step:
-        """Two things to order, one (or both) not in memory: lead with what was found and when, then say what was
-        not, so the answer carries what memory holds without claiming an order."""
+    def _one_side(
+        self,
+        state: AgentState,
+        did: str,
+        done: str,
+        *sides: tuple[str, Finding | None],
+        unknown: str = "which came first",
+    ) -> Step:
+        """Two things to order (or to time apart), one (or both) not in memory: lead with what was found and when,
+        then say what was not, so the answer carries what memory holds without claiming an order."""
         found = [(name, f) for name, f in sides if f is not None]
         missing = " or ".join(name for name, f in sides if f is None)
         if not found:
@@ -464,7 +518,7 @@ class OfflinePlanner:
         name, first = found[0]
         text = (
             f"I first {did} {name} {when_said(state, first.stamp)}, but I have not {done} {missing}, "
-            "so I cannot say which came first."
+            f"so I cannot say {unknown}."
         )
         return answer(text, NOT_SEEN_CONFIDENCE, [first.ref], first.ref, first.ref)
 
@@ -489,7 +543,9 @@ class OfflinePlanner:
             occasions = [f for f in obs.result.findings if f.kind == "occasion"]
             if occasions:
                 return max(occasions, key=lambda f: f.stamp) if latest else occasions[0]
-        _, grounded = yield from self._occasions_of(name, senses or [])
+        # A thing said to be seen counts only where a record names it: a tag that means something like it is no
+        # sighting (a zebra is not a striped cat).
+        _, grounded = yield from self._occasions_of(name, senses or [], sighting=senses == ["seen"])
         return (grounded[-1] if latest else grounded[0]) if grounded else None
 
     @staticmethod

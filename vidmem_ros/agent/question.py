@@ -374,8 +374,8 @@ def with_times(parsed: ParsedQuestion) -> ParsedQuestion:
     return replace(parsed, target=target, times=(check, n))
 
 
-def times_hold(check: str, n: int, found: int) -> bool:
-    """Whether ``found`` occasions pass a question's check of ``n`` ("more than once": found > 1)."""
+def times_hold(check: str, n: float, found: float) -> bool:
+    """Whether ``found`` (occasions, or seconds) passes a question's check of ``n`` ("more than once": found > 1)."""
     return {"eq": found == n, "gt": found > n, "ge": found >= n, "lt": found < n, "le": found <= n}[check]
 
 
@@ -477,11 +477,21 @@ def _parse_clause(text: str) -> ParsedQuestion | None:
         if intent is Intent.LAST and re.match(r"(?:very )?(?:first|earliest)\b", target):
             intent = Intent.FIRST  # "when did you hear the very first announcement"
         modality, target = refined(intent, modality, target)
+        latest = False
+        if intent is Intent.WHERE and modality is Modality.SPEECH and (nth := _NTH_MESSAGE.match(target)):
+            target, latest = "", nth["w"] not in ("first", "earliest")  # where the first or last message was heard
         if not names_what_it_needs(intent, modality, target, other) or cites_a_text(intent, normal):
             continue
         now = intent is Intent.WHAT and ("now" in normal or normal.startswith(("what do", "what can", "what is")))
-        return ParsedQuestion(text, intent, target, modality, other, window, now, relation)
+        return ParsedQuestion(text, intent, target, modality, other, window, now, relation, latest)
     return None
+
+
+# The first or last message heard, named by its order alone.
+_NTH_MESSAGE = re.compile(
+    r"^(?:the )?(?:very )?(?P<w>first|earliest|last|latest|most recent|final) (?:message|announcement|thing said"
+    r"|sentence|call|words?)s?$"
+)
 
 
 # Moving to, being at or leaving a place, with the place it names ("reached the gym", "got out onto the balcony",
@@ -827,8 +837,8 @@ def names_what_it_needs(intent: Intent, modality: Modality, target: str, other: 
         Intent.DID, Intent.FIRST, Intent.LAST, Intent.WHERE, Intent.COUNT, Intent.DURATION, Intent.ORDER,
     )  # fmt: skip
     any_one = (intent is Intent.COUNT and modality is Modality.TEXT) or (
-        intent in (Intent.COUNT, Intent.FIRST, Intent.LAST) and modality is Modality.SPEECH
-    )  # how many signs or messages; the first or last message heard
+        intent in (Intent.COUNT, Intent.FIRST, Intent.LAST, Intent.WHERE) and modality is Modality.SPEECH
+    )  # how many signs or messages; the first or last message heard, or where
     if needs_target and not target and not any_one:
         return False
     return bool(other) or intent not in (Intent.ORDER, Intent.BEFORE, Intent.AFTER)
@@ -876,12 +886,15 @@ _STOPWORDS = frozenset(
 
 
 _SENSES = (
-    (Modality.TEXT, re.compile(rf"\b(?:{_READ}|{_SIGN}|written)\b")),
+    (Modality.TEXT, re.compile(rf"\b(?:{_READ}|{_SIGN}|written|reading)\b")),
     (
         Modality.SPEECH,
-        re.compile(rf"\b(?:{_HEAR}|{_SAY}|talk|talked|spoke|mentioned|mentions|announced?|announcements?|told)\b"),
+        re.compile(
+            rf"\b(?:{_HEAR}|{_SAY}|talk|talked|spoke|mentioned|mentions|announced?|announcements?|told|hearing"
+            r"|mentioning)\b"
+        ),
     ),
-    (Modality.OBJECT, re.compile(rf"\b(?:{_SEE}|seen|saw)\b")),
+    (Modality.OBJECT, re.compile(rf"\b(?:{_SEE}|seen|saw|seeing|spotting|noticing|watching|observing)\b")),
 )
 
 
