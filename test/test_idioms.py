@@ -131,7 +131,7 @@ def test_sentences_lose_scope_and_remarks_and_say_alternatives_whole(sentence: s
             "Did the microphone pick up anything about the boiler?",
             Intent.DID,
             Modality.SPEECH,
-            "anything about the boiler",
+            "boiler",
             "",
         ),
         # how exact the answer should be, said before the question word
@@ -160,6 +160,24 @@ def test_sentences_lose_scope_and_remarks_and_say_alternatives_whole(sentence: s
         # where the first or last message was heard
         ("Where was the last announcement made?", Intent.WHERE, Modality.SPEECH, "", ""),
         ("Where did you hear the first message?", Intent.WHERE, Modality.SPEECH, "", ""),
+        # the thing as the subject of coming into view; remembering having met a thing is having met it
+        ("When did the heron first show up on camera?", Intent.FIRST, Modality.OBJECT, "heron", ""),
+        ("When did a van last come into view?", Intent.LAST, Modality.OBJECT, "van", ""),
+        ("What is the earliest thing you remember reading?", Intent.READ, Modality.TEXT, "", ""),
+        ("Can you recall seeing a heron?", Intent.DID, Modality.OBJECT, "heron", ""),
+        # "anything about X" names X; reading counted; anyone speaking is any message
+        ("Did you read anything about a boat show?", Intent.DID, Modality.TEXT, "boat show", ""),
+        ("How many times did you read STAFF ONLY?", Intent.COUNT, Modality.TEXT, "staff only", ""),
+        ("When did you last hear someone speak?", Intent.LAST, Modality.SPEECH, "", ""),
+        # how long a message was listened to, not a stay at a place
+        (
+            "How long were you listening to the message about the boiler?",
+            Intent.DURATION,
+            Modality.SPEECH,
+            "boiler",
+            "",
+        ),
+        ("How long were you in the workshop?", Intent.DURATION, Modality.PLACE, "workshop", ""),
     ],
 )
 def test_idioms_parse_to_the_plain_forms_plan(
@@ -286,3 +304,16 @@ def test_a_gerund_says_how_a_thing_was_met(question: str, modality: Modality) ->
     from vidmem_ros.agent.question import modality_named
 
     assert modality_named(question) is modality
+
+
+@pytest.mark.parametrize(
+    ("question", "window"),
+    [
+        ("What did you hear in the last minute and a half?", Window("last", 90.0)),
+        ("Did you see a heron in the past twenty-five seconds?", Window("last", 25.0)),
+        ("What did you read during the first 2.5 minutes?", Window("first", 150.0)),
+    ],
+)
+def test_a_window_may_be_any_amount_of_time_said_in_words(question: str, window: Window) -> None:
+    parsed = parse_question(question)
+    assert parsed is not None and parsed.window == window

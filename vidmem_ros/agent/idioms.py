@@ -82,6 +82,15 @@ _ASKING_FORMS: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]
         ),
         lambda m: f"{m['w']} did you see {m['t']} the {m['n']} time",
     ),
+    # "when did the cup first show up (on camera)", "when did a van last come into view": when it was seen.
+    (
+        re.compile(
+            r"^when did (?P<t>(?!(?:you|it|the robot|someone|anyone|somebody|anybody)\b).+?) (?P<w>first |last )?"
+            r"(?:show up|appear|come into view|come into sight|turn up|pop up|come up on camera)"
+            r"(?: (?:on camera|on the camera|in view|in the picture|in frame|on screen))?$"
+        ),
+        lambda m: f"when did you {m['w'] or ''}see {m['t']}",
+    ),
     # "count the times X was in view", "count the people you met": how many.
     (re.compile(r"^count (?:up )?(?:all )?(?:the )?(?=\w)"), "how many "),
     # "what was the total time X was in view", "for what length of time": how long.
@@ -157,6 +166,14 @@ _ASKING_FORMS: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]
             r"|message|announcement|sentence|call|words)s?(?: (?:made|heard|given|said|delivered|broadcast))?$"
         ),
         lambda m: f"where were you when you heard the {'first' if m['w'] in ('first', 'earliest') else 'last'} message",
+    ),
+    # "what was the first thing you read", "the earliest text you read": what the first sign read said.
+    (
+        re.compile(
+            r"^what (?:was|is|were) the (?P<w>first|last|latest|most recent|earliest) (?:thing|words?|text)s? (?:that )?"
+            r"(?:you|the robot) read$"
+        ),
+        lambda m: f"what did the {_first_or_last(m['w'])} sign you read say",
     ),
     # "what was the first thing you saw": the first thing seen at all, and when.
     (
@@ -271,6 +288,14 @@ def _first_or_last(word: str) -> str:
     return "first" if word in ("first", "earliest", "before anything else") else "last"
 
 
+# "The thing you remember reading", "do you recall hearing": remembering having met it is having met it.
+_REMEMBERED = re.compile(
+    r"\b(?P<aux>(?:did|do|does|can|could) )?(?P<who>you|the robot|it) (?:can )?(?:remember|recall)"
+    r" (?P<g>seeing|reading|hearing)\b"
+)
+_REMEMBERED_VERB = {"seeing": ("saw", "see"), "reading": ("read", "read"), "hearing": ("heard", "hear")}
+
+
 # The robot named in the third person is "you", as the questions it answers say; a passive's agent ("seen by the
 # robot") is who saw, which every such question means.
 _ROBOT = r"the robot(?!'s)"
@@ -305,6 +330,9 @@ def plain_sentence(sentence: str) -> str:
     relation said whole, two things offered before the question that asks which said after it, and an idiom of
     seeing said with its verb."""
     sentence = _LEADING_HEDGE.sub("", sentence)
+    sentence = _REMEMBERED.sub(
+        lambda m: f"{m['aux'] or ''}{m['who']} {_REMEMBERED_VERB[m['g']][1 if m['aux'] else 0]}", sentence
+    )
     for idiom, verb in _SEEING:
         sentence = idiom.sub(verb, sentence)
     for pattern, said in (*_THIRD_PERSON, *_BY_SENSOR):

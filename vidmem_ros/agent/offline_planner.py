@@ -452,6 +452,12 @@ class OfflinePlanner:
         confidence = chosen.score * 0.95
         if p.intent is Intent.COUNT:
             yield answer(f"I heard it {_times(len(lines))}.", confidence, _refs(lines), value=len(lines))
+        elif p.intent is Intent.DURATION:  # how long the sentences about it lasted, together
+            total = sum(f.end - f.stamp for f in lines)
+            text = f"About {total:.0f} s: I heard {quote} {when}" + (
+                f", and {len(lines) - 1} more" if len(lines) > 1 else ""
+            )
+            yield answer(text + ".", confidence, _refs(lines), chosen.ref, chosen.ref, value=round(total, 1))
         elif p.intent is Intent.WHERE:
             at = chosen
             if chosen.pose is None:  # a line found by its order alone comes without the pose it was heard at

@@ -13,6 +13,7 @@ from enum import Enum
 from vidmem_ros.agent.asked import cites_a_source, interrogative
 from vidmem_ros.agent.idioms import BEARER, plain_asking, plain_sentence
 from vidmem_ros.errors import InputError
+from vidmem_ros.spoken_numbers import parse_duration
 
 
 class Intent(str, Enum):
@@ -178,6 +179,12 @@ _PATTERNS: list[tuple[Intent, Modality, str]] = [
     ),
     (
         Intent.DURATION,
+        Modality.SPEECH,
+        r"^(?:for )?how (?:long|much time) (?:(?:were you|was the robot|have you been|did you spend(?: time)?)"
+        r" (?:listening to|hearing)|did you (?:listen to|hear)) (?P<t>.+?)(?: for)?$",
+    ),
+    (
+        Intent.DURATION,
         Modality.PLACE,
         rf"^(?:for )?how (?:long|much time) (?:were you|have you been|was the robot|did you (?:stay|spend|remain|stop"
         rf"|wait|spend time))(?: there)?{_INTO} (?P<t>.+?)(?: for)?$",
@@ -195,6 +202,7 @@ _PATTERNS: list[tuple[Intent, Modality, str]] = [
         rf"^how many {_MESSAGE_KINDS}(?: (?:did|have) you (?:hear|heard)| (?:were|have been) (?:said|made|announced"
         r"|heard)| (?:were there|have there been|did you get|came in))(?P<w>.*)$",
     ),
+    (Intent.COUNT, Modality.TEXT, rf"^how (?:many times|often) (?:did|have) you {_READ} (?P<t>.+)$"),
     (Intent.COUNT, Modality.OBJECT, rf"^how (?:many times|often) (?:did|have) you {_SEE} (?P<t>.+)$"),
     (Intent.DURATION, Modality.OBJECT, rf"^(?:for )?how long (?:did|have) you {_SEE} (?P<t>.+?)(?: for)?$"),
     (Intent.DURATION, Modality.OBJECT, r"^(?:for )?how long (?:was|were) (?P<t>.+?) (?:in view|visible)(?: for)?$"),
@@ -267,7 +275,10 @@ _PATTERNS: list[tuple[Intent, Modality, str]] = [
 ]
 _COMPILED = [(intent, modality, re.compile(pattern)) for intent, modality, pattern in _PATTERNS]
 _SIGN_TARGET = re.compile(rf"^{_SIGN} {_SAYING} (?P<t>.+)$")
-_FILLER = re.compile(r"^(?:any|an|a|the|some|one|my|your)\s+")
+_FILLER = re.compile(
+    r"^(?:(?:anything|something|aught|any(?:thing)? words?) (?:about|on|regarding|concerning|mentioning|saying|that said)"
+    r"|any|an|a|the|some|one|my|your)\s+"
+)  # "anything about a leak" names the leak
 # How a thing was met, said before it ("seeing the dog", "hearing about a leak"): not part of its name.
 _MEETING = re.compile(
     r"^(?:(?:seeing|spotting|noticing|watching|hearing|reading)(?: about)?|about)\s+(?=(?:the|a|an|any|some|that)\s)"
@@ -673,10 +684,25 @@ def refined(intent: Intent, modality: Modality, target: str) -> tuple[Modality, 
         target = ""  # "how many different signs did you read": every sign read is counted
     if modality is Modality.TEXT:
         target = sign_words(target)
+    if modality is Modality.SPEECH:  # "the message about the printer" was about the printer
+        target = clean_target(_ABOUT_HEAD.sub("", target)) or target
     if intent in (Intent.COUNT, Intent.FIRST, Intent.LAST) and modality is Modality.SPEECH:
         plain = _RECENCY.sub("", target)  # "the latest message", "the first thing said": any message at all
-        target = "" if names_any_message(plain) or plain in ("thing", "anything", "something", "words") else target
+        anyone = _ANYONE_SPEAKING.match(plain)  # "when did you last hear someone speak": the last message
+        target = (
+            "" if names_any_message(plain) or anyone or plain in ("thing", "anything", "something", "words") else target
+        )
     return modality, target
+
+
+_ABOUT_HEAD = re.compile(
+    r"^(?:the |a |an |that |this )?(?:message|announcement|call|news|remark|words?|sentence|talk)s? (?:about|on"
+    r"|regarding|concerning|that said|saying) "
+)
+_ANYONE_SPEAKING = re.compile(
+    r"^(?:someone|anyone|somebody|anybody|people|a person|a voice|voices|anything|something)(?: (?:speak|speaking|talk"
+    r"|talking|say anything|say something|saying anything|saying something|spoken|said))?$"
+)
 
 
 def sign_words(target: str) -> str:
@@ -844,8 +870,19 @@ def names_what_it_needs(intent: Intent, modality: Modality, target: str, other: 
     return bool(other) or intent not in (Intent.ORDER, Intent.BEFORE, Intent.AFTER)
 
 
+# "in the last minute and a half", "over the past twenty-five seconds": any amount of time said in words.
+_WINDOW_AMOUNT = re.compile(
+    r"\s*(?:in|during|within|over) the (?P<a>last|past|first) (?P<d>(?:[\w.]+[ -]){0,5}?(?:seconds?|minutes?|hours?)"
+    r"(?: and a half)?)$"
+)
+
+
 def _split_window(normal: str) -> tuple[str, Window | None]:
     match = _WINDOW.search(normal)
+    amount = _WINDOW_AMOUNT.search(normal) if match is None else None
+    seconds = amount and (parse_duration(amount["d"]) or parse_duration(f"a {amount['d']}"))
+    if amount is not None and seconds:
+        return normal[: amount.start()].strip(), Window("first" if amount["a"] == "first" else "last", seconds)
     if match is None:
         moment = _AT_MOMENT.search(normal)
         if moment is None or not _MOMENT_MARKED.search(moment.group(0)):
