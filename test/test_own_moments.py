@@ -65,6 +65,8 @@ def test_a_moment_named_by_the_clock_or_the_run_is_read(
         "Where did you see the scooter at the start?",
         "Where were you at 9?",  # a bare number is no time of day
         "Where were you hundreds of minutes ago?",
+        "Where were you at 25:30?",  # no such time of day
+        "Where were you at 14 p.m.?",
     ],
 )
 def test_other_questions_are_not_read_as_the_robots_own_moment(question: str) -> None:

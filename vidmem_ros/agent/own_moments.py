@@ -169,9 +169,17 @@ def named_moment(text: str) -> NamedMoment | None:
             amount = parse_duration(match["d"]) if "d" in pattern.groupindex else 0.0
             return NamedMoment(kind, amount) if amount is not None else None
     match = _CLOCK.fullmatch(phrase)
-    if match is not None and (match["noon"] or match["m"] or match["ap"]):
+    if match is not None and (match["noon"] or match["m"] or match["ap"]) and _real_hour(match):
         return NamedMoment(MomentKind.CLOCK, _day_seconds(match))
     return None
+
+
+def _real_hour(match: re.Match[str]) -> bool:
+    """No 25:00, and no 13 p.m."""
+    if match["noon"]:
+        return True
+    hour = int(match["h"])
+    return hour <= (12 if (match["ap"] or "").replace(".", "") in ("am", "pm") else 23)
 
 
 def moment_stamp(moment: NamedMoment, span: tuple[float, float], as_of: float | None, runs: Sequence[Run]) -> float:
