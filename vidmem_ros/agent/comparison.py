@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from vidmem_ros.agent.question import Intent, Modality, clean_target, modality_named
+from vidmem_ros.agent.question import Intent, Modality, clean_target, last_sentence, modality_named
 from vidmem_ros.spoken_numbers import NUMBER_WORDS, TIMES_WORDS, parse_duration
 
 # Comparatives of duration first: "for longer" is not "more often"; "more time" is a duration.
@@ -68,7 +68,7 @@ class Comparison:
 
 def comparison_question(text: str) -> Comparison | None:
     """The question read as a comparison of two things by how often or how long they were met, or None."""
-    sentence = _plain(text)
+    sentence = last_sentence(text)
     if sentence.startswith("how "):  # "how many more times ...": a difference, not which
         return None
     for measure, more, words in _COMPARATIVES:
@@ -76,7 +76,7 @@ def comparison_question(text: str) -> Comparison | None:
         found = comparative.search(sentence)
         if found is None:
             continue
-        sides = _than_sides(sentence, found) or _or_sides(sentence, comparative) or _between_sides(sentence)
+        sides = _than_sides(sentence, found) or _or_sides(sentence, comparative)
         if sides is None:
             return None
         (target, other), yes_no = (_as_written(text, sides[0][0]), _as_written(text, sides[0][1])), sides[1]
@@ -122,17 +122,6 @@ def _or_sides(sentence: str, comparative: re.Pattern[str]) -> tuple[tuple[str, s
     return ((target, other), False) if target and other and not _ASKS_WHICH.match(target) else None
 
 
-def _between_sides(sentence: str) -> tuple[tuple[str, str], bool] | None:
-    """ "Between A and B, which did you see more?", "of A and B, which was in view longer?"."""
-    match = re.match(
-        r"^(?:between|of|out of|comparing) (?P<a>.+?) and (?P<b>[^,:;]+)[,:;] (?:which|what|who)\b", sentence
-    )
-    if match is None:
-        return None
-    target, other = _side(match["a"]), _side(match["b"])
-    return ((target, other), False) if target and other else None
-
-
 def _side(words: str) -> str:
     side = _SIDE_TAIL.sub("", _SIDE_EDGES.sub("", words.strip()))
     side = re.sub(r"\s+(?:sightings?|occasions?|times?|visits?)$", "", side)  # "dog sightings"
@@ -144,11 +133,6 @@ def _as_written(text: str, side: str) -> str:
     """A side as the question wrote it: words read are matched as written ("EXIT")."""
     at = text.lower().find(side)
     return text[at : at + len(side)] if at >= 0 else side
-
-
-def _plain(text: str) -> str:
-    sentences = [s for s in re.split(r"(?<=[.?!])\s+", text.strip().lower()) if s.strip()]
-    return re.sub(r"\s+", " ", sentences[-1] if sentences else "").strip().rstrip("?.! ")
 
 
 @dataclass(frozen=True)
@@ -173,7 +157,7 @@ _LASTING = re.compile(
 
 def duration_check(text: str) -> DurationCheck | None:
     """A yes/no question whether a thing was in view for more (or less) than an amount of time, or None."""
-    sentence = _plain(text)
+    sentence = last_sentence(text)
     match = _LASTING.match(sentence)
     if match is None or (seconds := parse_duration(match["d"])) is None:
         return None

@@ -12,8 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from vidmem_ros.agent.idioms import plain_sentence
-from vidmem_ros.agent.question import Modality, clean_target, modality_named
+from vidmem_ros.agent.question import Modality, clean_target, last_sentence, modality_named
 
 _MEASURE = (
     r"(?:how (?:long|much time|many (?:seconds|minutes|hours))|what (?:was|is) the (?:time|gap|interval|delay"
@@ -53,8 +52,7 @@ class Interval:
 
 def interval_question(text: str) -> Interval | None:
     """The question read as one about the time between two things met, or None."""
-    sentences = [s for s in re.split(r"(?<=[.?!])\s+", text.strip()) if s.strip()]
-    sentence = plain_sentence(re.sub(r"\s+", " ", sentences[-1].lower() if sentences else "").strip(" ?.!"))
+    sentence = last_sentence(text)
     for pattern in (_BETWEEN, _FRONTED, _SEPARATED, _AFTER):
         match = pattern.match(sentence)
         if match is None:

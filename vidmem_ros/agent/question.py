@@ -339,7 +339,7 @@ def with_either(parsed: ParsedQuestion) -> ParsedQuestion:
     which came first."""
     if parsed.intent not in (Intent.DID, Intent.ORDER) or parsed.modality is Modality.PLACE:
         return parsed
-    sentence = _last_sentence(parsed.text)
+    sentence = last_sentence(parsed.text)
     ordered = _ORDER_ASKED.search(sentence)
     if parsed.intent is Intent.ORDER:
         asks_order = ordered or not _YES_NO_OPENING.match(sentence)
@@ -375,7 +375,7 @@ def with_times(parsed: ParsedQuestion) -> ParsedQuestion:
     """A yes/no question that ends by naming how often ("did you see the fox twice?") checks that count."""
     if parsed.intent is not Intent.DID:
         return parsed
-    match = _TIMES_CHECKED.search(_last_sentence(parsed.text))
+    match = _TIMES_CHECKED.search(last_sentence(parsed.text))
     if match is None:
         return parsed
     word = match.group("n").split()[0]
@@ -578,7 +578,7 @@ def visit_question(text: str) -> ParsedQuestion | None:
     sentence pattern: when the robot got to a place (first or last), whether it has been there, where it went after
     leaving one or before reaching one.  None for anything else, and for questions that also see, read or hear
     (counts and durations of visits are read by the patterns)."""
-    sentence = _UP_TO_NOW.sub("", plain_asking(_last_sentence(text)))  # "... for the first time": "first ..."
+    sentence = _UP_TO_NOW.sub("", plain_asking(last_sentence(text)))  # "... for the first time": "first ..."
     found = _PLACE_OBJECT.search(sentence)
     if found is None or _MEASURE.search(sentence):
         return None
@@ -622,7 +622,7 @@ def alternatives_question(text: str) -> ParsedQuestion | None:
     "which announcement came later: the one about A or the B warning?"): the clause that offers two things joined
     by "or", and a word asking which came first or last.  Read from that grammar, not a sentence pattern; how the
     two were met (read, heard, seen) is left to the words naming it."""
-    sentence = _last_sentence(text)
+    sentence = last_sentence(text)
     when = _TIME_WORD.search(sentence)
     if when is None or not re.search(r"\b(?:which|what|who)\b", sentence) or " or " not in sentence:
         return None
@@ -639,7 +639,7 @@ def alternatives_question(text: str) -> ParsedQuestion | None:
     return ParsedQuestion(text, Intent.ORDER, target, modality, other, latest=when.group("late") is not None)
 
 
-def _last_sentence(text: str) -> str:
+def last_sentence(text: str) -> str:
     sentences = [s for s in re.split(r"(?<=[.?!])\s+", text.strip().lower()) if s.strip()]
     return plain_sentence(re.sub(r"\s+", " ", sentences[-1] if sentences else "").strip().rstrip("?.! "))
 
