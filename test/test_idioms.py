@@ -178,6 +178,11 @@ def test_sentences_lose_scope_and_remarks_and_say_alternatives_whole(sentence: s
             "",
         ),
         ("How long were you in the workshop?", Intent.DURATION, Modality.PLACE, "workshop", ""),
+        # a question word contracted with "is" or "has"
+        ("What's the last thing you heard?", Intent.LAST, Modality.SPEECH, "", ""),
+        ("Where's the wheelbarrow?", Intent.WHERE, Modality.OBJECT, "wheelbarrow", ""),
+        ("What's been said about the boiler?", Intent.SAID, Modality.SPEECH, "boiler", ""),
+        ("How long have you been out and about?", Intent.ACTIVE, Modality.OBJECT, "", ""),
     ],
 )
 def test_idioms_parse_to_the_plain_forms_plan(

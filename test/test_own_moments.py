@@ -27,6 +27,7 @@ SPAN_S = 120.0  # the robot drives along x at 1 m/s for two minutes
         ("Where was the robot when it was switched on?", "where", MomentKind.START, 0.0),
         ("Where did your sweep finish?", "where", MomentKind.END, 0.0),
         ("Where did you end up?", "where", MomentKind.END, 0.0),
+        ("Where did you end up at the end of your shift?", "where", MomentKind.END, 0.0),
         ("What is your last known location?", "where", MomentKind.END, 0.0),
         ("Where were you when you had finished your round?", "where", MomentKind.END, 0.0),
         ("Where are you right now?", "where", MomentKind.NOW, 0.0),

@@ -153,7 +153,7 @@ _ASKING_FORMS: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]
     # "what was the last thing you heard": the last message heard, and when.
     (
         re.compile(
-            r"^what (?:was|were) the (?P<w>first|last|latest|most recent|earliest) (?:thing|things|words?|sentence"
+            r"^what (?:was|is|were|are) the (?P<w>first|last|latest|most recent|earliest) (?:thing|things|words?|sentence"
             r"|message|announcement)s? (?:that )?(?:(?:you|the robot) (?:heard|were told|was told)|(?:anyone|anybody"
             r"|someone|somebody|people|they) (?:said|told you|told the robot|said to you|said to the robot))$"
         ),
@@ -178,7 +178,7 @@ _ASKING_FORMS: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]
     # "what was the first thing you saw": the first thing seen at all, and when.
     (
         re.compile(
-            r"^what (?:was|were) the (?P<w>first|last|latest|most recent|earliest) (?:thing|object|item)s? "
+            r"^what (?:was|is|were|are) the (?P<w>first|last|latest|most recent|earliest) (?:thing|object|item)s? "
             r"(?:that )?(?:you|the robot) (?:saw|noticed|spotted|came across|detected)$"
         ),
         lambda m: f"when did you {'first' if m['w'] in ('first', 'earliest') else 'last'} see anything",
@@ -317,6 +317,10 @@ _THIRD_PERSON = (
 )
 
 
+# "what's", "where's": the question word and "is" (or "has", before "been" or "got").
+_CONTRACTED = re.compile(r"\b(?P<w>what|where|when|who|which|how|that|there)['’]s\b(?P<been> (?:been|got|gotten)\b)?")
+
+
 # How exact an answer should be, or a word that carries on a talk, said before the question word ("roughly when",
 # "exactly where", "and how many"): it asks nothing.
 _LEADING_HEDGE = re.compile(
@@ -329,6 +333,7 @@ def plain_sentence(sentence: str) -> str:
     """A lower-case sentence without the robot's patrol as its scope or a remark on how to answer, an either/or
     relation said whole, two things offered before the question that asks which said after it, and an idiom of
     seeing said with its verb."""
+    sentence = _CONTRACTED.sub(lambda m: f"{m['w']} {'has' if m['been'] else 'is'}{m['been'] or ''}", sentence)
     sentence = _LEADING_HEDGE.sub("", sentence)
     sentence = _REMEMBERED.sub(
         lambda m: f"{m['aux'] or ''}{m['who']} {_REMEMBERED_VERB[m['g']][1 if m['aux'] else 0]}", sentence

@@ -134,7 +134,8 @@ _WHERE_VERB = re.compile(
     rf"^(?P<w>where|when|at what time) did (?:{_SELF}|(?:{_OWN}|the|this|today's) (?:\w+ )?{_RUN}) (?:first )?"
     r"(?:(?P<start>start|begin|set off|set out|start out|depart|kick off|get going|get started|commence)"
     r"|(?P<end>finish|end|stop|end up|wind up|conclude|terminate|come to an end|come to a (?:stop|halt)|halt"
-    rf"|wrap up|finish up))(?: (?:{_OWN}|the|this|today's) (?:\w+ )?{_RUN})?(?: from| at| in| up| off)?$"
+    rf"|wrap up|finish up))(?: (?:{_OWN}|the|this|today's) (?:\w+ )?{_RUN})?(?: from| at| in| up| off)?"
+    rf"(?: (?:at|by|in) the (?:very )?(?:end|start|beginning|outset){_OF_RUN}| finally| in the end)?$"
 )
 
 

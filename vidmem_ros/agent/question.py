@@ -151,7 +151,7 @@ _PATTERNS: list[tuple[Intent, Modality, str]] = [
         Intent.ACTIVE,
         Modality.OBJECT,
         r"^(?:for )?how long (?:have|had) you been (?:\w+ing(?: around| about| here)?|on (?:duty|patrol|the move|(?:your |the )?rounds?|(?:your |the )?shift|the job)|awake|active|"
-        r"out|up)(?:,? (?:from|since) .*| so far| until now| up to now| in total| altogether)?$",
+        r"out(?: and about)?|up(?: and (?:about|running))?)(?:,? (?:from|since) .*| so far| until now| up to now| in total| altogether)?$",
     ),
     (  # time gone since the start: "how many minutes have passed since you started?"
         Intent.ACTIVE,
