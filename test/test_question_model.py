@@ -180,10 +180,10 @@ def test_plans_are_checked_for_what_their_intent_needs(reply: str, expected: tup
             plan(intent="count", modality="speech", subject="radio calls"),
             (Intent.COUNT, Modality.SPEECH, "", ""),
         ),
-        (  # what they were about still narrows them
+        (  # what they were about still narrows them, and is what they are named by
             "How many calls about the elevator came through?",
             plan(intent="count", modality="speech", subject="calls about the elevator"),
-            (Intent.COUNT, Modality.SPEECH, "calls about the elevator", ""),
+            (Intent.COUNT, Modality.SPEECH, "elevator", ""),
         ),
         (  # talk named as a thing is heard
             "Was there any word about the delivery?",

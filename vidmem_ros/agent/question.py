@@ -276,7 +276,7 @@ _PATTERNS: list[tuple[Intent, Modality, str]] = [
 _COMPILED = [(intent, modality, re.compile(pattern)) for intent, modality, pattern in _PATTERNS]
 _SIGN_TARGET = re.compile(rf"^{_SIGN} {_SAYING} (?P<t>.+)$")
 _FILLER = re.compile(
-    r"^(?:(?:anything|something|aught|any(?:thing)? words?) (?:about|on|regarding|concerning|mentioning|saying|that said)"
+    r"^(?:(?:anything|something|aught) (?:about|on|regarding|concerning|mentioning|saying|that said)"
     r"|any|an|a|the|some|one|my|your)\s+"
 )  # "anything about a leak" names the leak
 # How a thing was met, said before it ("seeing the dog", "hearing about a leak"): not part of its name.
