@@ -158,14 +158,9 @@ class OfflinePlanner:
     def _compare(self, state: AgentState, p: ParsedQuestion | None, c: Comparison) -> Script:
         """Which of two things was met more (or less) often, or for longer: each side counted or timed as the
         same question about it alone would be; the answer names the one asked for, then both figures."""
-        window = p.window if p is not None else None
-        measured: list[tuple[str, float, Step]] = []
-        for name in (c.target, c.other):
-            side = ParsedQuestion(state.question, c.measure, name, c.modality, window=window)
-            step = yield from _held(self._script_for(state, side))
-            value = step[0]["args"].get("value")
-            measured.append((name, float(value) if isinstance(value, int | float) else 0.0, step))
-        (a, va, sa), (b, vb, sb) = measured
+        a, b = c.target, c.other
+        va, sa = yield from self._measured(state, p, c.measure, a, c.modality)
+        vb, sb = yield from self._measured(state, p, c.measure, b, c.modality)
         evidence = [*sa[0]["args"].get("evidence", []), *sb[0]["args"].get("evidence", [])]
         confidence = min(float(s[0]["args"].get("confidence", 0.0)) for s in (sa, sb))
         figure = _occasions_said if c.measure is Intent.COUNT else _seconds_said
@@ -181,13 +176,21 @@ class OfflinePlanner:
             return
         yield answer(f"{winner[0].upper()}{winner[1:]}: {both}.", confidence, evidence, value=winner)
 
+    def _measured(
+        self, state: AgentState, p: ParsedQuestion | None, measure: Intent, name: str, modality: Modality
+    ) -> Generator[Step, list[Observation], tuple[float, Step]]:
+        """How often (COUNT) or how long (DURATION) a thing was met, counted or timed as the question about it
+        alone would be, in the question's window; 0 where it was not met.  The answer step is kept for its
+        evidence."""
+        side = ParsedQuestion(state.question, measure, name, modality, window=p.window if p is not None else None)
+        step = yield from _held(self._script_for(state, side))
+        value = step[0]["args"].get("value")
+        return (float(value) if isinstance(value, int | float) else 0.0), step
+
     def _lasting(self, state: AgentState, p: ParsedQuestion | None, c: DurationCheck) -> Script:
         """ "Was X in view for over a minute?": yes or no by the total time it was met, which the answer gives."""
-        window = p.window if p is not None else None
-        side = ParsedQuestion(state.question, Intent.DURATION, c.target, c.modality, window=window)
-        step = yield from _held(self._script_for(state, side))
+        total, step = yield from self._measured(state, p, Intent.DURATION, c.target, c.modality)
         args = step[0]["args"]
-        total = float(args["value"]) if isinstance(args.get("value"), int | float) else 0.0
         holds = times_hold(c.check, c.seconds, total)
         verb = _met_verb(c.modality)
         met = f"I {verb} {c.target} for about {total:.0f} s in all" if total else f"I have not met {c.target}"
@@ -202,9 +205,8 @@ class OfflinePlanner:
         """The time between two things: from the first time one was met to the first time the other was (after
         it, where the question asks how long after); both moments are given."""
         state.plan(f"find when I first met {c.first}", f"find when I first met {c.second}", "subtract")
-        met = {Modality.TEXT: ["read"], Modality.SPEECH: ["heard"], Modality.OBJECT: ["seen"]}
-        a = yield from self._first_seen(c.first, met.get(c.first_met) if c.first_met else None)  # type: ignore[arg-type]
-        b = yield from self._first_seen(c.second, met.get(c.second_met) if c.second_met else None)  # type: ignore[arg-type]
+        a = yield from self._first_seen(c.first, _SENSES_OF.get(c.first_met) if c.first_met else None)
+        b = yield from self._first_seen(c.second, _SENSES_OF.get(c.second_met) if c.second_met else None)
         if a is None or b is None:
             yield self._one_side(state, "met", "met", (c.first, a), (c.second, b), unknown="how long was between them")
             return
@@ -1099,6 +1101,10 @@ def _verbs_of(sense_a: list[str], sense_b: list[str]) -> tuple[str, str]:
     return alike.get(sense_a[0] if sense_a else "", ("saw", "seen"))
 
 
+# How a thing was met, as the senses a grounding search is restricted to.
+_SENSES_OF: dict[Modality, list[str]] = {Modality.TEXT: ["read"], Modality.SPEECH: ["heard"], Modality.OBJECT: ["seen"]}
+
+
 def _side_senses(question: str, name: str, fallback: list[str]) -> list[str]:
     """How one side of an order question was met, by the verb just before its name and after the relation or
     the other side ("... before you heard about X": heard); ``fallback`` where no verb says."""
@@ -1108,7 +1114,7 @@ def _side_senses(question: str, name: str, fallback: list[str]) -> list[str]:
         return fallback
     before = re.split(r"\b(?:before|after|or|than|and|then)\b", lower[:at])[-1]
     met = modality_named(before) if before.strip() else None
-    return {Modality.TEXT: ["read"], Modality.SPEECH: ["heard"], Modality.OBJECT: ["seen"]}.get(met, fallback)  # type: ignore[arg-type]
+    return _SENSES_OF.get(met, fallback) if met is not None else fallback
 
 
 def _same_thing(found: Finding, anchor: Finding) -> bool:
