@@ -43,7 +43,7 @@ from vidmem_ros.agent.question import (
     times_hold,
 )
 from vidmem_ros.agent.runs import group_runs
-from vidmem_ros.agent.steps import NOT_SEEN_CONFIDENCE, Script, Step, answer, call, when_said
+from vidmem_ros.agent.steps import NOT_SEEN_CONFIDENCE, Script, Step, answer, call, when_said, xy_said
 from vidmem_ros.agent.text_match import SAME_SIGN, distinct_signs, squash, text_match, words_covered
 from vidmem_ros.agent.tool_args import TRANSCRIPTS_MAX
 from vidmem_ros.agent.tool_context import Finding
@@ -331,7 +331,7 @@ class OfflinePlanner:
         ref = last.data.get("last_ref", last.ref)
         when = when_said(state, last.end)
         if p.intent is Intent.WHERE:
-            place = f"at x={last.pose.x:.1f} m, y={last.pose.y:.1f} m" if last.pose else "but I had no pose then"
+            place = f"at {xy_said(last.pose)}" if last.pose else "but I had no pose then"
             return answer(f"I last {verb} {what} {place}, {when}.", confidence, refs, ref, ref)
         if p.intent is Intent.LAST:
             return answer(f"I last {verb} {what} {when}.", confidence, refs, ref, ref)
@@ -343,7 +343,7 @@ class OfflinePlanner:
         first = found[0]
         at = (yield [call("pose_at", t=round(first.stamp - state.t0, 2))])[0].result.findings
         pose = at[0] if at and at[0].pose is not None else first
-        where = f"at x={pose.pose.x:.1f} m, y={pose.pose.y:.1f} m" if pose.pose else "but I had no pose then"
+        where = f"at {xy_said(pose.pose)}" if pose.pose else "but I had no pose then"
         text = f"I first saw {p.target} {where}, {when_said(state, first.stamp)}."
         refs = [*_refs(found), *([pose.ref] if pose is not first else [])]
         yield answer(text, max(f.score for f in found), refs, pose.ref, pose.ref)
@@ -362,7 +362,7 @@ class OfflinePlanner:
         span = f"(read from {found.stamp - state.t0:.0f} s to {found.end - state.t0:.0f} s)"
         order = "first " if p.intent is Intent.FIRST else ""
         if p.intent is Intent.WHERE:
-            place = f"at x={found.pose.x:.1f} m, y={found.pose.y:.1f} m" if found.pose else "but I had no pose then"
+            place = f"at {xy_said(found.pose)}" if found.pose else "but I had no pose then"
             return answer(f'I read "{p.target}" {place}, {when} {span}.', confidence, refs, ref, ref)
         return answer(f'I {order}read "{p.target}" {when} {span}.', confidence, refs, ref, ref)
 
@@ -417,7 +417,7 @@ class OfflinePlanner:
             )
             yield answer(text, 0.4, _refs(hits), ref, ref)
             return
-        where = f" at x={chosen.pose.x:.1f} m, y={chosen.pose.y:.1f} m" if chosen.pose else ""
+        where = f" at {xy_said(chosen.pose)}" if chosen.pose else ""
         text = f"{lead}, but memory mentions it{where} {when_said(state, chosen.stamp)} ({chosen.text})."
         value = True if p.intent is Intent.DID else None
         yield answer(text, 0.4, _refs(hits), chosen.ref, chosen.ref, value=value)
@@ -465,7 +465,7 @@ class OfflinePlanner:
             if chosen.pose is None:  # a line found by its order alone comes without the pose it was heard at
                 read = (yield [call("pose_at", t=round(chosen.stamp - state.t0, 2))])[0].result.findings
                 at = read[0] if read else chosen
-            place = f"at x={at.pose.x:.1f} m, y={at.pose.y:.1f} m" if at.pose else "(no pose recorded)"
+            place = f"at {xy_said(at.pose)}" if at.pose else "(no pose recorded)"
             refs = _refs(lines) + ([at.ref] if at is not chosen else [])
             yield answer(f"I was {place} when I heard {quote}, {when}.", confidence, refs, chosen.ref, at.ref)
         elif p.intent in (Intent.FIRST, Intent.LAST):
@@ -952,7 +952,7 @@ class OfflinePlanner:
             text = f"{stamp - state.t0:.0f} s: I {which} {verb} {what} {when_said(state, stamp)}."
             return answer(text, confidence, [ref, *refs], ref, ref)
         if asked is Asked.POSITION:
-            where = f"x={best.pose.x:.1f} m, y={best.pose.y:.1f} m" if best.pose else "a place I have no pose for"
+            where = xy_said(best.pose) if best.pose else "a place I have no pose for"
             text = f"At {where}: I {verb} {what} there {when_said(state, best.stamp)}."
             return answer(text, confidence, refs, best.ref, best.ref)
         if asked is Asked.YES_NO:

@@ -18,7 +18,7 @@ from enum import Enum
 
 from vidmem_ros.agent.harness import AgentState
 from vidmem_ros.agent.idioms import ACTIVITY
-from vidmem_ros.agent.steps import Script, answer, call, when_said
+from vidmem_ros.agent.steps import Script, answer, call, when_said, xy_said
 from vidmem_ros.memory.runs import Run, describe_time
 from vidmem_ros.spoken_numbers import parse_duration
 
@@ -228,7 +228,7 @@ def own_script(state: AgentState, own: OwnQuestion, span: tuple[float, float]) -
         verb = "started" if own.moment.kind is MomentKind.START else "stopped"
         yield answer(f"I {verb} {when}.", 0.9, [pose.ref], pose.ref, pose.ref)
         return
-    where = f"x={pose.pose.x:.1f} m, y={pose.pose.y:.1f} m"
+    where = xy_said(pose.pose)
     now = own.moment.kind is MomentKind.NOW and stamp >= (state.as_of or stamp) - EDGE_S
     text = f"I am at {where} ({when})." if now else f"{said[0].upper()}{said[1:]}, I was at {where} ({when})."
     yield answer(text, 0.9, [pose.ref], pose.ref, pose.ref)

@@ -9,6 +9,7 @@ from vidmem_ros.agent.fitting import fit_to_schema
 from vidmem_ros.agent.harness import AgentState, Observation
 from vidmem_ros.agent.tool_args import AnswerArgs
 from vidmem_ros.agent.tool_registry import ANSWER_TOOL, TOOLS
+from vidmem_ros.memory.records import Pose
 from vidmem_ros.memory.runs import describe_time
 
 # The confidence of "I have not seen it": memory was searched and holds nothing of the kind.
@@ -37,3 +38,8 @@ def answer(
 def when_said(state: AgentState, stamp: float) -> str:
     """A moment as answers give it: the clock (and run, where memory holds several) and seconds into memory."""
     return f"at {describe_time(state.runs, stamp)} ({stamp - state.t0:.1f} s after my memory begins)"
+
+
+def xy_said(pose: Pose) -> str:
+    """A position as answers give it: "x=1.2 m, y=-3.4 m"."""
+    return f"x={pose.x:.1f} m, y={pose.y:.1f} m"
