@@ -205,9 +205,7 @@ class SimilarityParser:
         intent = _agreeing(intent, asked, clause)
         if intent is Intent.ORDER:
             target, other = (clean_target(s) for s in _ordered(subjects))
-        elif (
-            modality is Modality.SPEECH
-        ):  # what was said is searched by all its words ("the shutter would stay closed")
+        elif modality is Modality.SPEECH:  # what was said is searched by all its words ("the boiler is leaking again")
             target, other = clean_target(" ".join(subjects)), ""
         else:
             target, other = clean_target(_main(subjects)), ""
