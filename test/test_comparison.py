@@ -135,6 +135,8 @@ def test_one_things_time_in_view_is_checked_against_an_amount_of_time(
         ("What was the gap between the kettle announcement and the van?", "kettle", "van", False),
         ("How many seconds separated the scooter and the teapot?", "scooter", "teapot", False),
         ("How long after seeing the cat did you read NO ENTRY?", "cat", "no entry", True),
+        ("How long did it take you to get from the kettle to the van?", "kettle", "van", True),
+        ("How long did the robot take to drive from the scooter to the teapot?", "scooter", "teapot", True),
     ],
 )
 def test_the_time_between_two_things_is_read_from_between_and_after(
@@ -150,6 +152,8 @@ def test_the_time_between_two_things_is_read_from_between_and_after(
         "How long after the start did you first see the van?",  # a moment counted from the start
         "How many minutes were there between the first and the last time you saw the van?",  # one thing's span
         "How long did you see the van?",
+        "How long were you listening to the message about the boiler?",  # how long it was heard
+        "How long were you watching the van before it left?",
     ],
 )
 def test_questions_about_one_thing_are_not_read_as_intervals(question: str) -> None:
@@ -175,3 +179,49 @@ def test_the_time_between_two_things_is_from_the_first_occasion_of_one_to_that_o
 def test_the_time_between_a_thing_met_and_one_never_met_is_not_guessed(compared: Reasoner) -> None:
     answer = compared.answer("How long was it between seeing the dog and seeing a giraffe?", as_of=T0 + 700)
     assert answer.value is None and "have not met giraffe" in answer.text
+
+
+@pytest.mark.parametrize(
+    ("question", "second", "met"),
+    [
+        ("How long did it take you to find a badger?", "badger", None),
+        ("How long until you first noticed the wheelbarrow?", "wheelbarrow", Modality.OBJECT),
+        ("How much time had passed before you read SLOW?", "slow", Modality.TEXT),
+        ("How long had you been patrolling when you first heard about the boiler?", "boiler", Modality.SPEECH),
+        ("How long were you out and about before the first notice came into view?", "notice", Modality.TEXT),
+        ("After how many minutes did you first hear someone mention the boiler?", "boiler", Modality.SPEECH),
+        ("How many seconds elapsed before anything was said?", "anything", Modality.SPEECH),
+    ],
+)
+def test_the_delay_to_a_thing_is_counted_from_the_start_of_memory(
+    question: str, second: str, met: Modality | None
+) -> None:
+    c = interval_question(question)
+    assert c is not None and c.from_start and (c.second, c.second_met) == (second, met), c
+
+
+def test_how_long_before_one_thing_another_came_is_the_later_ones_moment_less_the_earlier() -> None:
+    c = interval_question("How long before the alarm did somebody talk about the fire drill?")
+    assert c is not None and (c.first, c.second, c.after, c.from_start) == ("fire drill", "alarm", True, False)
+
+
+@pytest.mark.parametrize(
+    ("question", "seconds"),
+    [
+        ("How long did it take you to find the cat?", 100.0),
+        ("How long had you been on duty when you first spotted a cat?", 100.0),
+        ("How long were you on the move before the first sign came into view?", 400.0),
+        ("After how long did you first read NO ENTRY?", 500.0),
+    ],
+)
+def test_the_delay_to_a_thing_is_its_first_moment_less_the_start(
+    compared: Reasoner, question: str, seconds: float
+) -> None:
+    answer = compared.answer(question, as_of=T0 + 700)
+    assert answer.value == pytest.approx(seconds, abs=0.5), answer.text
+    assert answer.stamp == pytest.approx(T0 + seconds, abs=0.5)
+
+
+def test_the_delay_to_a_thing_never_met_is_not_guessed(compared: Reasoner) -> None:
+    answer = compared.answer("How long did it take you to find a giraffe?", as_of=T0 + 700)
+    assert answer.value is None and "giraffe" in answer.text

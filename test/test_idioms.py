@@ -183,6 +183,17 @@ def test_sentences_lose_scope_and_remarks_and_say_alternatives_whole(sentence: s
         ("Where's the wheelbarrow?", Intent.WHERE, Modality.OBJECT, "wheelbarrow", ""),
         ("What's been said about the boiler?", Intent.SAID, Modality.SPEECH, "boiler", ""),
         ("How long have you been out and about?", Intent.ACTIVE, Modality.OBJECT, "", ""),
+        # hearing by chance is hearing; a topic that came up in conversation was mentioned
+        ("Have you overheard anything about the boiler?", Intent.DID, Modality.SPEECH, "boiler", ""),
+        ("How many remarks did you overhear?", Intent.COUNT, Modality.SPEECH, "", ""),
+        ("How many different things did you hear?", Intent.COUNT, Modality.SPEECH, "", ""),
+        ("Did the boiler come up in conversation?", Intent.DID, Modality.SPEECH, "boiler", ""),
+        ("When did the parcel come up during a discussion?", Intent.FIRST, Modality.SPEECH, "parcel", ""),
+        # the places stayed at, counted with none described
+        ("How many different rooms did you go to?", Intent.COUNT, Modality.PLACE, "", ""),
+        ("How many stops did the robot make?", Intent.COUNT, Modality.PLACE, "", ""),
+        ("In how many locations were you?", Intent.COUNT, Modality.PLACE, "", ""),
+        ("How often did you stop along the way?", Intent.COUNT, Modality.PLACE, "", ""),
     ],
 )
 def test_idioms_parse_to_the_plain_forms_plan(
@@ -264,6 +275,9 @@ def test_the_positive_answer_is_turned_round_for_the_negative_question() -> None
         ("Where was the ladder the third time you saw it?", Intent.WHERE, "ladder", 3),
         ("How long did you watch the fountain on your 2nd pass?", Intent.DURATION, "fountain", 2),
         ("When did you last see the van?", Intent.LAST, "van", 0),
+        ("At what time did the van come into view for the second time?", Intent.FIRST, "van", 2),
+        ("When did a ladder show up on camera for the first time?", Intent.FIRST, "ladder", 0),
+        ("When did the heron appear, for the third time?", Intent.FIRST, "heron", 3),
     ],
 )
 def test_an_occasion_named_by_its_place_in_order_is_part_of_the_plan(

@@ -96,6 +96,14 @@ def test_visits_to_a_place_described_by_what_was_seen_there(patrol: Reasoner) ->
     assert once.value == 1, once.text
 
 
+def test_the_places_stayed_at_are_counted_as_places_or_as_stays(patrol: Reasoner) -> None:
+    places = patrol.answer("How many different places did you stop at?")
+    assert places.value == 2 and "3 stays" in places.text, places.text
+    assert patrol.answer("How many stops have you made?").value == 3
+    assert patrol.answer("How many rooms had you been in by then?", as_of=T0 + 60).value == 2
+    assert patrol.answer("How many places did you visit in the first 40 seconds?").value == 1
+
+
 def test_time_spent_at_a_place(patrol: Reasoner) -> None:
     stayed = patrol.answer("How much time did you spend at the spot with the cat?")
     assert stayed.value == pytest.approx(22, abs=2) and "cat" in stayed.text, stayed.text

@@ -85,11 +85,13 @@ _ASKING_FORMS: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]
     # "when did the cup first show up (on camera)", "when did a van last come into view": when it was seen.
     (
         re.compile(
-            r"^when did (?P<t>(?!(?:you|it|the robot|someone|anyone|somebody|anybody)\b).+?) (?P<w>first |last )?"
+            r"^(?P<q>when|at what time|what time) did (?P<t>(?!(?:you|it|the robot|someone|anyone|somebody|anybody)\b).+?)"
+            r" (?P<w>first |last )?"
             r"(?:show up|appear|come into view|come into sight|turn up|pop up|come up on camera)"
-            r"(?: (?:on camera|on the camera|in view|in the picture|in frame|on screen))?$"
+            r"(?: (?:on camera|on the camera|in view|in the picture|in frame|on screen))?"
+            r"(?P<n>,? (?:for|on) the \w+ time)?$"
         ),
-        lambda m: f"when did you {m['w'] or ''}see {m['t']}",
+        lambda m: _seen_when(m),
     ),
     # "count the times X was in view", "count the people you met": how many.
     (re.compile(r"^count (?:up )?(?:all )?(?:the )?(?=\w)"), "how many "),
@@ -235,6 +237,21 @@ _SEEING = (
     (re.compile(r"\b(?:catch(?:es)? sight of|(?:lay|set|clap)s? eyes on)\b"), "see"),
 )
 
+# Hearing said by its manner ("overheard"), and a topic that "came up in conversation": heard, and mentioned.
+_HEARING = (
+    (re.compile(r"\boverhear(s|ing)?\b"), r"hear\1"),
+    (re.compile(r"\boverheard\b"), "heard"),
+    (
+        re.compile(
+            r"\b(?P<v>come|came|comes|coming) up (?:in|during) (?:a |the |any )?(?:conversations?|discussions?|talks?"
+            r"|chats?|what was said|what people said)\b"
+        ),
+        lambda m: {"came": "was mentioned", "comes": "is mentioned", "coming": "being mentioned"}.get(
+            m["v"], "get mentioned"
+        ),
+    ),
+)
+
 
 # The robot's camera or microphone as the one that met a thing ("did the camera pick up a fox", "the microphone
 # caught a siren"): the robot saw or heard it.
@@ -282,6 +299,15 @@ _FRONTED_MOMENT = re.compile(
     r"^(?P<moment>(?:when|while|as|just as|at the moment) (?:you|the robot|it|we|someone|somebody|anyone|anybody)"
     r" [^,;:]+)[,;:] (?P<question>(?:where|what|which|who|how)\b.+)$"
 )
+
+
+def _seen_when(m: re.Match[str]) -> str:
+    """ "When did X show up (for the second time)": when did you see X (the second time); "for the first time" is
+    "first"."""
+    nth = m["n"] or ""
+    edge = re.search(r"\b(first|last) time", nth)
+    which = m["w"] or (f"{edge[1]} " if edge else "")
+    return f"{m['q']} did you {which}see {m['t']}{'' if edge else nth}"
 
 
 def _first_or_last(word: str) -> str:
@@ -338,7 +364,7 @@ def plain_sentence(sentence: str) -> str:
     sentence = _REMEMBERED.sub(
         lambda m: f"{m['aux'] or ''}{m['who']} {_REMEMBERED_VERB[m['g']][1 if m['aux'] else 0]}", sentence
     )
-    for idiom, verb in _SEEING:
+    for idiom, verb in (*_SEEING, *_HEARING):
         sentence = idiom.sub(verb, sentence)
     for pattern, said in (*_THIRD_PERSON, *_BY_SENSOR):
         sentence = pattern.sub(said, sentence)

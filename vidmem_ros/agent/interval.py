@@ -1,6 +1,7 @@
 """Questions about the time between two things met: "how long was it between seeing A and hearing about B?", "how
 much time passed between A and B?", "between A and B, how many seconds went by?", "what was the gap between A and
-B?", "how long after A did you see B?".
+B?", "how long after A did you see B?", "how long before A did you hear B?"; and the delay from the start of memory
+to a thing met: "how long did it take to find A?", "how long were you on the move before A came into view?".
 
 Read from the grammar of an interval (a measure of time, and two things joined by "between ... and" or set apart
 by "after"), not from sentence patterns; each side keeps how the question says it was met ("seeing", "hearing
@@ -32,13 +33,42 @@ _AFTER = re.compile(
     rf"^{_MEASURE} after (?P<a>.+?) (?:did|was|were|had|has) (?P<b>.+?)"
     r"(?: (?:come|come up|happen|appear|show up|turn up|get mentioned|get seen))?$"
 )
+# "how long before seeing A did you hear B": A's moment less B's.
+_BEFORE = re.compile(
+    rf"^{_MEASURE} before (?P<a>.+?) (?:did|was|were|had|has) (?P<b>(?:you|the robot|it|someone|anyone|somebody) .+?)$"
+)
+# The robot being at its work, said of the time up to a moment ("on the move", "patrolling", "out and about").
+_AT_WORK = (
+    r"(?:\w+ing(?: around| about)?|on (?:the move|duty|patrol|the go|the road|(?:your|its|the) \w+)|out(?: and about)?"
+    r"|about|around|under ?way|active|up and running)"
+)
+# The delay from the start to a moment: "how long did it take (you) to ...", "how much time passed before ...",
+# "how long had you been patrolling when ...", "after how many minutes did you first ...".
+_DELAY = re.compile(
+    rf"^{_MEASURE}(?: (?:did it take(?: (?:you|the robot|it))?|did (?:you|the robot|it) take) (?:to|until|till|before)|(?: (?:was it|has it been"
+    rf"|had it been|passed|elapsed|went by|had passed|had elapsed|had gone by|did you need|did (?:you|the robot|it)"
+    rf" (?:wait|go|drive|travel)|(?:had|have) (?:you|the robot|it) been {_AT_WORK}|(?:were|was) (?:you|the robot"
+    rf"|it) {_AT_WORK}))? (?:until|till|before|when))"
+    r" (?P<b>(?!.* (?:did|do|were|was|had|has) (?:you|the robot|it)\b).+)$"
+)
+# "how long did it take to get from A to B": the time from the one to the other.
+_TRAVEL = re.compile(r"^(?:get|go|travel|drive|walk|move|come|make it) from (?P<a>.+?) (?:to|until|till) (?P<b>.+)$")
+_DELAY_FRONTED = re.compile(
+    r"^after how (?:long|much time|many (?:seconds|minutes|hours))(?: of \w+)? (?:did|had|were|was) (?:you|the robot"
+    r"|it) (?P<b>.+)$"
+)
 # How a side was met, said before its name: the verb (gerund, past, or after a subject) and its particle.
 _MET = re.compile(
-    r"^(?:(?:you|the robot|it|i) )?(?:first |last )?(?:(?:see|seeing|saw|seen|spot|spotting|spotted|notice|noticing"
-    r"|noticed|hear|hearing|heard|read|reading|pass|passing|passed|meet|meeting|met)(?: about| of)?|the moment"
+    r"^(?:(?:you|the robot|it|i|someone|somebody|anyone|anybody) )?(?:first |last )?(?:(?:see|seeing|saw|seen|spot"
+    r"|spotting|spotted|notice|noticing|mention|mentioned|mentioning|say|said|talk about|talked about"
+    r"|noticed|hear|hearing|heard|read|reading|pass|passing|passed|meet|meeting|met|find|finding|found|reach|reaching"
+    r"|reached|encounter|encountering|encountered|come across|came across)(?: about| of)?|the moment"
     r"(?: you| i)? (?:saw|heard|read))\s+"
 )
-_TAIL = re.compile(r"\s+(?:was|were|got)?\s*(?:seen|heard|read|mentioned|said|announced|spotted|noticed)$")
+_TAIL = re.compile(
+    r"\s+(?:(?:was|were|got)\s+)?(?:seen|heard|read|mentioned|said|announced|spotted|noticed|came into view"
+    r"|came up|appeared|showed up|turned up|was in view)$"
+)
 
 
 @dataclass(frozen=True)
@@ -48,21 +78,33 @@ class Interval:
     first_met: Modality | None  # how the question says each was met (None: it does not say)
     second_met: Modality | None
     after: bool  # "how long after A did B": B's moment less A's, not the distance between them
+    from_start: bool = False  # "how long did it take to find B": B's first moment less the start of memory
 
 
 def interval_question(text: str) -> Interval | None:
     """The question read as one about the time between two things met, or None."""
     sentence = last_sentence(text)
-    for pattern in (_BETWEEN, _FRONTED, _SEPARATED, _AFTER):
+    delay = _DELAY.match(sentence) or _DELAY_FRONTED.match(sentence)
+    if delay is not None and not _BEFORE.match(sentence):
+        travel = _TRAVEL.match(delay["b"])
+        if travel is not None:
+            (first, first_met), (second, second_met) = _side(travel["a"]), _side(travel["b"])
+            return Interval(first, second, first_met, second_met, True) if first and second else None
+        second, second_met = _side(re.sub(r"^(?:you|the robot|it) ", "", delay["b"]))
+        second = re.sub(r"^(?:the )?(?:very )?first ", "", second)
+        return Interval("", second, None, second_met, True, from_start=True) if second else None
+    for pattern in (_BETWEEN, _FRONTED, _SEPARATED, _AFTER, _BEFORE):
         match = pattern.match(sentence)
         if match is None:
             continue
         a, b = match["a"], match["b"]
-        if pattern is _AFTER:
+        if pattern in (_AFTER, _BEFORE):
             b = re.sub(r"^(?:you|the robot|it) ", "", b)
         (first, first_met), (second, second_met) = _side(a), _side(b)
         if not first or not second or _NO_THING.match(first) or _NO_THING.match(second):
             return None  # "between the first and the last time you saw X": one thing's span, not two things
+        if pattern is _BEFORE:  # B came first: the time from it to A
+            return Interval(second, first, second_met, first_met, True)
         return Interval(first, second, first_met, second_met, pattern is _AFTER)
     return None
 
@@ -78,7 +120,10 @@ _MESSAGE_NOUN = re.compile(r"\s+(?:message|announcement|news|call|remark)s?$")
 
 def _side(words: str) -> tuple[str, Modality | None]:
     """A side's name and how it was met: by its verb, or (a topic and "message") heard."""
-    name = clean_target(_TAIL.sub("", _MET.sub("", words.strip())))
+    name = words.strip()
+    while (bare := _MET.sub("", name)) != name:  # "first hear someone mention X": every verb of meeting goes
+        name = bare
+    name = clean_target(_TAIL.sub("", name))
     met = modality_named(words)
     if _MESSAGE_NOUN.search(name):
         name, met = _MESSAGE_NOUN.sub("", name), met or Modality.SPEECH

@@ -37,6 +37,7 @@ from vidmem_ros.agent.question import (
     ParsedQuestion,
     asked_words,
     content_words,
+    counts_stays,
     modality_named,
     places_named,
     sign_words,
@@ -204,6 +205,9 @@ class OfflinePlanner:
     def _interval(self, state: AgentState, c: Interval) -> Script:
         """The time between two things: from the first time one was met to the first time the other was (after
         it, where the question asks how long after); both moments are given."""
+        if c.from_start:
+            yield from self._delay(state, c)
+            return
         state.plan(f"find when I first met {c.first}", f"find when I first met {c.second}", "subtract")
         a = yield from self._first_seen(c.first, _SENSES_OF.get(c.first_met) if c.first_met else None)
         b = yield from self._first_seen(c.second, _SENSES_OF.get(c.second_met) if c.second_met else None)
@@ -216,6 +220,26 @@ class OfflinePlanner:
         if c.after and seconds < 0:
             text = f"{c.second[0].upper()}{c.second[1:]} came {-seconds:.0f} s before {c.first}, not after: {times}."
         yield answer(text, min(a.score, b.score), [a.ref, b.ref], value=round(seconds, 1))
+
+    def _delay(self, state: AgentState, c: Interval) -> Script:
+        """How long after the start of memory a thing was first met ("how long did it take to find X"); a thing
+        named by its kind alone ("the first sign", "anything said") is the first thing met that way."""
+        state.plan(f"find when I first met {c.second}", "count from the start of memory")
+        senses = _SENSES_OF.get(c.second_met) if c.second_met else None
+        if _ANYTHING.match(c.second) or re.fullmatch(rf"(?:{BEARER}|text|writing|words?)s?", c.second):
+            what = {Modality.TEXT: "text", Modality.SPEECH: "speech"}.get(c.second_met or Modality.OBJECT, "objects")
+            obs = (yield [call("timeline", what=[what], limit=1, start_t=0.0)])[0]
+            met = obs.result.findings[0] if obs.result.findings else None
+        else:
+            met = yield from self._first_seen(c.second, senses)
+        if met is None:
+            yield answer(f"I cannot tell: I have not met {c.second}.", NOT_SEEN_CONFIDENCE, value=None)
+            return
+        seconds = met.stamp - state.t0
+        verb = _met_verb(c.second_met) if c.second_met else "met"
+        text = f"About {seconds:.0f} s: I first {verb} {c.second} {when_said(state, met.stamp)}."
+        first = str(met.data.get("first_ref", met.ref))
+        yield answer(text, met.score, list(dict.fromkeys([met.ref, first])), first, value=round(seconds, 1))
 
     def _occasions(self, state: AgentState, p: ParsedQuestion) -> Script:
         """Did / first / last / where / how many / how long, for a thing seen or words read.  A thing that bears
@@ -687,6 +711,9 @@ class OfflinePlanner:
     def _place(self, state: AgentState, p: ParsedQuestion) -> Script:
         """Visits to a place found by its description: how many, how long, which place came before or after."""
         about = p.other if p.intent in (Intent.BEFORE, Intent.AFTER) else p.target
+        if p.intent is Intent.COUNT and not about:
+            yield from self._count_places(state, p)
+            return
         state.plan(f"find the place that matches {about}", "compose the answer")
         obs = (yield [call("places", about=about, **self._window(state, p))])[0]
         found = obs.result.findings
@@ -726,6 +753,22 @@ class OfflinePlanner:
             yield answer(text, confidence, [best.ref], place_ref=best.ref, value=round(dwell, 1))
         else:
             yield self._next_place(found, best, after=p.intent is Intent.AFTER, confidence=confidence)
+
+    def _count_places(self, state: AgentState, p: ParsedQuestion) -> Script:
+        """How many places the robot stayed at, or (where stops or visits are counted) how many stays."""
+        state.plan("list the places I stayed at", "count them")
+        obs = (yield [call("places", about="", **self._window(state, p))])[0]
+        found = obs.result.findings
+        stays = sum(len(f.data["visits"]) for f in found)
+        each = ", ".join(
+            f"({f.pose.x:.1f}, {f.pose.y:.1f}){'' if len(f.data['visits']) == 1 else ' ' + _visits(len(f.data['visits']))}"
+            for f in found
+            if f.pose is not None
+        )
+        n = stays if counts_stays(state.question) else len(found)
+        text = f"{n}: I stayed at {len(found)} different place{'' if len(found) == 1 else 's'}, {stays} stay"
+        text += f"{'' if stays == 1 else 's'} in all" + (f": around {each}." if each else ".")
+        yield answer(text, 0.8 if found else NOT_SEEN_CONFIDENCE, _refs(found), value=n)
 
     def _visit_time(self, state: AgentState, p: ParsedQuestion, place: Finding, confidence: float) -> Script:
         """Whether, when first or last, and where the robot was at a place: its first (or last) visit's start."""

@@ -328,7 +328,8 @@ _FORMAT_REMARK = re.compile(
 
 def parse_question(text: str) -> ParsedQuestion | None:
     """The intent and targets of a supported question, or None."""
-    parsed = alternatives_question(text) or visit_question(text) or neighbour_question(text) or _parse_clause(text)
+    parsed = places_counted(text) or alternatives_question(text) or visit_question(text) or neighbour_question(text)
+    parsed = parsed or _parse_clause(text)
     if parsed is None:
         return None
     return _resolved(with_either(with_times(with_ordinal(parsed))), _context(text))
@@ -573,6 +574,45 @@ def neighbour_question(text: str) -> ParsedQuestion | None:
     return ParsedQuestion(text, intent, "", met or Modality.OBJECT, other, window_of(text))
 
 
+# The places the robot stayed at, counted with no description of one: "how many rooms did you go to", "how many
+# stops did you make", "how often did you stop".  Stops and visits count stays; places, rooms and areas count the
+# different places.
+_VISIT_NOUNS = r"(?:stops|visits|halts|stays|pauses)"
+_PLACE_NOUNS = rf"(?:places|rooms|locations|areas|spots|sites|destinations|parts of the building|{_VISIT_NOUNS})"
+_AT_PLACES = (
+    r"(?:visit|visited|go to|went to|gone to|been to|been in|been at|been|stop at|stopped at|stop in|stopped in"
+    r"|stay at|stayed at|stay in|stayed in|pass through|passed through|go through|went through|enter|entered|make"
+    r"|made|reach|reached|call at|called at|check|checked|cover|covered|patrol|patrolled|drive through|drove through"
+    r"|get to|got to|come to|came to|pause at|paused at)"
+)
+_PLACES_COUNTED = re.compile(
+    rf"^(?:in )?how many (?:(?:different|distinct|separate|unique|individual|other) )*(?P<n>{_PLACE_NOUNS})"
+    rf"(?: (?:did|have|had|has) {_SELF}(?: \w+)? {_AT_PLACES}| (?:were|was) {_SELF}(?: at| in)?"
+    rf"| (?:were|are|have been|had been) (?:there|visited|on (?:the|your|its) \w+)| {_SELF} {_AT_PLACES})?"
+    r"(?: by then| by now| so far| yet| in total| in all| altogether| overall)?$"
+)
+_STOPS_COUNTED = re.compile(
+    rf"^how (?:many times|often) (?:did|have|has|had) {_SELF} (?:stop|stopped|halt|halted|pause|paused|come to a stop"
+    r"|came to a stop|made a stop|make a stop)(?: anywhere| somewhere| along the way)?$"
+)
+
+
+def places_counted(text: str) -> ParsedQuestion | None:
+    """A count of the places stayed at (or of the stays, where stops or visits are counted), no place described."""
+    normal, window = _split_window(_clause(text))
+    found = _PLACES_COUNTED.match(normal)
+    if found is None and _STOPS_COUNTED.match(normal) is None:
+        return None
+    return ParsedQuestion(text, Intent.COUNT, "", Modality.PLACE, window=window or _lead_window(text))
+
+
+def counts_stays(text: str) -> bool:
+    """Whether a count of places counts each stay ("how many stops") rather than each different place."""
+    normal = _clause(text)
+    found = _PLACES_COUNTED.match(_split_window(normal)[0])
+    return found is None or re.fullmatch(_VISIT_NOUNS, found["n"]) is not None
+
+
 def visit_question(text: str) -> ParsedQuestion | None:
     """A question about being at a place, read from its verb of motion and the place that verb names, not from a
     sentence pattern: when the robot got to a place (first or last), whether it has been there, where it went after
@@ -662,7 +702,9 @@ _ANY_SIGN = re.compile(
 )
 _RECENCY = re.compile(r"^(?:(?:very|first|last|latest|earliest|most recent|newest|final|previous|next) )+")
 # A count of what was heard that names only the kind of thing heard ("radio calls"), not what it was about.
-_ANY_MESSAGE = re.compile(rf"^(?:{_MESSAGE_KINDS}|news|times?)$")
+_ANY_MESSAGE = re.compile(
+    rf"^(?:{_MESSAGE_KINDS}|news|times?|(?:(?:different|distinct|separate|individual|other) )*(?:things?|words|stuff))$"
+)
 
 
 # The kind of thing a text was written on, said after its words ("a wet floor warning", "the exit sign").
@@ -689,9 +731,7 @@ def refined(intent: Intent, modality: Modality, target: str) -> tuple[Modality, 
     if intent in (Intent.COUNT, Intent.FIRST, Intent.LAST) and modality is Modality.SPEECH:
         plain = _RECENCY.sub("", target)  # "the latest message", "the first thing said": any message at all
         anyone = _ANYONE_SPEAKING.match(plain)  # "when did you last hear someone speak": the last message
-        target = (
-            "" if names_any_message(plain) or anyone or plain in ("thing", "anything", "something", "words") else target
-        )
+        target = "" if names_any_message(plain) or anyone or plain in ("anything", "something") else target
     return modality, target
 
 
