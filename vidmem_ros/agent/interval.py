@@ -88,9 +88,9 @@ def interval_question(text: str) -> Interval | None:
     if delay is not None and not _BEFORE.match(sentence):
         travel = _TRAVEL.match(delay["b"])
         if travel is not None:
-            (first, first_met), (second, second_met) = _side(travel["a"]), _side(travel["b"])
+            (first, first_met), (second, second_met) = side_named(travel["a"]), side_named(travel["b"])
             return Interval(first, second, first_met, second_met, True) if first and second else None
-        second, second_met = _side(re.sub(r"^(?:you|the robot|it) ", "", delay["b"]))
+        second, second_met = side_named(re.sub(r"^(?:you|the robot|it) ", "", delay["b"]))
         second = re.sub(r"^(?:the )?(?:very )?first ", "", second)
         return Interval("", second, None, second_met, True, from_start=True) if second else None
     for pattern in (_BETWEEN, _FRONTED, _SEPARATED, _AFTER, _BEFORE):
@@ -100,7 +100,7 @@ def interval_question(text: str) -> Interval | None:
         a, b = match["a"], match["b"]
         if pattern in (_AFTER, _BEFORE):
             b = re.sub(r"^(?:you|the robot|it) ", "", b)
-        (first, first_met), (second, second_met) = _side(a), _side(b)
+        (first, first_met), (second, second_met) = side_named(a), side_named(b)
         if not first or not second or _NO_THING.match(first) or _NO_THING.match(second):
             return None  # "between the first and the last time you saw X": one thing's span, not two things
         if pattern is _BEFORE:  # B came first: the time from it to A
@@ -118,7 +118,7 @@ _NO_THING = re.compile(
 _MESSAGE_NOUN = re.compile(r"\s+(?:message|announcement|news|call|remark)s?$")
 
 
-def _side(words: str) -> tuple[str, Modality | None]:
+def side_named(words: str) -> tuple[str, Modality | None]:
     """A side's name and how it was met: by its verb, or (a topic and "message") heard."""
     name = words.strip()
     while (bare := _MET.sub("", name)) != name:  # "first hear someone mention X": every verb of meeting goes

@@ -30,6 +30,7 @@ from vidmem_ros.agent.harness import AgentState, Observation, PlannerError
 from vidmem_ros.agent.idioms import BEARER, plain_sentence
 from vidmem_ros.agent.interval import Interval, interval_question
 from vidmem_ros.agent.labels import singular
+from vidmem_ros.agent.meanwhile import Meanwhile, meanwhile_question
 from vidmem_ros.agent.own_moments import own_question, own_script
 from vidmem_ros.agent.question import (
     Intent,
@@ -108,6 +109,10 @@ class OfflinePlanner:
         between = interval_question(state.question)  # the time between two things met
         if between is not None:
             yield from self._interval(state, between)
+            return
+        meanwhile = meanwhile_question(state.question)  # what was met while something else was
+        if meanwhile is not None:
+            yield from self._meanwhile(state, meanwhile)
             return
         lasting = duration_check(state.question)  # one thing's time in view against an amount of time
         if lasting is not None:
@@ -240,6 +245,53 @@ class OfflinePlanner:
         text = f"About {seconds:.0f} s: I first {verb} {c.second} {when_said(state, met.stamp)}."
         first = str(met.data.get("first_ref", met.ref))
         yield answer(text, met.score, list(dict.fromkeys([met.ref, first])), first, value=round(seconds, 1))
+
+    def _meanwhile(self, state: AgentState, c: Meanwhile) -> Script:
+        """What was heard, read or seen while something else was met (or while the robot was at a place): the
+        records of that sense during the first of its occasions that has any, the thing itself left out."""
+        state.plan(f"find every occasion of {c.anchor}", f"list what was {_MET_AS[c.asked]} during each")
+        how = "was at" if c.place else {Modality.SPEECH: "heard about"}.get(c.anchor_met or Modality.OBJECT, "")
+        anchor = f"{how or _MET_AS.get(c.anchor_met or Modality.OBJECT, 'met')} {c.anchor}"
+        spans = (yield from self._spans_of(c, state.t0))[:MEANWHILE_OCCASIONS]
+        if not spans:
+            yield answer(f"I cannot tell: I have not met {c.anchor}.", NOT_SEEN_CONFIDENCE, value=None)
+            return
+        what = {Modality.TEXT: "text", Modality.SPEECH: "speech"}.get(c.asked, "objects")
+        for start, end, ref in spans:
+            window = {"start_t": start - state.t0 - MEANWHILE_PAD_S, "end_t": end - state.t0 + MEANWHILE_PAD_S}
+            obs = (yield [call("timeline", what=[what], limit=10, **window)])[0]
+            met = _first_of_each([f for f in obs.result.findings if not _mentions(f, c.anchor)])
+            if met:
+                named = [_met_named(f) for f in met]
+                said = [n if c.asked is Modality.OBJECT else f'"{n}"' for n in named]
+                listed = "; ".join(
+                    f"{n} ({f.stamp - state.t0:.0f} s)" for n, f in list(zip(said, met, strict=True))[:3]
+                )
+                span = f"{start - state.t0:.0f}-{end - state.t0:.0f} s after my memory begins"
+                text = f"{said[0]}: while I {anchor} ({span}) I {_MET_AS[c.asked]} {listed}."
+                first = str(met[0].data.get("first_ref", met[0].ref))
+                yield answer(text, min(0.8, met[0].score), [ref, *_refs(met)], first, first, value=named[0])
+                return
+        when = ", ".join(f"{a - state.t0:.0f}-{b - state.t0:.0f} s" for a, b, _ in spans)
+        text = f"Nothing: I {_MET_AS[c.asked]} nothing while I {anchor} ({when} after my memory begins)."
+        yield answer(text, 0.5, [ref for _, _, ref in spans], value=None)
+
+    def _spans_of(self, c: Meanwhile, t0: float) -> Generator[Step, list[Observation], list[tuple[float, float, str]]]:
+        """The occasions (start, end, reference) of what sets the moment: a place's visits, a thing's sightings,
+        or the records its description is grounded in."""
+        if c.place:
+            found = (yield [call("places", about=c.anchor)])[0].result.findings
+            if not found or found[0].score < PLACE_MATCH_MIN:
+                return []
+            return [(t0 + a, t0 + b, found[0].ref) for a, b in found[0].data["visits"]]
+        if c.anchor_met in (None, Modality.OBJECT):
+            obs = (yield [call("find_object", name=c.anchor)])[0]
+            seen = [f for f in obs.result.findings if f.kind == "occasion"]
+            if seen:
+                return [(f.stamp, f.end, f.ref) for f in seen]
+        senses = _SENSES_OF.get(c.anchor_met) if c.anchor_met else None
+        _, grounded = yield from self._occasions_of(c.anchor, senses or [], sighting=senses == ["seen"])
+        return [(f.stamp, max(f.end, f.stamp), f.ref) for f in grounded]
 
     def _occasions(self, state: AgentState, p: ParsedQuestion) -> Script:
         """Did / first / last / where / how many / how long, for a thing seen or words read.  A thing that bears
@@ -1145,6 +1197,25 @@ def _verbs_of(sense_a: list[str], sense_b: list[str]) -> tuple[str, str]:
 
 
 # How a thing was met, as the senses a grounding search is restricted to.
+# What was met while something else was: how far either side of its occasions, and how many of them are looked at.
+MEANWHILE_PAD_S = 5.0
+MEANWHILE_OCCASIONS = 5
+_MET_AS = {Modality.TEXT: "read", Modality.SPEECH: "heard", Modality.OBJECT: "saw", Modality.PLACE: "was at"}
+
+
+def _met_named(f: Finding) -> str:
+    """A record of the timeline by what was met: the words heard or read, or the thing seen."""
+    return str(f.data.get("label") or f.data.get("read") or f.text)
+
+
+def _first_of_each(found: list[Finding]) -> list[Finding]:
+    """Each thing met once, at its first occasion, in time order."""
+    firsts: dict[str, Finding] = {}
+    for f in sorted(found, key=lambda f: f.stamp):
+        firsts.setdefault(_met_named(f), f)
+    return list(firsts.values())
+
+
 _SENSES_OF: dict[Modality, list[str]] = {Modality.TEXT: ["read"], Modality.SPEECH: ["heard"], Modality.OBJECT: ["seen"]}
 
 

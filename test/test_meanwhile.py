@@ -1,0 +1,92 @@
+"""What was met while something else was: read from the grammar of such a question, then answered from the records
+of the asked sense during the other thing's occasions in a real store."""
+
+from __future__ import annotations
+
+import pytest
+
+from vidmem_ros.agent.meanwhile import meanwhile_question
+from vidmem_ros.agent.question import Modality
+from vidmem_ros.agent.reasoner import Reasoner
+from vidmem_ros.config import VidmemConfig
+from vidmem_ros.memory.records import Moment, Pose, Transcript
+from vidmem_ros.memory.store import SqliteStore
+from vidmem_ros.perception.coco import COCO_LABELS
+from vidmem_ros.perception.types import Detection, TextLine
+
+T0 = 1_761_000_000.0
+BOX = (4.0, 4.0, 40.0, 40.0)
+
+
+@pytest.mark.parametrize(
+    ("question", "asked", "anchor", "met"),
+    [
+        ("What did you hear when you saw the giraffe?", Modality.SPEECH, "giraffe", Modality.OBJECT),
+        ("What was being said while the bus was in view?", Modality.SPEECH, "bus", Modality.OBJECT),
+        ("What were you hearing as you passed the umbrella?", Modality.SPEECH, "umbrella", Modality.OBJECT),
+        ("What did you see while you heard about the flood?", Modality.OBJECT, "flood", Modality.SPEECH),
+        ("Which sign was in view when somebody mentioned the flood?", Modality.TEXT, "flood", Modality.SPEECH),
+        ("What could you read at the time you spotted the bus?", Modality.TEXT, "bus", Modality.OBJECT),
+        ("When you read STAIRS, what could you hear?", Modality.SPEECH, "stairs", Modality.TEXT),
+    ],
+)
+def test_what_was_met_meanwhile_is_read_from_the_moment_clause(
+    question: str, asked: Modality, anchor: str, met: Modality
+) -> None:
+    c = meanwhile_question(question)
+    assert c is not None and (c.asked, c.anchor, c.anchor_met, c.place) == (asked, anchor, met, False), c
+
+
+def test_a_place_the_robot_was_at_sets_the_moment_too() -> None:
+    c = meanwhile_question("What did you see while you were in the room with the bench?")
+    assert c is not None and c.place and c.anchor == "the room with the bench"
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What did you see when it rained?",  # nothing met sets the moment
+        "What did you hear right after you saw the bus?",  # next, not meanwhile
+        "Where were you when you heard about the flood?",
+        "What time was it when you saw the bus?",
+    ],
+)
+def test_questions_that_set_no_moment_by_something_met_are_not_read_so(question: str) -> None:
+    assert meanwhile_question(question) is None
+
+
+@pytest.fixture
+def street(config: VidmemConfig) -> Reasoner:
+    """A bus in view 100-130 s while a flood warning is heard at 110 s; STAIRS read 300-320 s, a bench seen then, and
+    nothing heard; an umbrella seen at 500 s."""
+    store = SqliteStore(config.store_path())
+    for t in range(100, 131, 5):
+        store.add_moment(
+            Moment(T0 + t, "/cam", 64, 48, None, detections=[Detection("bus", 0.9, BOX)], pose=Pose("map", 1, 0))
+        )
+    for t in range(300, 321, 5):
+        texts, seen = [TextLine("STAIRS", 0.95, BOX)], [Detection("bench", 0.8, BOX)]
+        store.add_moment(Moment(T0 + t, "/cam", 64, 48, None, detections=seen, texts=texts, pose=Pose("map", 5, 0)))
+    store.add_moment(Moment(T0 + 500, "/cam", 64, 48, None, detections=[Detection("umbrella", 0.9, BOX)]))
+    store.add_transcript(Transcript(T0 + 110, T0 + 113, "The river may flood the car park tonight."))
+    return Reasoner(store, config.query, tuple(COCO_LABELS.values()))
+
+
+def test_what_was_heard_while_a_thing_was_in_view(street: Reasoner) -> None:
+    heard = street.answer("What was being said while you could see the bus?", as_of=T0 + 600)
+    assert heard.value == "The river may flood the car park tonight.", heard.text
+    assert heard.stamp == pytest.approx(T0 + 110, abs=0.5)
+
+
+def test_what_was_seen_or_read_while_something_was_heard_or_read(street: Reasoner) -> None:
+    seen = street.answer("What did you see when you heard about the flood?", as_of=T0 + 600)
+    assert seen.value == "bus", seen.text
+    beside = street.answer("When you read STAIRS, what else was there?", as_of=T0 + 600)
+    assert beside.value == "bench", beside.text
+
+
+def test_nothing_met_meanwhile_is_said_so_and_a_thing_never_met_is_not_guessed(street: Reasoner) -> None:
+    quiet = street.answer("What did you hear while you read STAIRS?", as_of=T0 + 600)
+    assert quiet.value is None and quiet.text.startswith("Nothing"), quiet.text
+    never = street.answer("What did you hear when you saw the giraffe?", as_of=T0 + 600)
+    assert never.value is None and "have not met giraffe" in never.text, never.text

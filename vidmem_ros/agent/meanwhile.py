@@ -1,0 +1,64 @@
+"""Questions about what was met at the same time as something else: "what did you hear when you saw the cat?",
+"what was being said while the van was in view?", "what sign was in view when you heard about the boiler?", "what
+could you see while you were in the room with the piano?".
+
+Read from the grammar of such a question (what was met by one sense, then a clause that sets the moment: "when",
+"while", "as" and a thing met, or a place the robot was at), not from sentence patterns.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from vidmem_ros.agent.interval import side_named
+from vidmem_ros.agent.question import Modality, last_sentence
+
+# What is asked for, by the sense it was met with.
+_ASKED = (
+    (Modality.SPEECH, r"what (?:did|were|could|can) you (?:hear|hearing|overhear)|what (?:was|were|got) (?:being )?"
+     r"(?:said|mentioned|announced|talked about|discussed)|what did (?:someone|anyone|somebody|anybody|people) say"),
+    (Modality.TEXT, r"what (?:did|were|could|can) you (?:read|reading)|what (?:was|were) (?:written|read|on the "
+     r"(?:sign|notice|screen|label|board))|(?:what|which) (?:sign|notice|text|label|words?) (?:was|were|did you (?:read|see))"
+     r"(?: in view| visible| there)?"),
+    (Modality.OBJECT, r"what (?:did|were|could|can) you (?:see|seeing|notice|spot)|what (?:was|were) (?:in view"
+     r"|visible|in front of you|on camera|around)|what (?:else )?(?:was|were) there"),
+)  # fmt: skip
+_MOMENT = r"(?:right |just |exactly )?(?:when|while|as|at the (?:same )?(?:time|moment)|during the time)"
+# The robot at a place as the moment ("while you were in the room with the piano").
+_AT_PLACE = re.compile(r"^(?:you|the robot|it) (?:were|was) (?:at|in|inside|near|by|beside) (?P<place>.+)$")
+# A thing in view as the moment ("while the van was in view").
+_IN_VIEW = re.compile(r"^(?P<thing>.+?) (?:was|were) (?:in view|visible|in sight|on camera|in front of you|around)$")
+
+
+@dataclass(frozen=True)
+class Meanwhile:
+    asked: Modality  # the sense the question asks about: heard, read or seen
+    anchor: str  # the thing (or, with ``place``, the place) that sets the moment
+    anchor_met: Modality | None  # how the anchor was met, where the question says
+    place: bool = False
+
+
+def meanwhile_question(text: str) -> Meanwhile | None:
+    """The question read as one about what was met at the time something else was, or None."""
+    sentence = last_sentence(text)
+    for asked, words in _ASKED:
+        found = re.match(rf"^(?:{words}) {_MOMENT} (?P<a>.+)$", sentence)
+        if found is None:
+            continue
+        clause = found["a"]
+        if (place := _AT_PLACE.match(clause)) is not None:
+            return Meanwhile(asked, place["place"], None, place=True)
+        if (thing := _IN_VIEW.match(clause)) is not None:
+            clause, met = thing["thing"], Modality.OBJECT
+        else:
+            met = None
+        name, said_met = side_named(re.sub(r"^(?:you|the robot|it) (?:were |was |could |can )?", "", clause))
+        if not name or (not said_met and met is None and not _MET_FIRST.match(clause)):
+            return None  # "what did you see when it rained": nothing named as met
+        return Meanwhile(asked, name, met or said_met)
+    return None
+
+
+# A moment clause that opens with the robot meeting something ("you found", "you came across").
+_MET_FIRST = re.compile(r"^(?:you|the robot) (?:were |was |could |can )?\w+")
