@@ -77,6 +77,14 @@ def test_idioms_of_asking_ask_for_the_plain_forms_value(question: str, kind: Ask
         # a way that is in the way is no scope; "before" and "before" offer no alternative
         ("was anything in your way", "was anything in your way"),
         ("was the van seen before the bus, or before it", "was the van seen before the bus, or before it"),
+        # a request to name a thing, and a thing asked for by a relative clause, ask which thing
+        ("identify the animal you saw", "what animal did you see"),
+        ("which was the parcel that the robot found", "what parcel did the robot find"),
+        ("name the first notice you read", "what did the first notice you read say"),
+        # a moment that there was, asked whether
+        ("was there ever a moment when a heron was in front of you", "was a heron in view"),
+        ("was there a time you met a postman", "have you ever met a postman"),
+        ("has there been an occasion when you saw a kite", "have you ever seen a kite"),
     ],
 )
 def test_sentences_lose_scope_and_remarks_and_say_alternatives_whole(sentence: str, plain: str) -> None:
@@ -189,6 +197,11 @@ def test_sentences_lose_scope_and_remarks_and_say_alternatives_whole(sentence: s
         ("How many different things did you hear?", Intent.COUNT, Modality.SPEECH, "", ""),
         ("Did the boiler come up in conversation?", Intent.DID, Modality.SPEECH, "boiler", ""),
         ("When did the parcel come up during a discussion?", Intent.FIRST, Modality.SPEECH, "parcel", ""),
+        # heard or seen by way of the robot's sensors; a request to name a thing
+        ("How many messages came through your microphone?", Intent.COUNT, Modality.SPEECH, "", ""),
+        ("Did anything about the boiler come over the radio?", Intent.DID, Modality.SPEECH, "boiler", ""),
+        ("Name the sign you read right after the fountain.", Intent.AFTER, Modality.TEXT, "", "fountain"),
+        ("Is there a moment when you came across a ladder?", Intent.DID, Modality.OBJECT, "ladder", ""),
         # the places stayed at, counted with none described
         ("How many different rooms did you go to?", Intent.COUNT, Modality.PLACE, "", ""),
         ("How many stops did the robot make?", Intent.COUNT, Modality.PLACE, "", ""),

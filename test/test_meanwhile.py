@@ -1,5 +1,6 @@
-"""What was met while something else was: read from the grammar of such a question, then answered from the records
-of the asked sense during the other thing's occasions in a real store."""
+"""What was met while something else was, read from the grammar of such a question and answered from the records
+of the asked sense during the other thing's occasions in a real store; and two things ordered where one side is
+said in the passive."""
 
 from __future__ import annotations
 
@@ -90,3 +91,18 @@ def test_nothing_met_meanwhile_is_said_so_and_a_thing_never_met_is_not_guessed(s
     assert quiet.value is None and quiet.text.startswith("Nothing"), quiet.text
     never = street.answer("What did you hear when you saw the giraffe?", as_of=T0 + 600)
     assert never.value is None and "have not met giraffe" in never.text, never.text
+
+
+@pytest.mark.parametrize(
+    ("question", "value"),
+    [
+        ("Was the bus spotted before anybody talked about the flood?", True),
+        ("Was the flood mentioned before the bus was seen?", False),
+        ("Was STAIRS read before or after the flood was brought up?", "after"),
+    ],
+)
+def test_a_participle_after_a_sides_name_says_how_it_was_met(street: Reasoner, question: str, value: object) -> None:
+    """The bus was seen (100 s) before the flood was heard of (110 s); a side said in the passive is met as its
+    participle says, not as the other side was."""
+    answer = street.answer(question, as_of=T0 + 600)
+    assert answer.value == value, answer.text

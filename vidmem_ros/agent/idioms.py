@@ -26,6 +26,9 @@ _SCOPE = re.compile(
     r"|,?\s*\b(?:anywhere |at all |at any point )?(?:in|within|among|from|on) (?:your|its|the robot's) (?:records?"
     r"|memory|memories|logs?|history|footage|recordings?|data)\b"
 )
+# Irregular past forms of verbs of meeting, and their base forms (the patterns read a regular past after "did").
+_BASE_FORMS = {"saw": "see", "heard": "hear", "met": "meet", "found": "find", "came": "come", "ran": "run",
+               "drove": "drive", "went": "go", "got": "get", "caught": "catch", "spoke": "speak", "took": "take"}  # fmt: skip
 # "A before B, or after it?": the either/or of a relation said whole ("A before or after B").
 _SPLIT_ALTERNATIVE = re.compile(
     r"\b(?P<r>before|after) (?P<b>[^,]+?),? or (?P<s>after|before)(?: (?:it|that|them|this|then|him|her))?$"
@@ -53,6 +56,32 @@ _ASKING_FORMS: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]
     ),
     # "at what point / stage did ..." asks "when did ...".
     (re.compile(r"^(?:at )?(?:what|which) (?:point|stage|moment in time)\b(?: in time)?"), "when"),
+    # "was there ever a moment when a fox was in view", "was there a time you heard about X": the clause is asked.
+    (
+        re.compile(
+            r"^(?:was|is|has|had) there (?:ever )?(?:been )?(?:a|an|any|one|some) (?:single )?(?:time|moment|point"
+            r"|occasion|instance|stage)(?: in time)?,? (?:when |at which |in which |where |that |during which )?"
+            r"(?P<c>.+)$"
+        ),
+        lambda m: _clause_asked(m),
+    ),
+    # "Name the sign you read after X", "identify the animal you saw": a thing asked for by a request to name it.
+    (
+        re.compile(
+            r"^(?:please )?(?:name|identify|tell me|give me|state|say|specify|describe|report)"
+            r" (?=(?:the|a|an|one|something|anything)\b(?! (?:time|moment|date|hour|number|count|position|location"
+            r"|coordinates|duration|length|amount)\b))"
+        ),
+        "what was ",
+    ),
+    # "what was the animal you saw", "which was the sign that you read after X": what animal did you see.
+    (
+        re.compile(
+            r"^(?:what|which) (?:was|is|were|are) the (?P<k>(?!(?:first|last|latest|earliest|final|next|previous|only"
+            r"|most|very|same|other)\b)\w+) (?:that |which )?(?P<s>you|the robot) (?P<v>\w+)\b"
+        ),
+        lambda m: f"what {m['k']} did {m['s']} {_BASE_FORMS.get(m['v'], m['v'])}",
+    ),
     # "at what clock time", "at what time of day": at what time.
     (re.compile(r"^(?P<at>at )?what (?:clock time|time of (?:the )?day)\b"), lambda m: f"{m['at'] or ''}what time"),
     # "how many minutes into the patrol did ...", "how long after the start did ...": a moment, counted from the start.
@@ -235,6 +264,7 @@ _SEEING = (
     (re.compile(r"\b(?:caught sight of|(?:laid|clapped) eyes on)\b"), "saw"),
     (re.compile(r"\b(?:catching sight of|(?:laying|setting|clapping) eyes on)\b"), "seeing"),
     (re.compile(r"\b(?:catch(?:es)? sight of|(?:lay|set|clap)s? eyes on)\b"), "see"),
+    (re.compile(r"\bin front of (?:you|the robot|it|(?:your|the|its) cameras?)\b"), "in view"),
 )
 
 # Hearing said by its manner ("overheard"), and a topic that "came up in conversation": heard, and mentioned.
@@ -282,6 +312,18 @@ _BY_SENSOR = (
         re.compile(rf"\b{_SENSOR}(?:microphones?|mics?|ears?) (?:picked up|captured|caught|recorded|heard)\b"),
         lambda m: "you heard",
     ),
+    # "messages that came through your microphone", "did a van come into the camera": heard, seen.
+    (
+        re.compile(
+            rf"\b(?P<v>came|come|comes|got|get) (?:in )?(?:through|over|via|on|into|to|onto) {_SENSOR}"
+            r"(?P<s>microphones?|mics?|audio|radio|cameras?|video)\b"
+        ),
+        lambda m: (
+            ("were heard" if m["v"] in ("came", "got") else "get heard")
+            if m["s"].startswith(("mic", "audio", "radio"))
+            else ("were seen" if m["v"] in ("came", "got") else "get seen")
+        ),
+    ),
 )
 
 
@@ -299,6 +341,22 @@ _FRONTED_MOMENT = re.compile(
     r"^(?P<moment>(?:when|while|as|just as|at the moment) (?:you|the robot|it|we|someone|somebody|anyone|anybody)"
     r" [^,;:]+)[,;:] (?P<question>(?:where|what|which|who|how)\b.+)$"
 )
+
+
+# Past forms whose participle differs, for "have you ever ..." made of "you <past> ...".
+_PARTICIPLES = {"saw": "seen", "came": "come", "ran": "run", "went": "gone", "spoke": "spoken", "drove": "driven",
+                "took": "taken", "wrote": "written", "ate": "eaten", "stole": "stolen", "fell": "fallen"}  # fmt: skip
+
+
+def _clause_asked(m: re.Match[str]) -> str:
+    """The yes-or-no question a "was there a time when ..." clause asks: "you saw X" is "have you ever seen X",
+    "X was in view" is "was X in view"."""
+    clause = m["c"]
+    robot = re.match(r"(?:you|the robot|it) (?P<v>\w+)(?P<rest>.*)$", clause)
+    if robot is not None:
+        return f"have you ever {_PARTICIPLES.get(robot['v'], robot['v'])}{robot['rest']}"
+    state = re.match(r"(?P<s>.+?) (?P<v>was|were) (?P<p>.+)$", clause)
+    return f"{state['v']} {state['s']} {state['p']}" if state is not None else m.group(0)
 
 
 def _seen_when(m: re.Match[str]) -> str:

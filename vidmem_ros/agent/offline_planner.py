@@ -580,7 +580,7 @@ class OfflinePlanner:
         verb = _verbs_of(early_senses, early_senses)[0]
         times = f"{f1.stamp - state.t0:.0f} s, and {late} at {f2.stamp - state.t0:.0f} s after my memory begins"
         relation = "before" if early == p.target else "after"
-        lead, named = _order_lead(p, early, late, relation, verb)
+        lead, named = _order_lead(p, early, late, relation, _verbs_of(sense_a, sense_a)[0])
         text = f"{lead}: I {verb} {early} at {times}."
         value, text = _as_asked(p, relation, named, text)
         yield answer(text, min(f1.score, f2.score), [f1.ref, f2.ref], f1.ref, f1.ref, value=value)
@@ -1228,7 +1228,16 @@ def _side_senses(question: str, name: str, fallback: list[str]) -> list[str]:
         return fallback
     before = re.split(r"\b(?:before|after|or|than|and|then)\b", lower[:at])[-1]
     met = modality_named(before) if before.strip() else None
+    if met is None and (done := _DONE_TO.match(lower[at + len(name) :])) is not None:
+        met = modality_named(done[1]) or Modality.OBJECT  # "was the cat spotted before ...": seen
     return _SENSES_OF.get(met, fallback) if met is not None else fallback
+
+
+# A participle said right after a side's name, in the passive ("the cat spotted", "the notice read"): how it was met.
+_DONE_TO = re.compile(
+    r"^\s+(?:(?:was|were|got|first|ever|being) )*(seen|spotted|noticed|sighted|observed|detected|in view|visible|read"
+    r"|heard|mentioned|said|announced|brought up|talked about|discussed|reported)\b"
+)
 
 
 def _same_thing(found: Finding, anchor: Finding) -> bool:
@@ -1266,8 +1275,8 @@ def _unsupported(step: Step) -> bool:
 
 
 def _order_lead(p: ParsedQuestion, early: str, late: str, relation: str, verb: str) -> tuple[str, str]:
-    """How an order answer opens, and what it names: the relation where the question offers "before or after",
-    else what came first (or last, where that is asked)."""
+    """How an order answer opens, and what it names: the relation where the question offers "before or after"
+    (``verb`` saying how the thing asked about was met), else what came first (or last, where that is asked)."""
     if _BEFORE_OR_AFTER.search(plain_sentence(p.text.lower())):  # "A before or after B?", "A before B, or after?"
         return f"{relation.capitalize()}: I {verb} {p.target} {relation} {p.other}", relation
     if p.latest:

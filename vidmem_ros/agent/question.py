@@ -113,7 +113,8 @@ _MESSAGE_KINDS = (
 # was about, and what happened to it are not part of its name.
 _MET = rf"(?:{_WHO} (?:{_SEE}|{_HEAR}|{_SAY}|{_READ}|report|reported|announce|announced) )?(?:about )?(?:{_MESSAGE} )?"
 _HAPPENED = (
-    r"(?: (?:first )?(?:seen|heard|read|mentioned|said|announced|noticed|spotted|reported|brought up|come up"
+    r"(?: (?:was |were |got |had been |has been )?(?:first )?(?:seen|heard|read|mentioned|said|announced|noticed|spotted"
+    r"|reported|brought up|come up"
     r"|came up|come into view|come|came|happen|happened|appear|appeared|show up|showed up|turn up|turned up"
     r"|arrive|arrived|occur|occurred|get seen))?"
 )
@@ -133,8 +134,16 @@ _PATTERNS: list[tuple[Intent, Modality, str]] = [
         rf"^which (?:did you hear|was said|was mentioned|were you told) first[,:;]? (?:{_MESSAGE} )?(?P<t>.+?) or "
         rf"(?:{_MESSAGE} )?(?P<o>.+)$",
     ),
-    (Intent.ORDER, Modality.OBJECT, rf"^did you (?:{_SEE}|{_READ}|{_HEAR}) (?P<t>.+?) before or after (?P<o>.+)$"),
-    (Intent.ORDER, Modality.OBJECT, rf"^(?:was|were|is) {_MET}(?P<t>.+?){_HAPPENED} before or after (?P<o>.+)$"),
+    (
+        Intent.ORDER,
+        Modality.OBJECT,
+        rf"^did you (?:{_SEE}|{_READ}|{_HEAR}) (?P<t>.+?) before or after (?P<o>.+?){_HAPPENED}$",
+    ),
+    (
+        Intent.ORDER,
+        Modality.OBJECT,
+        rf"^(?:was|were|is) {_MET}(?P<t>.+?){_HAPPENED} before or after (?P<o>.+?){_HAPPENED}$",
+    ),
     (
         Intent.ORDER,
         Modality.OBJECT,
