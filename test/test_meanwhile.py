@@ -1,6 +1,6 @@
 """What was met while something else was, read from the grammar of such a question and answered from the records
 of the asked sense during the other thing's occasions in a real store; and two things ordered where one side is
-said in the passive."""
+said in the passive, or named in capitals as a sign prints it."""
 
 from __future__ import annotations
 
@@ -58,8 +58,8 @@ def test_questions_that_set_no_moment_by_something_met_are_not_read_so(question:
 
 @pytest.fixture
 def street(config: VidmemConfig) -> Reasoner:
-    """A bus in view 100-130 s while a flood warning is heard at 110 s; STAIRS read 300-320 s, a bench seen then, and
-    nothing heard; an umbrella seen at 500 s."""
+    """A bus in view 100-130 s while a flood warning about the car park is heard at 110 s; STAIRS read 300-320 s, a
+    bench seen then, and nothing heard; CAR PARK read at 400 s; an umbrella seen at 500 s."""
     store = SqliteStore(config.store_path())
     for t in range(100, 131, 5):
         store.add_moment(
@@ -68,6 +68,7 @@ def street(config: VidmemConfig) -> Reasoner:
     for t in range(300, 321, 5):
         texts, seen = [TextLine("STAIRS", 0.95, BOX)], [Detection("bench", 0.8, BOX)]
         store.add_moment(Moment(T0 + t, "/cam", 64, 48, None, detections=seen, texts=texts, pose=Pose("map", 5, 0)))
+    store.add_moment(Moment(T0 + 400, "/cam", 64, 48, None, texts=[TextLine("CAR PARK", 0.95, BOX)]))
     store.add_moment(Moment(T0 + 500, "/cam", 64, 48, None, detections=[Detection("umbrella", 0.9, BOX)]))
     store.add_transcript(Transcript(T0 + 110, T0 + 113, "The river may flood the car park tonight."))
     return Reasoner(store, config.query, tuple(COCO_LABELS.values()))
@@ -106,3 +107,13 @@ def test_a_participle_after_a_sides_name_says_how_it_was_met(street: Reasoner, q
     participle says, not as the other side was."""
     answer = street.answer(question, as_of=T0 + 600)
     assert answer.value == value, answer.text
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["What did you read right before CAR PARK?", "Which sign came just before 'car park'?"],
+)
+def test_a_thing_named_in_capitals_or_quoted_is_words_read(street: Reasoner, question: str) -> None:
+    """ "car park" was heard at 110 s, before anything was read; in capitals or quotes it is the sign read at 400 s."""
+    before = street.answer(question, as_of=T0 + 600)
+    assert before.value == "STAIRS", before.text

@@ -1,7 +1,15 @@
 import pytest
 
 from vidmem_ros.agent.labels import LabelLexicon
-from vidmem_ros.agent.question import Intent, Modality, asked_words, clean_target, parse_question, validate_question
+from vidmem_ros.agent.question import (
+    Intent,
+    Modality,
+    asked_words,
+    clean_target,
+    parse_question,
+    validate_question,
+    written_as_read,
+)
 from vidmem_ros.config import LexiconConfig
 from vidmem_ros.errors import InputError
 from vidmem_ros.perception.coco import COCO_LABELS
@@ -282,3 +290,18 @@ def test_a_choice_with_no_word_of_time_is_no_order() -> None:
 
     assert alternatives_question("Did you see a cat or a dog?") is None
     assert alternatives_question("Which was bigger, the van or the truck?") is None
+
+
+@pytest.mark.parametrize(
+    ("question", "name", "read"),
+    [
+        ("What did you read right before LOADING BAY?", "loading bay", True),
+        ("Was STAIRS before the lift?", "stairs", True),
+        ("Did you see the bench before 'no entry'?", "no entry", True),
+        ("What did you see after the TV?", "tv", False),  # a thing, not a sign's words
+        ("What did you see after the loading bay?", "loading bay", False),
+        ("WHAT DID YOU SEE AFTER THE LIFT?", "lift", False),  # a question all in capitals
+    ],
+)
+def test_a_name_in_capitals_or_quotes_is_words_read(question: str, name: str, read: bool) -> None:
+    assert written_as_read(question, name) is read

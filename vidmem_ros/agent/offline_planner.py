@@ -43,6 +43,7 @@ from vidmem_ros.agent.question import (
     places_named,
     sign_words,
     times_hold,
+    written_as_read,
 )
 from vidmem_ros.agent.runs import group_runs
 from vidmem_ros.agent.steps import NOT_SEEN_CONFIDENCE, Script, Step, answer, call, when_said, xy_said
@@ -676,7 +677,7 @@ class OfflinePlanner:
             yield from self._heard_next(state, p, after)
             return
         state.plan(f"find when I first saw {p.other}", f"list what came {'after' if after else 'before'} it")
-        anchor = yield from self._first_seen(p.other)
+        anchor = yield from self._first_seen(p.other, _side_senses(p.text, p.other, []) or None)
         if anchor is None:
             yield answer(f"I have not seen {p.other}, so I cannot say what came around it.", NOT_SEEN_CONFIDENCE)
             return
@@ -1230,6 +1231,8 @@ def _side_senses(question: str, name: str, fallback: list[str]) -> list[str]:
     met = modality_named(before) if before.strip() else None
     if met is None and (done := _DONE_TO.match(lower[at + len(name) :])) is not None:
         met = modality_named(done[1]) or Modality.OBJECT  # "was the cat spotted before ...": seen
+    if met is None and written_as_read(question, name):
+        met = Modality.TEXT  # "right before LOADING BAY": words read, as a sign prints them
     return _SENSES_OF.get(met, fallback) if met is not None else fallback
 
 

@@ -299,6 +299,21 @@ _TRAILING = re.compile(
     r"|while (?:patrolling|on patrol|on your rounds))$"
 )
 _QUOTED = re.compile(r"(?:^|\s)[\"'“‘](?P<q>[^\"'“”‘’]{2,})(?:[\"'”’]|$)")
+# Words in capitals, as a sign prints them ("before LOADING BAY"): four letters at least, so "TV" stays a thing.
+_CAPITALS = re.compile(r"\b[A-Z][A-Z0-9'&-]*(?:\s+[A-Z0-9][A-Z0-9'&-]*)*\b")
+
+
+def written_as_read(question: str, name: str) -> bool:
+    """Whether a question gives a thing's name as words read: quoted, or in capitals as a sign prints them (where
+    the question itself is not all in capitals)."""
+    wanted = name.strip().lower()
+    if not wanted or question.upper() == question:
+        return False
+    quoted = [q["q"].strip().lower() for q in _QUOTED.finditer(question)]
+    capitals = [c.lower() for c in _CAPITALS.findall(question) if sum(ch.isalpha() for ch in c) >= 4]
+    return wanted in quoted or wanted in capitals
+
+
 _NAME = r"[a-z][\w'-]*(?: [a-z][\w'-]*){0,2}?"  # one to three words, as few as end the name
 # Where a thing's name ends in a context sentence: a preposition, a verb, a time word or punctuation.
 _NAME_END = (
