@@ -136,6 +136,8 @@ def test_one_things_time_in_view_is_checked_against_an_amount_of_time(
         ("How many seconds separated the scooter and the teapot?", "scooter", "teapot", False),
         ("How long after seeing the cat did you read NO ENTRY?", "cat", "no entry", True),
         ("How long did it take you to get from the kettle to the van?", "kettle", "van", True),
+        ("What's the gap in time between reading LOADING BAY and the van?", "loading bay", "van", False),
+        ("What was the elapsed time between the kettle and the scooter?", "kettle", "scooter", False),
         ("How long did the robot take to drive from the scooter to the teapot?", "scooter", "teapot", True),
     ],
 )

@@ -202,6 +202,9 @@ def test_sentences_lose_scope_and_remarks_and_say_alternatives_whole(sentence: s
         ("Did anything about the boiler come over the radio?", Intent.DID, Modality.SPEECH, "boiler", ""),
         ("Name the sign you read right after the fountain.", Intent.AFTER, Modality.TEXT, "", "fountain"),
         ("Is there a moment when you came across a ladder?", Intent.DID, Modality.OBJECT, "ladder", ""),
+        # a sign described by what it mentions is the words read on it
+        ("Did you read any notice mentioning a fire door?", Intent.DID, Modality.TEXT, "fire door", ""),
+        ("When did you pass the poster referring to the canteen?", Intent.LAST, Modality.TEXT, "canteen", ""),
         # the places stayed at, counted with none described
         ("How many different rooms did you go to?", Intent.COUNT, Modality.PLACE, "", ""),
         ("How many stops did the robot make?", Intent.COUNT, Modality.PLACE, "", ""),
@@ -349,3 +352,17 @@ def test_a_gerund_says_how_a_thing_was_met(question: str, modality: Modality) ->
 def test_a_window_may_be_any_amount_of_time_said_in_words(question: str, window: Window) -> None:
     parsed = parse_question(question)
     assert parsed is not None and parsed.window == window
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What is scheduled for next Tuesday?",
+        "What's happening the following week?",
+        "What is booked for next month?",
+        "What did they say was due on the following Monday?",
+    ],
+)
+def test_a_date_said_with_next_or_following_is_no_neighbour_question(question: str, similar: SimilarityParser) -> None:
+    parsed = _read(question, similar)
+    assert parsed is None or parsed.intent not in (Intent.BEFORE, Intent.AFTER), parsed

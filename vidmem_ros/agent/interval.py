@@ -16,8 +16,9 @@ from dataclasses import dataclass
 from vidmem_ros.agent.question import Modality, clean_target, last_sentence, modality_named
 
 _MEASURE = (
-    r"(?:how (?:long|much time|many (?:seconds|minutes|hours))|what (?:was|is) the (?:time|gap|interval|delay"
-    r"|time gap|time difference|difference in time|amount of time|length of time|time span|span of time))"
+    r"(?:how (?:long|much time|many (?:seconds|minutes|hours))|what (?:was|is) the (?:total |whole )?(?:time |elapsed )?"
+    r"(?:time|gap|interval|delay|lag|difference|separation|span|amount of time|length of time|stretch)"
+    r"(?: in time| of time| in seconds| in minutes)?)"
 )
 _PASSED = (
     r"(?: (?:was it|was there|is there|is it|passed|elapsed|went by|had passed|has passed|had gone by|lay|came|were"

@@ -101,7 +101,8 @@ _READ = r"(?:read|see written|see the words?)"
 _SIGN = r"(?:a |the |any )?(?:sign|text|notice|label|poster|screen|board)"
 _SAYING = (
     r"(?:that said|saying|that says|which said|reading|that read|with the words?|warning (?:about|of|against)"
-    r"|that warned (?:about|of)|announcing|about|for|with)"
+    r"|that warned (?:about|of)|announcing|mentioning|that mentioned|that mentions|which mentioned|naming|that named"
+    r"|referring to|that referred to|about|for|with)"
 )
 _ANCHOR = rf"(?:(?:you )?(?:saw|seeing|{_SEE}) )?"
 # Things heard named only by their kind ("spoken messages", "radio calls"): every one of them, not what they said.
@@ -563,11 +564,19 @@ _ANCHOR_MET = re.compile(
 )
 
 
-# A modal before the relation word ("what should happen after lunch", "what must be done before noon") asks what
-# was to be done then, as something heard or read said: not what was met next to a thing.
+# A modal before the relation word ("what should happen after lunch", "what must be done before noon"), or a thing
+# set for a time ("what is scheduled for next week"), asks what was to be done then, as something heard or read
+# said: not what was met next to a thing.
 _PLANNED = re.compile(
     r"\b(?:should|must|shall|will|would|ought to|(?:is|are|was|were) to|ha(?:s|ve|d) to|needs? to"
-    r"|(?:supposed|meant|due|expected|scheduled|planned) to)\b"
+    r"|(?:supposed|meant|due|expected|scheduled|planned) to|(?:scheduled|planned|due|set|booked|arranged|fixed"
+    r"|pencilled in|lined up) (?:for|on|at)|happening|taking place|coming up|going on)\b"
+)
+# The days and spans of a calendar: "next" or "following" before one of them names a date, not the next thing met.
+CALENDAR = (
+    r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|week|weekend|month|year|day|morning|afternoon"
+    r"|evening|night|shift|season|quarter|january|february|march|april|may|june|july|august|september|october"
+    r"|november|december)s?"
 )
 
 

@@ -17,6 +17,7 @@ import numpy as np
 
 from vidmem_ros.agent.asked import Asked, asked_kind
 from vidmem_ros.agent.question import (
+    CALENDAR,
     Intent,
     Modality,
     ParsedQuestion,
@@ -245,7 +246,9 @@ _FITS: dict[Asked, tuple[Intent, ...]] = {
 _WHICH_THING = re.compile(rf"^(?:(?:in|on|at|from|to|for|with|by) )?(?:which|what) {SOMETHING}\b")
 # The intents whose answer is a name (what was seen, read or heard; which came first or next).
 _NAMES = (Intent.WHAT, Intent.READ, Intent.SAID, Intent.BEFORE, Intent.AFTER, Intent.ORDER)
-_NEIGHBOUR = re.compile(r"\b(?:before|after|prior to|preceding|following|next|earlier than|later than)\b")
+_NEIGHBOUR = re.compile(
+    rf"\b(?:before|after|prior to|preceding|following|next|earlier than|later than)\b(?! (?:the )?{CALENDAR}\b)"
+)
 _OPPOSITES = (
     (Intent.BEFORE, Intent.AFTER, re.compile(r"\b(?:before|prior to|preceding|earlier than)\b"),
      re.compile(r"\b(?:after|following|next|later than)\b")),
