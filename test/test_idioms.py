@@ -7,6 +7,7 @@ from vidmem_ros.agent.asked import Asked, asked_kind, asks_negated, interrogativ
 from vidmem_ros.agent.idioms import negated, plain_asking, plain_sentence
 from vidmem_ros.agent.question import Intent, Modality, ParsedQuestion, Window, parse_question, window_of
 from vidmem_ros.agent.question_similarity import SimilarityParser
+from vidmem_ros.agent.who import WhoAsked, who_question
 from vidmem_ros.config import load_config
 from vidmem_ros.perception.registry import build_text_embedder
 
@@ -366,3 +367,21 @@ def test_a_window_may_be_any_amount_of_time_said_in_words(question: str, window:
 def test_a_date_said_with_next_or_following_is_no_neighbour_question(question: str, similar: SimilarityParser) -> None:
     parsed = _read(question, similar)
     assert parsed is None or parsed.intent not in (Intent.BEFORE, Intent.AFTER), parsed
+
+
+@pytest.mark.parametrize(
+    ("question", "people", "plan"),
+    [
+        ("How many different people did you see?", True, None),
+        ("How many people did you meet, counting each encounter?", False, (Intent.COUNT, "person")),
+        ("How many people did you see, repeats included?", False, (Intent.COUNT, "person")),
+    ],
+)
+def test_people_are_counted_once_each_unless_every_occasion_is_to_count(
+    question: str, people: bool, plan: tuple[Intent, str] | None, similar: SimilarityParser
+) -> None:
+    who = who_question(question)
+    assert (who is not None and who.asked in (WhoAsked.SEEN, WhoAsked.MET)) is people
+    if plan is not None:
+        parsed = _read(question, similar)
+        assert parsed is not None and (parsed.intent, parsed.target) == plan, parsed

@@ -252,7 +252,8 @@ _OFFERED_FIRST = re.compile(
 # A closing remark on how to answer ("counting each visit", "roughly", "in seconds"), which asks nothing.
 _FORM_REMARK = re.compile(
     r"[,;:] (?:(?:counting|including|excluding|rounding|rounded|roughly|approximately|more or less|give or take"
-    r"|if possible|please|in (?:seconds|minutes|metres|meters))\b[^,;:]*)$"
+    r"|if possible|please|in (?:seconds|minutes|metres|meters))\b[^,;:]*"
+    r"|(?:repeats|repeat \w+|repeated \w+|each \w+|every \w+) (?:included|counted|too|separately))$"
     r"|,? (?:all together|altogether|in total|in all|all told|overall|or not)$"
 )
 

@@ -98,12 +98,23 @@ def who_question(text: str) -> WhoQuestion | None:
         people = [match.group(g) for g in ("who", "whom") if g in match.re.groupindex] if match else []
         if match and not all(_a_person(who, text) for who in people):
             return None  # "when did you last see the fire extinguisher" is about a thing
+        if match and asked in (WhoAsked.SEEN, WhoAsked.MET) and _EACH_OCCASION.search(clean):
+            return None  # "how many people, counting each sighting": the occasions, not the different people
         if match:
             groups = match.groupdict()
             return WhoQuestion(asked, _said(groups.get("x") or ""), _said(groups.get("y") or ""),
                                (groups.get("who") or "").strip(), groups.get("edge") or "last",
                                (groups.get("whom") or "").strip())  # fmt: skip
     return None
+
+
+# A remark that every occasion counts ("counting each sighting", "repeats included"): people met more than once count
+# each time.
+_EACH_OCCASION = re.compile(
+    r"\b(?:counting|including|count|counted|with) (?:each|every|all|repeat|repeated)(?: \w+)?"
+    r"|\b(?:repeats|repeat sightings|repeated sightings) (?:included|counted|too)\b|\beach (?:sighting|time|occasion)"
+    r" (?:separately|on its own|counted)\b"
+)
 
 
 def _a_person(who: str, asked: str) -> bool:
