@@ -117,3 +117,11 @@ def test_a_thing_named_in_capitals_or_quoted_is_words_read(street: Reasoner, que
     """ "car park" was heard at 110 s, before anything was read; in capitals or quotes it is the sign read at 400 s."""
     before = street.answer(question, as_of=T0 + 600)
     assert before.value == "STAIRS", before.text
+
+
+def test_a_moment_asked_for_after_the_thing_is_the_edge_of_its_occasion(street: Reasoner) -> None:
+    """The bus was in view 100-130 s: its last time ends at 130 s, whichever frame of it was clearest."""
+    last = street.answer("The last time a bus was in front of you, when was that?", as_of=T0 + 600)
+    assert last.stamp == pytest.approx(T0 + 130, abs=0.5), last.text
+    first = street.answer("The first time you noticed a bus, when was that?", as_of=T0 + 600)
+    assert first.stamp == pytest.approx(T0 + 100, abs=0.5), first.text

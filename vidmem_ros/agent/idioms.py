@@ -369,6 +369,28 @@ def _seen_when(m: re.Match[str]) -> str:
     return f"{m['q']} did you {which}see {m['t']}{'' if edge else nth}"
 
 
+# "When was the last time you saw X", "the first time a van was in view, when was that?": the moment of an occasion
+# named by its order, asked as "when did you last see X", "when was a van first in view".
+_EDGE = r"(?P<w>first|last|latest|most recent|final|earliest)"
+_EDGE_TIME_ASKED = re.compile(
+    rf"^(?P<q>when|where|at what time|what time) (?:was|is) the (?:very )?{_EDGE} time (?:that |when )?(?P<c>.+)$"
+)
+_EDGE_TIME_FRONTED = re.compile(
+    rf"^(?:the )?(?:very )?{_EDGE} time (?:that |when )?(?P<c>[^,;:]+)[,;:]? (?P<q>when|where|at what time|what time)"
+    r" (?:was|is) (?:that|it|this)$"
+)
+
+
+def _edge_time(m: re.Match[str]) -> str:
+    """The plain question of an occasion named by its order: the robot's own verb, or a thing's state."""
+    which, clause = _first_or_last(m["w"]), m["c"]
+    robot = re.match(r"(?:you|the robot|it) (?P<v>\w+)(?P<rest>.*)$", clause)
+    if robot is not None:
+        return f"{m['q']} did you {which} {_BASE_FORMS.get(robot['v'], robot['v'])}{robot['rest']}"
+    state = re.match(r"(?P<s>.+?) (?P<v>was|were) (?P<p>.+)$", clause)
+    return f"{m['q']} {state['v']} {state['s']} {which} {state['p']}" if state is not None else m.group(0)
+
+
 def _first_or_last(word: str) -> str:
     return "first" if word in ("first", "earliest", "before anything else") else "last"
 
@@ -432,6 +454,7 @@ def plain_sentence(sentence: str) -> str:
         previous, sentence = sentence, _FORM_REMARK.sub("", _SCOPE.sub("", sentence)).lstrip(",;: ")
     sentence = _OFFERED_FIRST.sub(lambda m: f"{m['q']}, {m['a']} or {m['b']}", sentence)
     sentence = _FRONTED_MOMENT.sub(lambda m: f"{m['question']} {m['moment']}", sentence)
+    sentence = _EDGE_TIME_ASKED.sub(_edge_time, _EDGE_TIME_FRONTED.sub(_edge_time, sentence))
     sentence = _FRONTED_RELATION.sub(lambda m: f"{m['q']} {m['r']} {m['x']}", sentence)
     return _SPLIT_ALTERNATIVE.sub(lambda m: f"{m['r']} or {m['s']} {m['b']}" if m["r"] != m["s"] else m[0], sentence)
 

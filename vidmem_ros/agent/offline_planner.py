@@ -1044,6 +1044,10 @@ class OfflinePlanner:
             early = _FIRST_WORDS.search(state.question.lower()) is not None
             ref = str(first.data.get("first_ref", first.ref) if early else last.data.get("last_ref", last.ref))
             stamp = first.stamp if early else last.end
+            if ref == (first.ref if early else last.ref) and (first.end if early else last.stamp) != stamp:
+                # An occasion cited by its best frame only: the moment is cited as read along the path at its edge.
+                at = (yield [call("pose_at", t=stamp - state.t0)])[0].result.findings
+                ref = at[0].ref if at else ref
             which = "first" if early else "last"
             text = f"{stamp - state.t0:.0f} s: I {which} {verb} {what} {when_said(state, stamp)}."
             return answer(text, confidence, [ref, *refs], ref, ref)

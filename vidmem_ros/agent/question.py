@@ -278,6 +278,8 @@ _PATTERNS: list[tuple[Intent, Modality, str]] = [
     (Intent.LAST, Modality.OBJECT, rf"^when (?:did|have) you (?:last|most recently) {_SEE} (?P<t>.+)$"),
     (Intent.LAST, Modality.OBJECT, rf"^when was the last time you {_SEE} (?P<t>.+)$"),
     (Intent.LAST, Modality.OBJECT, rf"^when did you {_SEE} (?P<t>.+)$"),
+    (Intent.FIRST, Modality.OBJECT, rf"^when (?:was|were) (?P<t>.+?) first {_SEEN}$"),  # the passive
+    (Intent.LAST, Modality.OBJECT, rf"^when (?:was|were) (?P<t>.+?) (?:last |most recently )?{_SEEN}$"),
     (Intent.WHERE, Modality.OBJECT, rf"^where (?:did|have) you (?:last |first )?{_SEE} (?P<t>.+)$"),
     (Intent.WHERE, Modality.OBJECT, r"^where (?:is|was|were|are) (?P<t>.+)$"),
     (Intent.DID, Modality.OBJECT, rf"^(?:did|have|had) you (?:ever |already )?{_SEE} (?P<t>.+)$"),
