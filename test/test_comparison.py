@@ -138,6 +138,7 @@ def test_one_things_time_in_view_is_checked_against_an_amount_of_time(
         ("How long did it take you to get from the kettle to the van?", "kettle", "van", True),
         ("What's the gap in time between reading LOADING BAY and the van?", "loading bay", "van", False),
         ("What was the elapsed time between the kettle and the scooter?", "kettle", "scooter", False),
+        ("How long was it from the kettle sighting to the van sighting?", "kettle", "van", True),
         ("How long did the robot take to drive from the scooter to the teapot?", "scooter", "teapot", True),
     ],
 )
@@ -193,6 +194,8 @@ def test_the_time_between_a_thing_met_and_one_never_met_is_not_guessed(compared:
         ("How long were you out and about before the first notice came into view?", "notice", Modality.TEXT),
         ("After how many minutes did you first hear someone mention the boiler?", "boiler", Modality.SPEECH),
         ("How many seconds elapsed before anything was said?", "anything", Modality.SPEECH),
+        ("How long was it from the start until the first announcement?", "announcement", Modality.SPEECH),
+        ("How much time passed from when you set off until you read SLOW?", "slow", Modality.TEXT),
     ],
 )
 def test_the_delay_to_a_thing_is_counted_from_the_start_of_memory(

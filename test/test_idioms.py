@@ -203,6 +203,16 @@ def test_sentences_lose_scope_and_remarks_and_say_alternatives_whole(sentence: s
         ("Did anything about the boiler come over the radio?", Intent.DID, Modality.SPEECH, "boiler", ""),
         ("Name the sign you read right after the fountain.", Intent.AFTER, Modality.TEXT, "", "fountain"),
         ("Is there a moment when you came across a ladder?", Intent.DID, Modality.OBJECT, "ladder", ""),
+        # the robot told or warned of a thing heard about it; something said about a thing was heard
+        ("How many times were you told about the boiler?", Intent.COUNT, Modality.SPEECH, "boiler", ""),
+        ("Were you warned of a flood?", Intent.DID, Modality.SPEECH, "flood", ""),
+        (
+            "Was anything said about the boiler before you reached the van?",
+            Intent.ORDER,
+            Modality.SPEECH,
+            "boiler",
+            "van",
+        ),
         # a sign described by what it mentions is the words read on it
         ("Did you read any notice mentioning a fire door?", Intent.DID, Modality.TEXT, "fire door", ""),
         ("When did you pass the poster referring to the canteen?", Intent.LAST, Modality.TEXT, "canteen", ""),

@@ -268,8 +268,23 @@ _SEEING = (
     (re.compile(r"\bin front of (?:you|the robot|it|(?:your|the|its) cameras?)\b"), "in view"),
 )
 
-# Hearing said by its manner ("overheard"), and a topic that "came up in conversation": heard, and mentioned.
+# Hearing said by its manner ("overheard"), a topic that "came up in conversation", and the robot told or warned
+# of a thing: heard, mentioned, and heard about.
 _HEARING = (
+    (
+        re.compile(
+            r"\b(?:were|was|have|has|had) (?:you|the robot|it) (?:ever )?(?:been )?(?:told|informed|warned|reminded"
+            r"|notified|alerted|advised)(?P<p> about| of| that| to)?\b"
+        ),
+        lambda m: f"did you hear{' that' if m['p'] == ' that' else ' about'}",
+    ),
+    (
+        re.compile(
+            r"^(?:was|were|has|had) (?:there )?(?:anything|something|aught|any word|a word) (?:been )?(?:said|mentioned"
+            r"|announced|heard|reported|brought up|spoken)(?= about| of| on| regarding| concerning)"
+        ),
+        "did you hear anything",
+    ),
     (re.compile(r"\boverhear(s|ing)?\b"), r"hear\1"),
     (re.compile(r"\boverheard\b"), "heard"),
     (

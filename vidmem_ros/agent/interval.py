@@ -24,7 +24,7 @@ _PASSED = (
     r"(?: (?:was it|was there|is there|is it|passed|elapsed|went by|had passed|has passed|had gone by|lay|came|were"
     r" there))?"
 )
-_BETWEEN = re.compile(rf"^{_MEASURE}{_PASSED} between (?P<a>.+?) and (?P<b>.+)$")
+_BETWEEN = re.compile(rf"^{_MEASURE}{_PASSED} (?:between (?P<a>.+?) and|from (?P<a2>.+?) (?:to|until|till)) (?P<b>.+)$")
 _FRONTED = re.compile(rf"^between (?P<a>.+?) and (?P<b>[^,:;]+)[,:;] {_MEASURE}\b.*$")
 _SEPARATED = re.compile(
     rf"^{_MEASURE} (?:separated|lay between|passed between|went by between) (?P<a>.+?) and (?P<b>.+)$"
@@ -92,22 +92,35 @@ def interval_question(text: str) -> Interval | None:
             (first, first_met), (second, second_met) = side_named(travel["a"]), side_named(travel["b"])
             return Interval(first, second, first_met, second_met, True) if first and second else None
         second, second_met = side_named(re.sub(r"^(?:you|the robot|it) ", "", delay["b"]))
-        second = re.sub(r"^(?:the )?(?:very )?first ", "", second)
+        second = _FIRST.sub("", second)
         return Interval("", second, None, second_met, True, from_start=True) if second else None
     for pattern in (_BETWEEN, _FRONTED, _SEPARATED, _AFTER, _BEFORE):
         match = pattern.match(sentence)
         if match is None:
             continue
-        a, b = match["a"], match["b"]
+        directed = bool(match.groupdict().get("a2"))  # "from A to B": B's moment less A's
+        a, b = match["a"] or match.groupdict().get("a2") or "", match["b"]
         if pattern in (_AFTER, _BEFORE):
             b = re.sub(r"^(?:you|the robot|it) ", "", b)
         (first, first_met), (second, second_met) = side_named(a), side_named(b)
+        if directed and _START.match(first):  # "from the start to B": the delay to B's first occasion
+            second, second_met = side_named(_FIRST.sub("", b.strip()))
+            return Interval("", second, None, second_met, True, from_start=True) if second else None
         if not first or not second or _NO_THING.match(first) or _NO_THING.match(second):
             return None  # "between the first and the last time you saw X": one thing's span, not two things
         if pattern is _BEFORE:  # B came first: the time from it to A
             return Interval(second, first, second_met, first_met, True)
-        return Interval(first, second, first_met, second_met, pattern is _AFTER)
+        return Interval(first, second, first_met, second_met, pattern is _AFTER or directed)
     return None
+
+
+# "The first X": the delay to a thing is to its first occasion anyway.
+_FIRST = re.compile(r"^(?:the )?(?:very )?first ")
+# The start of memory as one side ("from the start", "from when you set off").
+_START = re.compile(
+    r"^(?:the )?(?:very )?(?:start|beginning|outset)(?: of .*)?$|^(?:when )?(?:you|the robot|it) (?:started|began"
+    r"|set off|set out|started out)\b.*$"
+)
 
 
 # A side that names no thing of its own.
@@ -117,6 +130,8 @@ _NO_THING = re.compile(
 )  # "how long after the start did you ...": a moment counted from the start, asked by the rules as "when"
 # What was heard, named by its kind after its topic ("the delivery message").
 _MESSAGE_NOUN = re.compile(r"\s+(?:message|announcement|news|call|remark)s?$")
+# What was seen, named by its kind after its name ("the cat sighting").
+_SIGHTING_NOUN = re.compile(r"\s+(?:sighting|appearance|encounter)s?$")
 
 
 def side_named(words: str) -> tuple[str, Modality | None]:
@@ -128,4 +143,6 @@ def side_named(words: str) -> tuple[str, Modality | None]:
     met = modality_named(words)
     if _MESSAGE_NOUN.search(name):
         name, met = _MESSAGE_NOUN.sub("", name), met or Modality.SPEECH
+    elif _SIGHTING_NOUN.search(name):
+        name, met = _SIGHTING_NOUN.sub("", name), met or Modality.OBJECT
     return name, met

@@ -40,6 +40,7 @@ from vidmem_ros.agent.question import (
     content_words,
     counts_stays,
     modality_named,
+    names_any_message,
     places_named,
     sign_words,
     times_hold,
@@ -232,7 +233,8 @@ class OfflinePlanner:
         named by its kind alone ("the first sign", "anything said") is the first thing met that way."""
         state.plan(f"find when I first met {c.second}", "count from the start of memory")
         senses = _SENSES_OF.get(c.second_met) if c.second_met else None
-        if _ANYTHING.match(c.second) or re.fullmatch(rf"(?:{BEARER}|text|writing|words?)s?", c.second):
+        kind_only = re.fullmatch(rf"(?:{BEARER}|text|writing|words?)s?", c.second) or names_any_message(c.second)
+        if _ANYTHING.match(c.second) or kind_only:
             what = {Modality.TEXT: "text", Modality.SPEECH: "speech"}.get(c.second_met or Modality.OBJECT, "objects")
             obs = (yield [call("timeline", what=[what], limit=1, start_t=0.0)])[0]
             met = obs.result.findings[0] if obs.result.findings else None

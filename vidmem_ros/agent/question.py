@@ -112,7 +112,11 @@ _MESSAGE_KINDS = (
 )
 # One thing of a yes-or-no order question ("was the boiler fixed before the shutter?"): who met it and how, what it
 # was about, and what happened to it are not part of its name.
-_MET = rf"(?:{_WHO} (?:{_SEE}|{_HEAR}|{_SAY}|{_READ}|report|reported|announce|announced) )?(?:about )?(?:{_MESSAGE} )?"
+_ARRIVE = r"(?:reach|reached|get to|got to|arrive at|arrived at|come to|came to|come upon|came upon)"
+_MET = (
+    rf"(?:{_WHO} (?:{_SEE}|{_HEAR}|{_SAY}|{_READ}|{_ARRIVE}|report|reported|announce|announced) )?(?:about )?"
+    rf"(?:{_MESSAGE} )?"
+)
 _HAPPENED = (
     r"(?: (?:was |were |got |had been |has been )?(?:first )?(?:seen|heard|read|mentioned|said|announced|noticed|spotted"
     r"|reported|brought up|come up"
@@ -206,6 +210,7 @@ _PATTERNS: list[tuple[Intent, Modality, str]] = [
         rf"^where did you (?:go|head|drive|move|walk)(?: to)? {_NEXT}(?P<r>before|after|next after) (?P<o>.+)$",
     ),
     (Intent.COUNT, Modality.SPEECH, rf"^how many times did {_WHO} {_SAY} (?P<t>.+)$"),
+    (Intent.COUNT, Modality.SPEECH, rf"^how (?:many times|often) (?:did|have) you {_HEAR} (?:about |of )?(?P<t>.+)$"),
     (
         Intent.COUNT,
         Modality.SPEECH,
