@@ -5,7 +5,15 @@ import pytest
 from vidmem_ros.agent.answer import Answer
 from vidmem_ros.agent.asked import Asked, asked_kind, asks_negated, interrogative, turned_round
 from vidmem_ros.agent.idioms import negated, plain_asking, plain_sentence
-from vidmem_ros.agent.question import Intent, Modality, ParsedQuestion, Window, parse_question, window_of
+from vidmem_ros.agent.question import (
+    Intent,
+    Modality,
+    ParsedQuestion,
+    Window,
+    capitals_quoted,
+    parse_question,
+    window_of,
+)
 from vidmem_ros.agent.question_similarity import SimilarityParser
 from vidmem_ros.agent.who import WhoAsked, who_question
 from vidmem_ros.config import load_config
@@ -20,7 +28,9 @@ def similar() -> SimilarityParser:
 
 
 def _read(question: str, similar: SimilarityParser) -> ParsedQuestion | None:
-    """As the rules-only parser reads: sentence patterns first, then likeness to example questions."""
+    """As the rules-only parser reads what the reasoner hands it (words in capitals quoted): sentence patterns
+    first, then likeness to example questions."""
+    question = capitals_quoted(question)
     return parse_question(question) or similar.parse(question)
 
 
@@ -213,6 +223,12 @@ def test_sentences_lose_scope_and_remarks_and_say_alternatives_whole(sentence: s
             "boiler",
             "van",
         ),
+        # the passive, with a count checked; signs however met, and messages however caught, counted
+        ("Was the heron seen fewer than three times?", Intent.DID, Modality.OBJECT, "heron", ""),
+        ("Was the boiler mentioned at all?", Intent.DID, Modality.SPEECH, "boiler", ""),
+        ("Has NO ENTRY been read twice?", Intent.DID, Modality.TEXT, "no entry", ""),
+        ("How many notices did you come across?", Intent.COUNT, Modality.TEXT, "", ""),
+        ("How many sentences have you caught so far?", Intent.COUNT, Modality.SPEECH, "", ""),
         # a sign described by what it mentions is the words read on it
         ("Did you read any notice mentioning a fire door?", Intent.DID, Modality.TEXT, "fire door", ""),
         ("When did you pass the poster referring to the canteen?", Intent.LAST, Modality.TEXT, "canteen", ""),

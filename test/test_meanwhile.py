@@ -125,3 +125,16 @@ def test_a_moment_asked_for_after_the_thing_is_the_edge_of_its_occasion(street: 
     assert last.stamp == pytest.approx(T0 + 130, abs=0.5), last.text
     first = street.answer("The first time you noticed a bus, when was that?", as_of=T0 + 600)
     assert first.stamp == pytest.approx(T0 + 100, abs=0.5), first.text
+
+
+@pytest.mark.parametrize(
+    ("question", "value"),
+    [
+        ("Which did you come across first: the STAIRS sign or the bus?", "bus"),
+        ("Of the umbrella and the CAR PARK sign, which did you notice sooner?", "car park"),
+    ],
+)
+def test_one_side_being_a_sign_leaves_the_other_met_any_way(street: Reasoner, question: str, value: str) -> None:
+    """The bus (100 s) before STAIRS (300 s); CAR PARK (400 s) before the umbrella (500 s)."""
+    answer = street.answer(question, as_of=T0 + 600)
+    assert str(answer.value).lower() == value, answer.text

@@ -104,6 +104,19 @@ def test_the_places_stayed_at_are_counted_as_places_or_as_stays(patrol: Reasoner
     assert patrol.answer("How many places did you visit in the first 40 seconds?").value == 1
 
 
+def test_leaving_a_place_and_the_time_away_from_it_before_coming_back(patrol: Reasoner) -> None:
+    left = patrol.answer("When did you first leave the room with the cup?")
+    assert left.stamp is not None and abs(left.stamp - (T0 + 30)) <= 3, left.text
+    gone = patrol.answer("At what time did you exit the spot with the cat?")
+    assert gone.stamp is not None and abs(gone.stamp - (T0 + 64)) <= 4, gone.text
+    away = patrol.answer("How long were you away from the spot with the cup?")
+    assert away.value == pytest.approx(45, abs=4), away.text
+    back = patrol.answer("How long did it take to come back to the place with the cup?")
+    assert back.value == away.value, back.text
+    never = patrol.answer("How long before you returned to the room with the cat?")
+    assert never.value is None and "did not come back" in never.text, never.text
+
+
 def test_time_spent_at_a_place(patrol: Reasoner) -> None:
     stayed = patrol.answer("How much time did you spend at the spot with the cat?")
     assert stayed.value == pytest.approx(22, abs=2) and "cat" in stayed.text, stayed.text

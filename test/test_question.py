@@ -5,6 +5,7 @@ from vidmem_ros.agent.question import (
     Intent,
     Modality,
     asked_words,
+    capitals_quoted,
     clean_target,
     parse_question,
     validate_question,
@@ -305,3 +306,28 @@ def test_a_choice_with_no_word_of_time_is_no_order() -> None:
 )
 def test_a_name_in_capitals_or_quotes_is_words_read(question: str, name: str, read: bool) -> None:
     assert written_as_read(question, name) is read
+
+
+@pytest.mark.parametrize(
+    ("question", "quoted"),
+    [
+        ("Did you read NO ENTRY?", 'Did you read "NO ENTRY"?'),
+        ("When did you pass the KEEP OUT sign?", 'When did you pass the "KEEP OUT" sign?'),
+        ("Did you see the TV?", "Did you see the TV?"),  # too short to be a sign's words
+        ("Did you read 'NO ENTRY'?", "Did you read 'NO ENTRY'?"),  # quoted already
+        ("DID YOU SEE A CAT?", "DID YOU SEE A CAT?"),  # a question all in capitals
+    ],
+)
+def test_words_in_capitals_are_quoted_as_words_read(question: str, quoted: str) -> None:
+    assert capitals_quoted(question) == quoted
+
+
+def test_a_sign_whose_words_say_no_is_not_a_negative_question() -> None:
+    parsed = parse_question(capitals_quoted("Has NO PARKING been read twice?"))
+    assert parsed is not None and (parsed.modality, parsed.target, parsed.times) == (
+        Modality.TEXT,
+        "no parking",
+        ("eq", 2),
+    )
+    sign = parse_question(capitals_quoted("When did you pass the KEEP OUT sign?"))
+    assert sign is not None and sign.target == "keep out", sign

@@ -97,7 +97,7 @@ _ASKING_FORMS: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]
     # "when did you see X for the first time": when did you first see X.
     (
         re.compile(
-            r"^(?P<a>when (?:did|have|had) (?:you|the robot|it)) (?P<b>.+?),? for the (?:very )?"
+            r"^(?P<a>when (?:did|have|had) (?:you|the robot|it)) (?P<b>.+?),? (?:for )?the (?:very )?"
             r"(?P<w>first|last|final|most recent) time\b"
         ),
         lambda m: f"{m['a']} {'first' if m['w'] == 'first' else 'last'} {m['b']}",

@@ -50,7 +50,8 @@ _DELAY = re.compile(
     rf"|had it been|passed|elapsed|went by|had passed|had elapsed|had gone by|did you need|did (?:you|the robot|it)"
     rf" (?:wait|go|drive|travel)|(?:had|have) (?:you|the robot|it) been {_AT_WORK}|(?:were|was) (?:you|the robot"
     rf"|it) {_AT_WORK}))? (?:until|till|before|when))"
-    r" (?P<b>(?!.* (?:did|do|were|was|had|has) (?:you|the robot|it)\b).+)$"
+    r" (?P<b>(?!.* (?:did|do|were|was|had|has) (?:you|the robot|it)\b)(?!(?:(?:you|the robot|it) )?(?:came|come|got|get"
+    r"|went|go|headed|head) back\b|(?:(?:you|the robot|it) )?return(?:ed)?\b).+)$"
 )
 # "how long did it take to get from A to B": the time from the one to the other.
 _TRAVEL = re.compile(r"^(?:get|go|travel|drive|walk|move|come|make it) from (?P<a>.+?) (?:to|until|till) (?P<b>.+)$")

@@ -570,8 +570,9 @@ class OfflinePlanner:
                 return
         which = "last" if p.latest else "first"  # "which did you read more recently": the latest occasions
         state.plan(f"find when I {which} met {p.target}", f"find when I {which} met {p.other}", "compare")
-        # Each side as the verb before it says ("did you read A before you heard about B"), else as the question.
-        sense_a, sense_b = (_side_senses(p.text, name, senses) for name in (p.target, p.other))
+        # Each side as the verb before it says ("did you read A before you heard about B"), else as the question;
+        # a question that reads as one about signs only because one side is a sign leaves the other side open.
+        sense_a, sense_b = (_side_senses(p.text, name, _read_if_sign(p, name, senses)) for name in (p.target, p.other))
         first_a = yield from self._first_seen(p.target, sense_a, latest=p.latest)
         first_b = yield from self._first_seen(p.other, sense_b, latest=p.latest)
         if first_a is None or first_b is None:
@@ -801,6 +802,8 @@ class OfflinePlanner:
             spans = ", ".join(f"{a:.0f}-{b:.0f} s" for a, b in visits)
             text = f"I was at {_place_name(best)} {_visits(len(visits))} ({spans} after my memory begins)."
             yield answer(text, confidence, [best.ref], place_ref=best.ref, value=len(visits))
+        elif p.intent is Intent.DURATION and p.leaving:
+            yield self._away(best, confidence, p.ordinal)
         elif p.intent is Intent.DURATION:
             dwell = float(best.data["dwell_s"])
             over = "one visit" if len(visits) == 1 else f"{len(visits)} visits"
@@ -808,6 +811,21 @@ class OfflinePlanner:
             yield answer(text, confidence, [best.ref], place_ref=best.ref, value=round(dwell, 1))
         else:
             yield self._next_place(found, best, after=p.intent is Intent.AFTER, confidence=confidence)
+
+    @staticmethod
+    def _away(place: Finding, confidence: float, ordinal: int) -> Step:
+        """How long the robot was away from a place between leaving it and coming back (after the visit named by
+        order, else the first)."""
+        visits = place.data["visits"]
+        name = _place_name(place)
+        if len(visits) < 2:
+            return answer(
+                f"I did not come back to {name}: I was there {_visits(len(visits))}.", confidence, [place.ref]
+            )
+        n = min(max(ordinal, 1), len(visits) - 1)
+        (_, left), (back, _) = visits[n - 1], visits[n]
+        text = f"About {back - left:.0f} s: I left {name} at {left:.0f} s and came back at {back:.0f} s."
+        return answer(text, confidence, [place.ref], place_ref=place.ref, value=round(back - left, 1))
 
     def _count_places(self, state: AgentState, p: ParsedQuestion) -> Script:
         """How many places the robot stayed at, or (where stops or visits are counted) how many stays."""
@@ -829,6 +847,13 @@ class OfflinePlanner:
         """Whether, when first or last, and where the robot was at a place: its first (or last) visit's start."""
         start, end = place.data["visits"][-1 if p.intent is Intent.LAST else 0]
         name = _place_name(place)
+        if p.leaving:  # "when did you leave X": the end of that visit, cited by the path there
+            at = (yield [call("pose_at", t=end)])[0].result.findings
+            ref = at[0].ref if at else place.ref
+            which = {Intent.FIRST: "first ", Intent.LAST: "last "}.get(p.intent, "")
+            text = f"I {which}left {name} {when_said(state, state.t0 + end)}, after {end - start:.0f} s there."
+            yield answer(text, confidence, [place.ref, ref], ref, place.ref)
+            return
         if p.intent is Intent.WHERE:
             text = f"{name[0].upper()}{name[1:]}, first from {start:.0f} s to {end:.0f} s after my memory begins."
             yield answer(text, confidence, [place.ref], place.ref, place.ref, value=name)
@@ -1226,6 +1251,14 @@ def _first_of_each(found: list[Finding]) -> list[Finding]:
 _SENSES_OF: dict[Modality, list[str]] = {Modality.TEXT: ["read"], Modality.SPEECH: ["heard"], Modality.OBJECT: ["seen"]}
 
 
+def _read_if_sign(p: ParsedQuestion, name: str, senses: list[str]) -> list[str]:
+    """The senses a side of an order is met by where no verb says: words read only where the question says so of
+    the side itself (a sign, words quoted or in capitals), not where another side was a sign."""
+    if senses != ["read"] or re.search(r"\b(?:read|reading|written)\b", p.text.lower()):
+        return senses  # "which did you read first, A or B": both were read
+    return senses if bears_text(head_words(name)) or written_as_read(p.text, name) else []
+
+
 def _side_senses(question: str, name: str, fallback: list[str]) -> list[str]:
     """How one side of an order question was met, by the verb just before its name and after the relation or
     the other side ("... before you heard about X": heard); ``fallback`` where no verb says."""
@@ -1237,8 +1270,8 @@ def _side_senses(question: str, name: str, fallback: list[str]) -> list[str]:
     met = modality_named(before) if before.strip() else None
     if met is None and (done := _DONE_TO.match(lower[at + len(name) :])) is not None:
         met = modality_named(done[1]) or Modality.OBJECT  # "was the cat spotted before ...": seen
-    if met is None and written_as_read(question, name):
-        met = Modality.TEXT  # "right before LOADING BAY": words read, as a sign prints them
+    if met in (None, Modality.OBJECT) and written_as_read(question, name):
+        met = Modality.TEXT  # "right before LOADING BAY", "did you pass the EXIT sign": words read, as signs print them
     return _SENSES_OF.get(met, fallback) if met is not None else fallback
 
 

@@ -62,6 +62,9 @@ class ParsedQuestion:
     latest: bool = False  # an order question asking which of the two came last, not first
     ordinal: int = 0  # "the second time": that occasion or visit (0: none named)
     times: tuple[str, int] | None = None  # "did you see X twice / more than once": the check (eq, gt, ge, lt, le) and n
+    # "when did you leave X": the end of a visit to a place, not its start; "how long were you away from X": the
+    # time from leaving it to coming back
+    leaving: bool = False
 
 
 _SEE = (
@@ -124,6 +127,15 @@ _HAPPENED = (
     r"|arrive|arrived|occur|occurred|get seen))?"
 )
 _ORDER_WORD = r"(?P<r>before|after|earlier than|later than|ahead of|prior to)"
+# The subject of a passive ("was the van seen"): a thing, not a clause with a doer of its own.
+_PASSIVE_SUBJECT = r"(?P<t>(?!.*\b(?:you|i|we|they|he|she|someone|anyone|somebody|anybody|come|came)\b).+?)"
+_PASSIVE = r" (?:anywhere |ever |already |at all )?(?:to be |been )?"
+# A count a yes-or-no question checks, said after its verb ("... more than twice", "... three times").
+_CHECKED = (
+    r"(?: (?:more than|fewer than|less than|at least|at most|exactly|only|over|under|no more than|not more than))?"
+    r"(?: (?:once|twice|thrice|(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten) times)(?: or more)?)?"
+    r"(?: (?:at all|so far|yet|today))?"
+)
 # Participles that say a thing was heard of, or seen, in the passive ("when the leak was reported").
 _SAID_OF = (
     r"(?:mentioned|said|announced|reported|discussed|brought up|talked about|spoken about|spoken of|heard|raised"
@@ -214,10 +226,17 @@ _PATTERNS: list[tuple[Intent, Modality, str]] = [
     (
         Intent.COUNT,
         Modality.SPEECH,
-        rf"^how many {_MESSAGE_KINDS}(?: (?:did|have) you (?:hear|heard)| (?:were|have been) (?:said|made|announced"
+        rf"^how many {_MESSAGE_KINDS}(?: (?:did|have) you (?:hear|heard|catch|caught|pick up|picked up|get|got|receive"
+        r"|received|register|registered|record|recorded|log|logged|take in|taken in)| (?:were|have been) (?:said|made|announced"
         r"|heard)| (?:were there|have there been|did you get|came in))(?P<w>.*)$",
     ),
     (Intent.COUNT, Modality.TEXT, rf"^how (?:many times|often) (?:did|have) you {_READ} (?P<t>.+)$"),
+    (  # signs counted, however they were met: "how many notices did you come across"
+        Intent.COUNT,
+        Modality.TEXT,
+        r"^how many (?P<t>(?:(?:different|distinct|separate|unique|individual|other) )*(?:signs?|notices?|labels?"
+        rf"|posters?|placards?|plaques?|banners?)) (?:did|have|had) you (?:{_SEE}|{_READ}|seen)$",
+    ),
     (Intent.COUNT, Modality.OBJECT, rf"^how (?:many times|often) (?:did|have) you {_SEE} (?P<t>.+)$"),
     (Intent.DURATION, Modality.OBJECT, rf"^(?:for )?how long (?:did|have) you {_SEE} (?P<t>.+?)(?: for)?$"),
     (Intent.DURATION, Modality.OBJECT, r"^(?:for )?how long (?:was|were) (?P<t>.+?) (?:in view|visible)(?: for)?$"),
@@ -289,6 +308,10 @@ _PATTERNS: list[tuple[Intent, Modality, str]] = [
     (Intent.WHERE, Modality.OBJECT, r"^where (?:is|was|were|are) (?P<t>.+)$"),
     (Intent.DID, Modality.OBJECT, rf"^(?:did|have|had) you (?:ever |already )?{_SEE} (?P<t>.+)$"),
     (Intent.DID, Modality.OBJECT, r"^(?:is|was|were|are) there (?P<t>.+)$"),
+    # the passive, with a count checked or none: "was the van seen more than once", "was the leak mentioned"
+    (Intent.DID, Modality.SPEECH, rf"^(?:was|were|has|have|had) {_PASSIVE_SUBJECT}{_PASSIVE}{_SAID_OF}{_CHECKED}$"),
+    (Intent.DID, Modality.TEXT, rf"^(?:was|were|has|have|had) {_PASSIVE_SUBJECT}{_PASSIVE}read{_CHECKED}$"),
+    (Intent.DID, Modality.OBJECT, rf"^(?:was|were|has|have|had) {_PASSIVE_SUBJECT}{_PASSIVE}{_SEEN}{_CHECKED}$"),
 ]
 _COMPILED = [(intent, modality, re.compile(pattern)) for intent, modality, pattern in _PATTERNS]
 _SIGN_TARGET = re.compile(rf"^{_SIGN} {_SAYING} (?P<t>.+)$")
@@ -320,6 +343,20 @@ def written_as_read(question: str, name: str) -> bool:
     quoted = [q["q"].strip().lower() for q in _QUOTED.finditer(question)]
     capitals = [c.lower() for c in _CAPITALS.findall(question) if sum(ch.isalpha() for ch in c) >= 4]
     return wanted in quoted or wanted in capitals
+
+
+def capitals_quoted(question: str) -> str:
+    """The question with words in capitals quoted, as words read are ("did you read NO ENTRY" asks about the sign's
+    words, and its "NO" negates nothing); a question all in capitals is left as asked."""
+    if question.upper() == question:
+        return question
+    spans = [(m.start(), m.end()) for m in _QUOTED.finditer(question)]
+
+    def quoted(m: re.Match[str]) -> str:
+        inside = any(a <= m.start() < b for a, b in spans)
+        return m[0] if inside or sum(ch.isalpha() for ch in m[0]) < 4 else f'"{m[0]}"'
+
+    return _CAPITALS.sub(quoted, question)
 
 
 _NAME = r"[a-z][\w'-]*(?: [a-z][\w'-]*){0,2}?"  # one to three words, as few as end the name
@@ -360,7 +397,8 @@ _FORMAT_REMARK = re.compile(
 
 def parse_question(text: str) -> ParsedQuestion | None:
     """The intent and targets of a supported question, or None."""
-    parsed = places_counted(text) or alternatives_question(text) or visit_question(text) or neighbour_question(text)
+    parsed = places_counted(text) or away_question(text) or alternatives_question(text) or visit_question(text)
+    parsed = parsed or neighbour_question(text)
     parsed = parsed or _parse_clause(text)
     if parsed is None:
         return None
@@ -653,6 +691,26 @@ def counts_stays(text: str) -> bool:
     return found is None or re.fullmatch(_VISIT_NOUNS, found["n"]) is not None
 
 
+# The time away from a place before coming back: "how long were you away from the lab", "how long before you came
+# back to the kitchen", "how long did it take to return to the dock".
+_AWAY = re.compile(
+    rf"^how (?:long|much time|many (?:seconds|minutes|hours))(?: (?:were|was) {_SELF} (?:away|gone) from"
+    rf"| (?:was it |did it take(?: {_SELF})? )?(?:before|until|till|to) (?:{_SELF} )?(?:came|come|got|get|went|go"
+    rf"|headed|head) back to| (?:was it |did it take(?: {_SELF})? )?(?:before|until|till|to) (?:{_SELF} )?"
+    r"(?:returned|return) to) (?P<place>.+?)(?: (?:again|between (?:your|its|the) \w+ visits|in between|after"
+    r" (?:leaving|you left) (?:it|there)))?$"
+)
+
+
+def away_question(text: str) -> ParsedQuestion | None:
+    """How long the robot was away from a place before it came back, or None."""
+    found = _AWAY.match(last_sentence(text))
+    place = clean_target(found["place"]) if found else ""
+    if not place:
+        return None
+    return with_ordinal(ParsedQuestion(text, Intent.DURATION, place, Modality.PLACE, leaving=True))
+
+
 def visit_question(text: str) -> ParsedQuestion | None:
     """A question about being at a place, read from its verb of motion and the place that verb names, not from a
     sentence pattern: when the robot got to a place (first or last), whether it has been there, where it went after
@@ -667,16 +725,19 @@ def visit_question(text: str) -> ParsedQuestion | None:
     place = clean_target(found.group("place"))
     if not place or _PRONOUN.match(place):
         return None
-    asks_place = re.search(r"\b(?:where|which|what) (?:\w+ )?(?:place|room|area|spot|location)?", sentence)
+    asks_place = re.search(r"\b(?:where|which|what)(?! time\b) (?:\w+ )?(?:place|room|area|spot|location)?", sentence)
     if asks_place and (_LEAVING.search(sentence) or re.search(r"\b(?:next|after|then)\b", sentence)):
         leaving_or_after = _LEAVING.search(sentence[: found.end()]) or " after " in f" {sentence} "
         if leaving_or_after or re.search(r"\bnext\b", sentence):
             return ParsedQuestion(text, Intent.AFTER, "", Modality.PLACE, place)
     if asks_place and re.search(r"\bbefore\b", sentence) and _ARRIVING.search(sentence):
         return ParsedQuestion(text, Intent.BEFORE, "", Modality.PLACE, place)
-    if sentence.startswith(("when", "at what time", "what time")) and _ARRIVING.search(sentence):
+    if sentence.startswith(("when", "at what time", "what time")) and (
+        _ARRIVING.search(sentence) or _LEAVING.search(sentence)
+    ):
         last = re.search(r"\b(?:last|most recently|latest)\b", sentence)
-        return ParsedQuestion(text, Intent.LAST if last else Intent.FIRST, place, Modality.PLACE)
+        leaving = _LEAVING.search(sentence) is not None and not _ARRIVING.search(sentence)
+        return ParsedQuestion(text, Intent.LAST if last else Intent.FIRST, place, Modality.PLACE, leaving=leaving)
     if re.match(r"(?:have|had|has|did|were|was)\b", sentence) and re.search(
         r"\b(?:been|visit|visited|go|gone|went)\b", sentence
     ):
@@ -740,6 +801,11 @@ _ANY_SIGN = re.compile(
     r"^(?:(?:different|distinct|separate|unique|individual|other) )*(?:signs?|notices?|texts?|labels?|posters?"
     r"|words|things?(?: written)?|plates?|placards?|plaques?)$"
 )
+# Things that bear words, named only by their kind.
+_BEARERS_ONLY = re.compile(
+    r"^(?:(?:different|distinct|separate|unique|individual|other) )*(?:signs?|notices?|labels?|posters?|placards?"
+    r"|plaques?|banners?|signboards?)$"
+)
 _RECENCY = re.compile(r"^(?:(?:very|first|last|latest|earliest|most recent|newest|final|previous|next) )+")
 # A count of what was heard that names only the kind of thing heard ("radio calls"), not what it was about.
 _ANY_MESSAGE = re.compile(
@@ -762,6 +828,8 @@ def refined(intent: Intent, modality: Modality, target: str) -> tuple[Modality, 
         target = "person" if _ANY_PERSON.fullmatch(target) else _SOMEONE.sub("person", target, count=1)
     if intent in (Intent.COUNT, Intent.DURATION) and modality is Modality.OBJECT and (place := place_passed(target)):
         modality, target = Modality.PLACE, place
+    if intent is Intent.COUNT and modality is Modality.OBJECT and _BEARERS_ONLY.match(target):
+        modality = Modality.TEXT  # "how many signs did you spot": the signs are known by what was read on them
     if intent is Intent.COUNT and modality is Modality.TEXT and _ANY_SIGN.match(target):
         target = ""  # "how many different signs did you read": every sign read is counted
     if modality is Modality.TEXT:
@@ -989,6 +1057,8 @@ def clean_target(target: str) -> str:
         previous = target
         target = _FILLER.sub("", _MEETING.sub("", _TRAILING.sub("", target.strip()))).strip()
         target = target.strip(_QUOTES + ",;:").strip()
+    if target.count('"') % 2:  # a quote left open by what was cut off ('"no entry" sign' less its kind)
+        target = target.replace('"', "").strip()
     return target
 
 
