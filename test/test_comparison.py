@@ -230,3 +230,24 @@ def test_the_delay_to_a_thing_is_its_first_moment_less_the_start(
 def test_the_delay_to_a_thing_never_met_is_not_guessed(compared: Reasoner) -> None:
     answer = compared.answer("How long did it take you to find a giraffe?", as_of=T0 + 700)
     assert answer.value is None and "giraffe" in answer.text
+
+
+@pytest.mark.parametrize(
+    ("question", "name"),
+    [
+        ("How long was the gap between the two cat sightings?", "cat"),
+        ("How much time passed between the first and second time you saw the cat?", "cat"),
+        ("How long was it between the two readings of LOADING BAY?", "loading bay"),
+    ],
+)
+def test_the_gap_between_two_occasions_of_one_thing(compared: Reasoner, question: str, name: str) -> None:
+    c = interval_question(question)
+    assert c is not None and c.repeat and c.first == c.second == name, c
+    gap = compared.answer(question, as_of=T0 + 700)
+    expected = {"cat": 200 - 102, "loading bay": 600 - 400}[name]  # the end of one occasion to the next's start
+    assert gap.value == pytest.approx(expected, abs=1.0), gap.text
+
+
+def test_a_thing_met_once_has_no_gap_to_measure(compared: Reasoner) -> None:
+    once = compared.answer("How long was the gap between the two dog sightings?", as_of=T0 + 700)
+    assert once.value is None and "once" in once.text, once.text

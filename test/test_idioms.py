@@ -229,6 +229,8 @@ def test_sentences_lose_scope_and_remarks_and_say_alternatives_whole(sentence: s
         ("Has NO ENTRY been read twice?", Intent.DID, Modality.TEXT, "no entry", ""),
         ("How many notices did you come across?", Intent.COUNT, Modality.TEXT, "", ""),
         ("How many sentences have you caught so far?", Intent.COUNT, Modality.SPEECH, "", ""),
+        # "very" before an edge of time adds nothing
+        ("What was the very first thing you heard?", Intent.FIRST, Modality.SPEECH, "", ""),
         # a sign described by what it mentions is the words read on it
         ("Did you read any notice mentioning a fire door?", Intent.DID, Modality.TEXT, "fire door", ""),
         ("When did you pass the poster referring to the canteen?", Intent.LAST, Modality.TEXT, "canteen", ""),

@@ -38,8 +38,16 @@ def test_what_was_met_meanwhile_is_read_from_the_moment_clause(
     assert c is not None and (c.asked, c.anchor, c.anchor_met, c.place) == (asked, anchor, met, False), c
 
 
-def test_a_place_the_robot_was_at_sets_the_moment_too() -> None:
-    c = meanwhile_question("What did you see while you were in the room with the bench?")
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What did you see while you were in the room with the bench?",
+        "What did you hear while standing near the room with the bench?",
+        "What could you see while parked by the room with the bench?",
+    ],
+)
+def test_a_place_the_robot_was_at_sets_the_moment_too(question: str) -> None:
+    c = meanwhile_question(question)
     assert c is not None and c.place and c.anchor == "the room with the bench"
 
 
@@ -138,3 +146,16 @@ def test_one_side_being_a_sign_leaves_the_other_met_any_way(street: Reasoner, qu
     """The bus (100 s) before STAIRS (300 s); CAR PARK (400 s) before the umbrella (500 s)."""
     answer = street.answer(question, as_of=T0 + 600)
     assert str(answer.value).lower() == value, answer.text
+
+
+@pytest.mark.parametrize(
+    ("question", "value"),
+    [
+        ("Was the flood mentioned more than once?", False),
+        ("Did you hear about the flood exactly once?", True),
+        ("Was the bus seen fewer than two times?", True),
+    ],
+)
+def test_a_count_checked_of_a_thing_heard_or_seen(street: Reasoner, question: str, value: bool) -> None:
+    answer = street.answer(question, as_of=T0 + 600)
+    assert answer.value is value, answer.text

@@ -107,6 +107,8 @@ def test_the_places_stayed_at_are_counted_as_places_or_as_stays(patrol: Reasoner
 def test_leaving_a_place_and_the_time_away_from_it_before_coming_back(patrol: Reasoner) -> None:
     left = patrol.answer("When did you first leave the room with the cup?")
     assert left.stamp is not None and abs(left.stamp - (T0 + 30)) <= 3, left.text
+    set_off = patrol.answer("When did you set off from the room with the cup the first time?")
+    assert set_off.stamp == left.stamp, set_off.text
     gone = patrol.answer("At what time did you exit the spot with the cat?")
     assert gone.stamp is not None and abs(gone.stamp - (T0 + 64)) <= 4, gone.text
     away = patrol.answer("How long were you away from the spot with the cup?")

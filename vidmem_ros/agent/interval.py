@@ -22,7 +22,7 @@ _MEASURE = (
 )
 _PASSED = (
     r"(?: (?:was it|was there|is there|is it|passed|elapsed|went by|had passed|has passed|had gone by|lay|came|were"
-    r" there))?"
+    r" there|(?:was|is) the (?:gap|time|interval|delay|pause|break|stretch)))?"
 )
 _BETWEEN = re.compile(rf"^{_MEASURE}{_PASSED} (?:between (?P<a>.+?) and|from (?P<a2>.+?) (?:to|until|till)) (?P<b>.+)$")
 _FRONTED = re.compile(rf"^between (?P<a>.+?) and (?P<b>[^,:;]+)[,:;] {_MEASURE}\b.*$")
@@ -73,6 +73,15 @@ _TAIL = re.compile(
 )
 
 
+# The gap between two occasions of one thing: "the gap between the two cat sightings", "how long between the first
+# and second time you saw the van".
+_TWICE = re.compile(
+    rf"^{_MEASURE}{_PASSED} between (?:the |your |its )?(?:two|first and (?:the )?second|1st and 2nd) "
+    r"(?:(?P<x>.+?) (?:sightings|occasions|appearances|encounters|readings|mentions)|(?:sightings|occasions|appearances"
+    r"|encounters|readings|mentions) of (?P<z>.+)|times? (?:that )?(?:you |the robot |it )?(?P<y>.+))$"
+)
+
+
 @dataclass(frozen=True)
 class Interval:
     first: str  # the thing named first
@@ -81,11 +90,18 @@ class Interval:
     second_met: Modality | None
     after: bool  # "how long after A did B": B's moment less A's, not the distance between them
     from_start: bool = False  # "how long did it take to find B": B's first moment less the start of memory
+    repeat: bool = False  # "the gap between the two B sightings": from the end of B's first occasion to its second
 
 
 def interval_question(text: str) -> Interval | None:
     """The question read as one about the time between two things met, or None."""
     sentence = last_sentence(text)
+    twice = _TWICE.match(sentence)
+    if twice is not None:
+        name, met = side_named(twice["x"] or twice["y"] or twice["z"])
+        if twice["z"] and "mentions" in sentence:
+            met = met or Modality.SPEECH
+        return Interval(name, name, met, met, True, repeat=True) if name else None
     delay = _DELAY.match(sentence) or _DELAY_FRONTED.match(sentence)
     if delay is not None and not _BEFORE.match(sentence):
         travel = _TRAVEL.match(delay["b"])

@@ -26,7 +26,10 @@ _ASKED = (
 )  # fmt: skip
 _MOMENT = r"(?:right |just |exactly )?(?:when|while|as|at the (?:same )?(?:time|moment)|during the time)"
 # The robot at a place as the moment ("while you were in the room with the piano").
-_AT_PLACE = re.compile(r"^(?:you|the robot|it) (?:were|was) (?:at|in|inside|near|by|beside) (?P<place>.+)$")
+_AT_PLACE = re.compile(
+    r"^(?:(?:you|the robot|it) (?:were|was) )?(?:(?:standing|waiting|parked|stopped|staying|sitting|being|still) )?"
+    r"(?:at|in|inside|near|by|beside|next to|in front of|close to) (?P<place>.+)$"
+)
 # A thing in view as the moment ("while the van was in view").
 _IN_VIEW = re.compile(r"^(?P<thing>.+?) (?:was|were) (?:in view|visible|in sight|on camera|in front of you|around)$")
 

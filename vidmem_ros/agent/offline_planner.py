@@ -215,6 +215,9 @@ class OfflinePlanner:
         if c.from_start:
             yield from self._delay(state, c)
             return
+        if c.repeat:
+            yield from self._between_occasions(state, c)
+            return
         state.plan(f"find when I first met {c.first}", f"find when I first met {c.second}", "subtract")
         a = yield from self._first_seen(c.first, _SENSES_OF.get(c.first_met) if c.first_met else None)
         b = yield from self._first_seen(c.second, _SENSES_OF.get(c.second_met) if c.second_met else None)
@@ -227,6 +230,20 @@ class OfflinePlanner:
         if c.after and seconds < 0:
             text = f"{c.second[0].upper()}{c.second[1:]} came {-seconds:.0f} s before {c.first}, not after: {times}."
         yield answer(text, min(a.score, b.score), [a.ref, b.ref], value=round(seconds, 1))
+
+    def _between_occasions(self, state: AgentState, c: Interval) -> Script:
+        """The gap between the first two occasions of one thing: from the end of the first to the start of the
+        second."""
+        state.plan(f"find every occasion of {c.first}", "measure the gap between the first two")
+        spans = yield from self._spans_of(Meanwhile(Modality.OBJECT, c.first, c.first_met), state.t0)
+        if len(spans) < 2:
+            met = "once" if spans else "not at all"
+            yield answer(f"I met {c.first} {met}, so there is no gap to measure.", 0.5, [r for *_, r in spans])
+            return
+        (_, left, a), (back, _, b) = spans[0], spans[1]
+        text = f"About {back - left:.0f} s: {c.first} went at {left - state.t0:.0f} s and came again at "
+        text += f"{back - state.t0:.0f} s after my memory begins."
+        yield answer(text, 0.7, [a, b], value=round(back - left, 1))
 
     def _delay(self, state: AgentState, c: Interval) -> Script:
         """How long after the start of memory a thing was first met ("how long did it take to find X"); a thing
@@ -260,10 +277,12 @@ class OfflinePlanner:
             yield answer(f"I cannot tell: I have not met {c.anchor}.", NOT_SEEN_CONFIDENCE, value=None)
             return
         what = {Modality.TEXT: "text", Modality.SPEECH: "speech"}.get(c.asked, "objects")
+        pad = 0.0 if c.place else MEANWHILE_PAD_S  # a stay is the robot's own span; a sighting is a frame's
         for start, end, ref in spans:
-            window = {"start_t": start - state.t0 - MEANWHILE_PAD_S, "end_t": end - state.t0 + MEANWHILE_PAD_S}
+            window = {"start_t": start - state.t0 - pad, "end_t": end - state.t0 + pad}
             obs = (yield [call("timeline", what=[what], limit=10, **window)])[0]
-            met = _first_of_each([f for f in obs.result.findings if not _mentions(f, c.anchor)])
+            others = [f for f in obs.result.findings if not _mentions(f, c.anchor)]
+            met = _first_of_each(others or (obs.result.findings if c.place else []))
             if met:
                 named = [_met_named(f) for f in met]
                 said = [n if c.asked is Modality.OBJECT else f'"{n}"' for n in named]
@@ -369,7 +388,7 @@ class OfflinePlanner:
         assert p.times is not None
         check, n = p.times
         holds = times_hold(check, n, len(found))
-        verb = "read" if p.modality is Modality.TEXT else "saw"
+        verb = _met_verb(p.modality)
         what = f'"{p.target}"' if p.modality is Modality.TEXT else p.target
         met = f"I {verb} {what} on {_times(len(found))}" if found else f"I have not {_perfect(p.modality)} {what}"
         confidence = max((f.score for f in found), default=NOT_SEEN_CONFIDENCE)
@@ -512,13 +531,16 @@ class OfflinePlanner:
 
     def _heard(self, state: AgentState, p: ParsedQuestion) -> Script:
         state.plan(f"find speech about {p.target}", "compose the answer")
-        limit = TRANSCRIPTS_MAX if p.intent is Intent.COUNT or not p.target else 8
+        limit = TRANSCRIPTS_MAX if p.intent is Intent.COUNT or p.times is not None or not p.target else 8
         newest = (p.intent is Intent.LAST or (p.intent is Intent.WHERE and p.latest)) and not p.target  # the last one
         window = self._window(state, p)
         obs = (yield [call("search_transcripts", query=p.target, limit=limit, newest=newest, **window)])[0]
         lines = sorted(obs.result.findings, key=lambda f: f.stamp)
         if not lines:
             yield self._not_seen(state, p, [])
+            return
+        if p.times is not None and p.target:  # "was X mentioned more than once": by the number of sentences
+            yield self._times_checked(p, lines)
             return
         if p.intent is Intent.COUNT and not p.target:  # how many messages: sentences with no pause between are one
             messages = group_runs(lines, lambda f: f.stamp, MESSAGE_GAP_S, end=lambda f: f.end)

@@ -582,9 +582,12 @@ _MOTION = (
     r"(?:been|go|goes|went|gone|get|got|gotten|come|came|arrive|arrived|reach|reached|enter|entered|visit|visited"
     r"|leave|left|exit|exited|head|headed|return|returned|drive|drove|driven|walk|walked|step|stepped|move|moved"
     r"|pass|passed|make it|made it|going|getting|coming|arriving|reaching|entering|visiting|leaving|exiting"
-    r"|returning|heading)"
+    r"|returning|heading|set off|set out|(?:went|go|pulled|pull|moved|move|drove|drive|headed|head) (?:away|off))"
 )
-_LEAVING = re.compile(r"\b(?:leave|left|leaving|exit|exited|exiting|depart|departed|moved? on from|c[oa]me out of)\b")
+_LEAVING = re.compile(
+    r"\b(?:leave|left|leaving|exit|exited|exiting|depart|departed|moved? on from|c[oa]me out of|set (?:off|out) from"
+    r"|(?:went|go|pulled|pull|moved|move|drove|drive|headed|head) (?:away|off) from)\b"
+)
 _ARRIVING = re.compile(
     r"\b(?:reach|reached|reaching|arrive|arrived|arriving|enter|entered|entering|get|got|getting|come|came|coming"
     r"|make it|made it)\b"
