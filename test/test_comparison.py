@@ -251,3 +251,18 @@ def test_the_gap_between_two_occasions_of_one_thing(compared: Reasoner, question
 def test_a_thing_met_once_has_no_gap_to_measure(compared: Reasoner) -> None:
     once = compared.answer("How long was the gap between the two dog sightings?", as_of=T0 + 700)
     assert once.value is None and "once" in once.text, once.text
+
+
+@pytest.mark.parametrize(
+    ("question", "value"),
+    [
+        ("Did you read LOADING BAY after NO ENTRY?", True),  # read first at 400 s, and again at 600 s
+        ("Was the dog seen after the cat?", False),  # only before it
+        ("Did you see the cat before the dog?", False),
+    ],
+)
+def test_whether_a_thing_was_met_after_another_counts_any_later_occasion(
+    compared: Reasoner, question: str, value: bool
+) -> None:
+    answer = compared.answer(question, as_of=T0 + 700)
+    assert answer.value is value, answer.text

@@ -229,6 +229,9 @@ def test_sentences_lose_scope_and_remarks_and_say_alternatives_whole(sentence: s
         ("Has NO ENTRY been read twice?", Intent.DID, Modality.TEXT, "no entry", ""),
         ("How many notices did you come across?", Intent.COUNT, Modality.TEXT, "", ""),
         ("How many sentences have you caught so far?", Intent.COUNT, Modality.SPEECH, "", ""),
+        # the messages counted by what they were about; where the first message was heard
+        ("How many different things did people talk about?", Intent.COUNT, Modality.SPEECH, "", ""),
+        ("Where were you when you first heard anything?", Intent.WHERE, Modality.SPEECH, "", ""),
         # "very" before an edge of time adds nothing
         ("What was the very first thing you heard?", Intent.FIRST, Modality.SPEECH, "", ""),
         # a sign described by what it mentions is the words read on it

@@ -119,6 +119,15 @@ def test_leaving_a_place_and_the_time_away_from_it_before_coming_back(patrol: Re
     assert never.value is None and "did not come back" in never.text, never.text
 
 
+def test_coming_back_to_a_place_is_its_second_visit_and_a_stop_near_a_thing_is_that_place(patrol: Reasoner) -> None:
+    back = patrol.answer("At roughly what time did you come back to the spot with the cup?")
+    assert back.stamp is not None and abs(back.stamp - (T0 + 75)) <= 6, back.text
+    second = patrol.answer("When did you get to the room with the cup for the second time?")
+    assert second.stamp == back.stamp, second.text
+    stop = patrol.answer("Where did you stop near the cat?")
+    assert stop.pose is not None and stop.pose.x == pytest.approx(10.4, abs=0.6), stop.text
+
+
 def test_time_spent_at_a_place(patrol: Reasoner) -> None:
     stayed = patrol.answer("How much time did you spend at the spot with the cat?")
     assert stayed.value == pytest.approx(22, abs=2) and "cat" in stayed.text, stayed.text

@@ -457,6 +457,9 @@ def plain_sentence(sentence: str) -> str:
     seeing said with its verb."""
     sentence = _CONTRACTED.sub(lambda m: f"{m['w']} {'has' if m['been'] else 'is'}{m['been'] or ''}", sentence)
     sentence = _LEADING_HEDGE.sub("", sentence)
+    sentence = re.sub(
+        r"^(at )?(?:roughly|approximately|about|around|more or less|exactly) (what time|when)\b", r"\1\2", sentence
+    )
     sentence = re.sub(r"\bvery (first|last|latest|earliest|final|start|beginning|end)\b", r"\1", sentence)
     sentence = _REMEMBERED.sub(
         lambda m: f"{m['aux'] or ''}{m['who']} {_REMEMBERED_VERB[m['g']][1 if m['aux'] else 0]}", sentence

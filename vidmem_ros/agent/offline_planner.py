@@ -595,12 +595,23 @@ class OfflinePlanner:
         # Each side as the verb before it says ("did you read A before you heard about B"), else as the question;
         # a question that reads as one about signs only because one side is a sign leaves the other side open.
         sense_a, sense_b = (_side_senses(p.text, name, _read_if_sign(p, name, senses)) for name in (p.target, p.other))
-        first_a = yield from self._first_seen(p.target, sense_a, latest=p.latest)
+        edges_a = yield from self._seen_edges(p.target, sense_a)
+        first_a = edges_a[1] if p.latest else edges_a[0]
         first_b = yield from self._first_seen(p.other, sense_b, latest=p.latest)
         if first_a is None or first_b is None:
             did, done = _verbs_of(sense_a, sense_b)
             yield self._one_side(state, did, done, (p.target, first_a), (p.other, first_b))
             return
+        if p.relation == "after" and not p.latest and first_a.stamp < first_b.stamp:
+            # "Was A seen after B?": yes where A was met again after B, though first before it.
+            again = edges_a[1]
+            if again is not None and again.stamp > first_b.stamp:
+                verb_a, verb_b = _verbs_of(sense_a, sense_a)[0], _verbs_of(sense_b, sense_b)[0]
+                at_b, at_a = first_b.stamp - state.t0, first_a.stamp - state.t0
+                times = f"at {again.stamp - state.t0:.0f} s, after I {verb_b} {p.other} at {at_b:.0f} s"
+                text = f"Yes: I {verb_a} {p.target} again {times} (and first at {at_a:.0f} s)."
+                yield answer(text, min(again.score, first_b.score), [again.ref, first_b.ref], again.ref, value=True)
+                return
         (early, f1), (late, f2) = sorted(((p.target, first_a), (p.other, first_b)), key=lambda nf: nf[1].stamp)
         early_senses = sense_a if early == p.target else sense_b
         verb = _verbs_of(early_senses, early_senses)[0]
@@ -648,15 +659,22 @@ class OfflinePlanner:
         """The first (or with ``latest`` the last) occasion something was met: detected (where nothing restricts
         it to words read or heard), or the earliest occasion of what its description is grounded in: a sign, a
         sentence, a tag or a caption."""
+        first, last = yield from self._seen_edges(name, senses)
+        return last if latest else first
+
+    def _seen_edges(
+        self, name: str, senses: list[str] | None = None
+    ) -> Generator[Step, list[Observation], tuple[Finding | None, Finding | None]]:
+        """The first and the last occasion something was met, as ``_first_seen`` finds them."""
         if not senses or senses == ["seen"]:
             obs = (yield [call("find_object", name=name)])[0]
             occasions = [f for f in obs.result.findings if f.kind == "occasion"]
             if occasions:
-                return max(occasions, key=lambda f: f.stamp) if latest else occasions[0]
+                return occasions[0], max(occasions, key=lambda f: f.stamp)
         # A thing said to be seen counts only where a record names it: a tag that means something like it is no
         # sighting (a zebra is not a striped cat).
         _, grounded = yield from self._occasions_of(name, senses or [], sighting=senses == ["seen"])
-        return (grounded[-1] if latest else grounded[0]) if grounded else None
+        return (grounded[0], grounded[-1]) if grounded else (None, None)
 
     @staticmethod
     def _named(
@@ -881,10 +899,12 @@ class OfflinePlanner:
             yield answer(text, confidence, [place.ref], place.ref, place.ref, value=name)
             return
         ref = place.ref  # its time is the first visit's start
-        if p.intent is Intent.LAST and len(place.data["visits"]) > 1:
+        if (p.intent is Intent.LAST and len(place.data["visits"]) > 1) or p.ordinal > 1:
             at = (yield [call("pose_at", t=start)])[0].result.findings  # the kept frame nearest the last visit's start
             ref = at[0].ref if at else ref
         which = {Intent.FIRST: "first ", Intent.LAST: "last "}.get(p.intent, "")
+        if p.ordinal > 1:
+            which = f"for the {_ORDINAL_WORDS.get(p.ordinal, str(p.ordinal))} time "
         text = f"I {which}got to {name} {when_said(state, state.t0 + start)} and stayed until {end:.0f} s."
         if p.intent is Intent.DID:
             text = f"Yes. {text}"

@@ -222,6 +222,12 @@ _PATTERNS: list[tuple[Intent, Modality, str]] = [
         rf"^where did you (?:go|head|drive|move|walk)(?: to)? {_NEXT}(?P<r>before|after|next after) (?P<o>.+)$",
     ),
     (Intent.COUNT, Modality.SPEECH, rf"^how many times did {_WHO} {_SAY} (?P<t>.+)$"),
+    (  # "how many different things did people talk about": every message
+        Intent.COUNT,
+        Modality.SPEECH,
+        r"^how many (?P<t>(?:(?:different|distinct|separate|other) )*(?:things|topics|subjects|matters|messages))"
+        rf" (?:did|have|had|has) {_WHO} {_SAY}$",
+    ),
     (Intent.COUNT, Modality.SPEECH, rf"^how (?:many times|often) (?:did|have) you {_HEAR} (?:about |of )?(?P<t>.+)$"),
     (
         Intent.COUNT,
@@ -263,7 +269,11 @@ _PATTERNS: list[tuple[Intent, Modality, str]] = [
     (Intent.LAST, Modality.SPEECH, rf"^when (?:did|have) {_WHO} (?:last )?{_SAY} (?P<t>.+)$"),
     (Intent.LAST, Modality.SPEECH, rf"^when did you (?:last )?{_HEAR} (?P<t>.+)$"),
     (Intent.WHERE, Modality.SPEECH, rf"^{_WHERE_WERE_YOU} when {_WHO} {_SAY} (?P<t>.+)$"),
-    (Intent.WHERE, Modality.SPEECH, rf"^{_WHERE_WERE_YOU} {_WHILE} (?:{_HEAR}|hearing|listening to) (?P<t>.+)$"),
+    (
+        Intent.WHERE,
+        Modality.SPEECH,
+        rf"^{_WHERE_WERE_YOU} {_WHILE} (?:first |last |most recently )?(?:{_HEAR}|hearing|listening to) (?P<t>.+)$",
+    ),
     (Intent.WHERE, Modality.TEXT, rf"^{_WHERE_WERE_YOU} {_WHILE} (?:first |last )?(?:{_READ}|reading) (?P<t>.+)$"),
     # "where were you when the delivery was mentioned / the notice was read / the van was spotted": said passively
     (
@@ -562,6 +572,9 @@ def _parse_clause(text: str) -> ParsedQuestion | None:
         latest = False
         if intent is Intent.WHERE and modality is Modality.SPEECH and (nth := _NTH_MESSAGE.match(target)):
             target, latest = "", nth["w"] not in ("first", "earliest")  # where the first or last message was heard
+        elif intent is Intent.WHERE and modality is Modality.SPEECH and target in ("anything", "something", "words"):
+            target = ""  # "where were you when you first heard anything": the first (or last) message
+            latest = re.search(r"\b(?:last|latest|most recently|final)\b", normal) is not None
         if not names_what_it_needs(intent, modality, target, other) or cites_a_text(intent, normal):
             continue
         now = intent is Intent.WHAT and ("now" in normal or normal.startswith(("what do", "what can", "what is")))
@@ -582,7 +595,11 @@ _MOTION = (
     r"(?:been|go|goes|went|gone|get|got|gotten|come|came|arrive|arrived|reach|reached|enter|entered|visit|visited"
     r"|leave|left|exit|exited|head|headed|return|returned|drive|drove|driven|walk|walked|step|stepped|move|moved"
     r"|pass|passed|make it|made it|going|getting|coming|arriving|reaching|entering|visiting|leaving|exiting"
-    r"|returning|heading|set off|set out|(?:went|go|pulled|pull|moved|move|drove|drive|headed|head) (?:away|off))"
+    r"|returning|heading|set off|set out|(?:went|go|pulled|pull|moved|move|drove|drive|headed|head) (?:away|off)"
+    r"|stop|stopped|halt|halted|pause|paused|park|parked|wait|waited|stay|stayed|linger|lingered)"
+)
+_STOPPING = re.compile(
+    r"\b(?:stop|stopped|halt|halted|pause|paused|park|parked|wait|waited|stay|stayed|linger|lingered)\b"
 )
 _LEAVING = re.compile(
     r"\b(?:leave|left|leaving|exit|exited|exiting|depart|departed|moved? on from|c[oa]me out of|set (?:off|out) from"
@@ -594,7 +611,7 @@ _ARRIVING = re.compile(
 )
 _PLACE_OBJECT = re.compile(
     rf"\b{_MOTION}(?: (?:out|back|up|down|over|inside|outside|in))*(?: (?:to|into|onto|in|at|through|inside|by|across"
-    rf"|from|of))* (?P<place>(?:the|a|an|that|this|your) [a-z0-9' -]+?)(?=[,;:?.]|$| (?:and|before|after|when|while"
+    rf"|from|of|near|beside|next to|close to))* (?P<place>(?:the|a|an|that|this|your) [a-z0-9' -]+?)(?=[,;:?.]|$| (?:and|before|after|when|while"
     rf"|then|next|yet|so far|already|again|first|last|earlier|later|once|ever|at any)\b)"
 )
 _SENSING = re.compile(rf"\b(?:{_SEE}|{_HEAR}|{_READ}|{_SAY}|seen|saw|watch|look)\b")
@@ -740,7 +757,11 @@ def visit_question(text: str) -> ParsedQuestion | None:
     ):
         last = re.search(r"\b(?:last|most recently|latest)\b", sentence)
         leaving = _LEAVING.search(sentence) is not None and not _ARRIVING.search(sentence)
-        return ParsedQuestion(text, Intent.LAST if last else Intent.FIRST, place, Modality.PLACE, leaving=leaving)
+        back = not last and re.search(r"\b(?:back|again|return|returned|returning)\b", sentence) is not None
+        intent = Intent.LAST if last else Intent.FIRST  # "when did you come back to X": the first return, its 2nd visit
+        return ParsedQuestion(text, intent, place, Modality.PLACE, ordinal=2 if back else 0, leaving=leaving)
+    if sentence.startswith("where") and _STOPPING.search(sentence[: found.start("place")]):
+        return ParsedQuestion(text, Intent.WHERE, place, Modality.PLACE)  # "where did you stop near X": that stay
     if re.match(r"(?:have|had|has|did|were|was)\b", sentence) and re.search(
         r"\b(?:been|visit|visited|go|gone|went)\b", sentence
     ):
@@ -812,7 +833,8 @@ _BEARERS_ONLY = re.compile(
 _RECENCY = re.compile(r"^(?:(?:very|first|last|latest|earliest|most recent|newest|final|previous|next) )+")
 # A count of what was heard that names only the kind of thing heard ("radio calls"), not what it was about.
 _ANY_MESSAGE = re.compile(
-    rf"^(?:{_MESSAGE_KINDS}|news|times?|(?:(?:different|distinct|separate|individual|other) )*(?:things?|words|stuff))$"
+    rf"^(?:{_MESSAGE_KINDS}|news|times?|(?:(?:different|distinct|separate|individual|other) )*(?:things?|words|stuff"
+    r"|topics?|subjects?|matters?))$"
 )
 
 
