@@ -28,7 +28,8 @@ _SCOPE = re.compile(
 )
 # Irregular past forms of verbs of meeting, and their base forms (the patterns read a regular past after "did").
 _BASE_FORMS = {"saw": "see", "heard": "hear", "met": "meet", "found": "find", "came": "come", "ran": "run",
-               "drove": "drive", "went": "go", "got": "get", "caught": "catch", "spoke": "speak", "took": "take"}  # fmt: skip
+               "drove": "drive", "went": "go", "got": "get", "caught": "catch", "spoke": "speak",
+               "took": "take"}  # fmt: skip
 # "A before B, or after it?": the either/or of a relation said whole ("A before or after B").
 _SPLIT_ALTERNATIVE = re.compile(
     r"\b(?P<r>before|after) (?P<b>[^,]+?),? or (?P<s>after|before)(?: (?:it|that|them|this|then|him|her))?$"
@@ -114,7 +115,8 @@ _ASKING_FORMS: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]
     # "when did the cup first show up (on camera)", "when did a van last come into view": when it was seen.
     (
         re.compile(
-            r"^(?P<q>when|at what time|what time) did (?P<t>(?!(?:you|it|the robot|someone|anyone|somebody|anybody)\b).+?)"
+            r"^(?P<q>when|at what time|what time) did "
+            r"(?P<t>(?!(?:you|it|the robot|someone|anyone|somebody|anybody)\b).+?)"
             r" (?P<w>first |last )?"
             r"(?:show up|appear|come into view|come into sight|turn up|pop up|come up on camera)"
             r"(?: (?:on camera|on the camera|in view|in the picture|in frame|on screen))?"

@@ -13,10 +13,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from vidmem_ros.agent.question import Modality, clean_target, last_sentence, modality_named
+from vidmem_ros.agent.question import MESSAGE_NOUN, Modality, clean_target, last_sentence, modality_named
 
 _MEASURE = (
-    r"(?:how (?:long|much time|many (?:seconds|minutes|hours))|what (?:was|is) the (?:total |whole )?(?:time |elapsed )?"
+    r"(?:how (?:long|much time|many (?:seconds|minutes|hours))"
+    r"|what (?:was|is) the (?:total |whole )?(?:time |elapsed )?"
     r"(?:time|gap|interval|delay|lag|difference|separation|span|amount of time|length of time|stretch)"
     r"(?: in time| of time| in seconds| in minutes)?)"
 )
@@ -46,7 +47,8 @@ _AT_WORK = (
 # The delay from the start to a moment: "how long did it take (you) to ...", "how much time passed before ...",
 # "how long had you been patrolling when ...", "after how many minutes did you first ...".
 _DELAY = re.compile(
-    rf"^{_MEASURE}(?: (?:did it take(?: (?:you|the robot|it))?|did (?:you|the robot|it) take) (?:to|until|till|before)|(?: (?:was it|has it been"
+    rf"^{_MEASURE}(?: (?:did it take(?: (?:you|the robot|it))?|did (?:you|the robot|it) take)"
+    rf" (?:to|until|till|before)|(?: (?:was it|has it been"
     rf"|had it been|passed|elapsed|went by|had passed|had elapsed|had gone by|did you need|did (?:you|the robot|it)"
     rf" (?:wait|go|drive|travel)|(?:had|have) (?:you|the robot|it) been {_AT_WORK}|(?:were|was) (?:you|the robot"
     rf"|it) {_AT_WORK}))? (?:until|till|before|when))"
@@ -145,8 +147,6 @@ _NO_THING = re.compile(
     r"^(?:the|a|an|first|last|second|(?:first|last|next) time\b.*|time\b.*|it|that|this"
     r"|(?:start|beginning|outset|end)(?: of .*)?|(?:you|it|the robot) (?:started|began|set off|set out).*)$"
 )  # "how long after the start did you ...": a moment counted from the start, asked by the rules as "when"
-# What was heard, named by its kind after its topic ("the delivery message").
-_MESSAGE_NOUN = re.compile(r"\s+(?:message|announcement|news|call|remark)s?$")
 # What was seen, named by its kind after its name ("the cat sighting").
 _SIGHTING_NOUN = re.compile(r"\s+(?:sighting|appearance|encounter)s?$")
 
@@ -158,8 +158,8 @@ def side_named(words: str) -> tuple[str, Modality | None]:
         name = bare
     name = clean_target(_TAIL.sub("", name))
     met = modality_named(words)
-    if _MESSAGE_NOUN.search(name):
-        name, met = _MESSAGE_NOUN.sub("", name), met or Modality.SPEECH
+    if MESSAGE_NOUN.search(name):
+        name, met = MESSAGE_NOUN.sub("", name), met or Modality.SPEECH
     elif _SIGHTING_NOUN.search(name):
         name, met = _SIGHTING_NOUN.sub("", name), met or Modality.OBJECT
     return name, met

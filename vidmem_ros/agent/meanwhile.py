@@ -19,7 +19,8 @@ _ASKED = (
     (Modality.SPEECH, r"what (?:did|were|could|can) you (?:hear|hearing|overhear)|what (?:was|were|got) (?:being )?"
      r"(?:said|mentioned|announced|talked about|discussed)|what did (?:someone|anyone|somebody|anybody|people) say"),
     (Modality.TEXT, r"what (?:did|were|could|can) you (?:read|reading)|what (?:was|were) (?:written|read|on the "
-     r"(?:sign|notice|screen|label|board))|(?:what|which) (?:sign|notice|text|label|words?) (?:was|were|did you (?:read|see))"
+     r"(?:sign|notice|screen|label|board))|(?:what|which) (?:sign|notice|text|label|words?) (?:was|were"
+     r"|did you (?:read|see))"
      r"(?: in view| visible| there)?"),
     (Modality.OBJECT, r"what (?:did|were|could|can) you (?:see|seeing|notice|spot)|what (?:was|were) (?:in view"
      r"|visible|in front of you|on camera|around)|what (?:else )?(?:was|were) there"),

@@ -873,11 +873,7 @@ class OfflinePlanner:
         obs = (yield [call("places", about="", **self._window(state, p))])[0]
         found = obs.result.findings
         stays = sum(len(f.data["visits"]) for f in found)
-        each = ", ".join(
-            f"({f.pose.x:.1f}, {f.pose.y:.1f}){'' if len(f.data['visits']) == 1 else ' ' + _visits(len(f.data['visits']))}"
-            for f in found
-            if f.pose is not None
-        )
+        each = ", ".join(_place_and_visits(f) for f in found if f.pose is not None)
         n = stays if counts_stays(state.question) else len(found)
         text = f"{n}: I stayed at {len(found)} different place{'' if len(found) == 1 else 's'}, {stays} stay"
         text += f"{'' if stays == 1 else 's'} in all" + (f": around {each}." if each else ".")
@@ -1404,6 +1400,13 @@ def _place_name(place: Finding) -> str:
     """A place as the robot knows it: where it is and what was seen, read and heard there."""
     where = f"({place.pose.x:.1f}, {place.pose.y:.1f})" if place.pose else place.ref
     return f"the place around {where} where I {place.text}" if place.text else f"the place around {where}"
+
+
+def _place_and_visits(place: Finding) -> str:
+    """Where a place is, and how often the robot was there where more than once: "(1.0, 2.0) twice"."""
+    assert place.pose is not None
+    n = len(place.data["visits"])
+    return f"({place.pose.x:.1f}, {place.pose.y:.1f})" + ("" if n == 1 else f" {_visits(n)}")
 
 
 def _visits(n: int) -> str:

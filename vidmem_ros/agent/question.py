@@ -121,7 +121,8 @@ _MET = (
     rf"(?:{_MESSAGE} )?"
 )
 _HAPPENED = (
-    r"(?: (?:was |were |got |had been |has been )?(?:first )?(?:seen|heard|read|mentioned|said|announced|noticed|spotted"
+    r"(?: (?:was |were |got |had been |has been )?(?:first )?(?:seen|heard|read|mentioned|said|announced|noticed"
+    r"|spotted"
     r"|reported|brought up|come up"
     r"|came up|come into view|come|came|happen|happened|appear|appeared|show up|showed up|turn up|turned up"
     r"|arrive|arrived|occur|occurred|get seen))?"
@@ -233,7 +234,8 @@ _PATTERNS: list[tuple[Intent, Modality, str]] = [
         Intent.COUNT,
         Modality.SPEECH,
         rf"^how many {_MESSAGE_KINDS}(?: (?:did|have) you (?:hear|heard|catch|caught|pick up|picked up|get|got|receive"
-        r"|received|register|registered|record|recorded|log|logged|take in|taken in)| (?:were|have been) (?:said|made|announced"
+        r"|received|register|registered|record|recorded|log|logged|take in|taken in)"
+        r"| (?:were|have been) (?:said|made|announced"
         r"|heard)| (?:were there|have there been|did you get|came in))(?P<w>.*)$",
     ),
     (Intent.COUNT, Modality.TEXT, rf"^how (?:many times|often) (?:did|have) you {_READ} (?P<t>.+)$"),
@@ -611,8 +613,9 @@ _ARRIVING = re.compile(
 )
 _PLACE_OBJECT = re.compile(
     rf"\b{_MOTION}(?: (?:out|back|up|down|over|inside|outside|in))*(?: (?:to|into|onto|in|at|through|inside|by|across"
-    rf"|from|of|near|beside|next to|close to))* (?P<place>(?:the|a|an|that|this|your) [a-z0-9' -]+?)(?=[,;:?.]|$| (?:and|before|after|when|while"
-    rf"|then|next|yet|so far|already|again|first|last|earlier|later|once|ever|at any)\b)"
+    r"|from|of|near|beside|next to|close to))* (?P<place>(?:the|a|an|that|this|your) [a-z0-9' -]+?)"
+    r"(?=[,;:?.]|$| (?:and|before|after|when|while|then|next|yet|so far|already|again|first|last|earlier|later|once"
+    r"|ever|at any)\b)"
 )
 _SENSING = re.compile(rf"\b(?:{_SEE}|{_HEAR}|{_READ}|{_SAY}|seen|saw|watch|look)\b")
 _MEASURE = re.compile(r"\bhow (?:many|often|long|much)\b")
@@ -817,7 +820,8 @@ _ANY_PERSON = re.compile(
 _SOMEONE = re.compile(r"^(?:anyone|anybody|someone|somebody)(?:\s+else)?\b")
 _INDEFINITE = re.compile(r"^(?:anything|something|anyone|someone|anybody|somebody|what|it)\b")
 _CLOCK = re.compile(r"^(?:\d|noon\b|midnight\b|(?:the )?(?:start|beginning|end)\b)|\b(?:o'clock|a\.?m\.?|p\.?m\.?)$")
-_MESSAGE_NOUN = re.compile(r"\s+(?:message|announcement|news|call|remark)s?$")
+# What was heard, named by its kind after its topic ("the delivery message").
+MESSAGE_NOUN = re.compile(r"\s+(?:message|announcement|news|call|remark)s?$")
 
 
 # A count of what was read that names only the kind of thing read ("different notices"), not what it said.
@@ -930,7 +934,7 @@ def _order_sides(target: str, other: str) -> bool:
 
 def _without_message_noun(name: str) -> str:
     """ "the shutter message" names the shutter: what a message was about is what was heard."""
-    return _MESSAGE_NOUN.sub("", name) or name
+    return MESSAGE_NOUN.sub("", name) or name
 
 
 def asking_clause(text: str) -> str:
