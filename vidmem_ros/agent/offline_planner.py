@@ -235,7 +235,7 @@ class OfflinePlanner:
         """The gap between the first two occasions of one thing: from the end of the first to the start of the
         second."""
         state.plan(f"find every occasion of {c.first}", "measure the gap between the first two")
-        spans = yield from self._spans_of(Meanwhile(Modality.OBJECT, c.first, c.first_met), state.t0)
+        spans = yield from self._spans_of(c.first, c.first_met, state.t0)
         if len(spans) < 2:
             met = "once" if spans else "not at all"
             yield answer(f"I met {c.first} {met}, so there is no gap to measure.", 0.5, [r for *_, r in spans])
@@ -272,7 +272,7 @@ class OfflinePlanner:
         state.plan(f"find every occasion of {c.anchor}", f"list what was {_MET_AS[c.asked]} during each")
         how = "was at" if c.place else {Modality.SPEECH: "heard about"}.get(c.anchor_met or Modality.OBJECT, "")
         anchor = f"{how or _MET_AS.get(c.anchor_met or Modality.OBJECT, 'met')} {c.anchor}"
-        spans = (yield from self._spans_of(c, state.t0))[:MEANWHILE_OCCASIONS]
+        spans = (yield from self._spans_of(c.anchor, c.anchor_met, state.t0, place=c.place))[:MEANWHILE_OCCASIONS]
         if not spans:
             yield answer(f"I cannot tell: I have not met {c.anchor}.", NOT_SEEN_CONFIDENCE, value=None)
             return
@@ -298,21 +298,24 @@ class OfflinePlanner:
         text = f"Nothing: I {_MET_AS[c.asked]} nothing while I {anchor} ({when} after my memory begins)."
         yield answer(text, 0.5, [ref for _, _, ref in spans], value=None)
 
-    def _spans_of(self, c: Meanwhile, t0: float) -> Generator[Step, list[Observation], list[tuple[float, float, str]]]:
-        """The occasions (start, end, reference) of what sets the moment: a place's visits, a thing's sightings,
-        or the records its description is grounded in."""
-        if c.place:
-            found = (yield [call("places", about=c.anchor)])[0].result.findings
+    def _spans_of(
+        self, name: str, met: Modality | None, t0: float, place: bool = False
+    ) -> Generator[Step, list[Observation], list[tuple[float, float, str]]]:
+        """The occasions (start, end, reference) of a thing met as ``met`` says (any way where None): its
+        sightings, or the records its description is grounded in; with ``place``, the visits to the place it
+        describes."""
+        if place:
+            found = (yield [call("places", about=name)])[0].result.findings
             if not found or found[0].score < PLACE_MATCH_MIN:
                 return []
             return [(t0 + a, t0 + b, found[0].ref) for a, b in found[0].data["visits"]]
-        if c.anchor_met in (None, Modality.OBJECT):
-            obs = (yield [call("find_object", name=c.anchor)])[0]
+        if met in (None, Modality.OBJECT):
+            obs = (yield [call("find_object", name=name)])[0]
             seen = [f for f in obs.result.findings if f.kind == "occasion"]
             if seen:
                 return [(f.stamp, f.end, f.ref) for f in seen]
-        senses = _SENSES_OF.get(c.anchor_met) if c.anchor_met else None
-        _, grounded = yield from self._occasions_of(c.anchor, senses or [], sighting=senses == ["seen"])
+        senses = _SENSES_OF.get(met) if met else None
+        _, grounded = yield from self._occasions_of(name, senses or [], sighting=senses == ["seen"])
         return [(f.stamp, max(f.end, f.stamp), f.ref) for f in grounded]
 
     def _occasions(self, state: AgentState, p: ParsedQuestion) -> Script:
