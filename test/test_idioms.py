@@ -212,7 +212,7 @@ def test_sentences_lose_scope_and_remarks_and_say_alternatives_whole(sentence: s
         ("How many messages came through your microphone?", Intent.COUNT, Modality.SPEECH, "", ""),
         ("Did anything about the boiler come over the radio?", Intent.DID, Modality.SPEECH, "boiler", ""),
         ("Name the sign you read right after the fountain.", Intent.AFTER, Modality.TEXT, "", "fountain"),
-        ("Is there a moment when you came across a ladder?", Intent.DID, Modality.OBJECT, "ladder", ""),
+        ("Is there a moment when you came across a wheelbarrow?", Intent.DID, Modality.OBJECT, "wheelbarrow", ""),
         # the robot told or warned of a thing heard about it; something said about a thing was heard
         ("How many times were you told about the boiler?", Intent.COUNT, Modality.SPEECH, "boiler", ""),
         ("Were you warned of a flood?", Intent.DID, Modality.SPEECH, "flood", ""),
@@ -236,7 +236,7 @@ def test_sentences_lose_scope_and_remarks_and_say_alternatives_whole(sentence: s
         ("What was the very first thing you heard?", Intent.FIRST, Modality.SPEECH, "", ""),
         # a sign described by what it mentions is the words read on it
         ("Did you read any notice mentioning a fire door?", Intent.DID, Modality.TEXT, "fire door", ""),
-        ("When did you pass the poster referring to the canteen?", Intent.LAST, Modality.TEXT, "canteen", ""),
+        ("When did you pass the poster referring to the gym?", Intent.LAST, Modality.TEXT, "gym", ""),
         # the places stayed at, counted with none described
         ("How many different rooms did you go to?", Intent.COUNT, Modality.PLACE, "", ""),
         ("How many stops did the robot make?", Intent.COUNT, Modality.PLACE, "", ""),
@@ -324,7 +324,7 @@ def test_the_positive_answer_is_turned_round_for_the_negative_question() -> None
         ("How long did you watch the fountain on your 2nd pass?", Intent.DURATION, "fountain", 2),
         ("When did you last see the van?", Intent.LAST, "van", 0),
         ("At what time did the van come into view for the second time?", Intent.FIRST, "van", 2),
-        ("When did a ladder show up on camera for the first time?", Intent.FIRST, "ladder", 0),
+        ("When did a tractor show up on camera for the first time?", Intent.FIRST, "tractor", 0),
         ("When did the heron appear, for the third time?", Intent.FIRST, "heron", 3),
     ],
 )

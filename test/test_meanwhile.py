@@ -24,7 +24,7 @@ BOX = (4.0, 4.0, 40.0, 40.0)
     [
         ("What did you hear when you saw the giraffe?", Modality.SPEECH, "giraffe", Modality.OBJECT),
         ("What was being said while the bus was in view?", Modality.SPEECH, "bus", Modality.OBJECT),
-        ("What were you hearing as you passed the umbrella?", Modality.SPEECH, "umbrella", Modality.OBJECT),
+        ("What were you hearing as you passed the kite?", Modality.SPEECH, "kite", Modality.OBJECT),
         ("What did you see while you heard about the flood?", Modality.OBJECT, "flood", Modality.SPEECH),
         ("Which sign was in view when somebody mentioned the flood?", Modality.TEXT, "flood", Modality.SPEECH),
         ("What could you read at the time you spotted the bus?", Modality.TEXT, "bus", Modality.OBJECT),
@@ -41,14 +41,14 @@ def test_what_was_met_meanwhile_is_read_from_the_moment_clause(
 @pytest.mark.parametrize(
     "question",
     [
-        "What did you see while you were in the room with the bench?",
-        "What did you hear while standing near the room with the bench?",
-        "What could you see while parked by the room with the bench?",
+        "What did you see while you were in the room with the suitcase?",
+        "What did you hear while standing near the room with the suitcase?",
+        "What could you see while parked by the room with the suitcase?",
     ],
 )
 def test_a_place_the_robot_was_at_sets_the_moment_too(question: str) -> None:
     c = meanwhile_question(question)
-    assert c is not None and c.place and c.anchor == "the room with the bench"
+    assert c is not None and c.place and c.anchor == "the room with the suitcase"
 
 
 @pytest.mark.parametrize(
@@ -67,17 +67,17 @@ def test_questions_that_set_no_moment_by_something_met_are_not_read_so(question:
 @pytest.fixture
 def street(config: VidmemConfig) -> Reasoner:
     """A bus in view 100-130 s while a flood warning about the car park is heard at 110 s; STAIRS read 300-320 s, a
-    bench seen then, and nothing heard; CAR PARK read at 400 s; an umbrella seen at 500 s."""
+    suitcase seen then, and nothing heard; CAR PARK read at 400 s; an kite seen at 500 s."""
     store = SqliteStore(config.store_path())
     for t in range(100, 131, 5):
         store.add_moment(
             Moment(T0 + t, "/cam", 64, 48, None, detections=[Detection("bus", 0.9, BOX)], pose=Pose("map", 1, 0))
         )
     for t in range(300, 321, 5):
-        texts, seen = [TextLine("STAIRS", 0.95, BOX)], [Detection("bench", 0.8, BOX)]
+        texts, seen = [TextLine("STAIRS", 0.95, BOX)], [Detection("suitcase", 0.8, BOX)]
         store.add_moment(Moment(T0 + t, "/cam", 64, 48, None, detections=seen, texts=texts, pose=Pose("map", 5, 0)))
     store.add_moment(Moment(T0 + 400, "/cam", 64, 48, None, texts=[TextLine("CAR PARK", 0.95, BOX)]))
-    store.add_moment(Moment(T0 + 500, "/cam", 64, 48, None, detections=[Detection("umbrella", 0.9, BOX)]))
+    store.add_moment(Moment(T0 + 500, "/cam", 64, 48, None, detections=[Detection("kite", 0.9, BOX)]))
     store.add_transcript(Transcript(T0 + 110, T0 + 113, "The river may flood the car park tonight."))
     return Reasoner(store, config.query, tuple(COCO_LABELS.values()))
 
@@ -92,7 +92,7 @@ def test_what_was_seen_or_read_while_something_was_heard_or_read(street: Reasone
     seen = street.answer("What did you see when you heard about the flood?", as_of=T0 + 600)
     assert seen.value == "bus", seen.text
     beside = street.answer("When you read STAIRS, what else was there?", as_of=T0 + 600)
-    assert beside.value == "bench", beside.text
+    assert beside.value == "suitcase", beside.text
 
 
 def test_nothing_met_meanwhile_is_said_so_and_a_thing_never_met_is_not_guessed(street: Reasoner) -> None:
@@ -139,11 +139,11 @@ def test_a_moment_asked_for_after_the_thing_is_the_edge_of_its_occasion(street: 
     ("question", "value"),
     [
         ("Which did you come across first: the STAIRS sign or the bus?", "bus"),
-        ("Of the umbrella and the CAR PARK sign, which did you notice sooner?", "car park"),
+        ("Of the kite and the CAR PARK sign, which did you notice sooner?", "car park"),
     ],
 )
 def test_one_side_being_a_sign_leaves_the_other_met_any_way(street: Reasoner, question: str, value: str) -> None:
-    """The bus (100 s) before STAIRS (300 s); CAR PARK (400 s) before the umbrella (500 s)."""
+    """The bus (100 s) before STAIRS (300 s); CAR PARK (400 s) before the kite (500 s)."""
     answer = street.answer(question, as_of=T0 + 600)
     assert str(answer.value).lower() == value, answer.text
 

@@ -296,11 +296,11 @@ def test_a_choice_with_no_word_of_time_is_no_order() -> None:
 @pytest.mark.parametrize(
     ("question", "name", "read"),
     [
-        ("What did you read right before LOADING BAY?", "loading bay", True),
+        ("What did you read right before KEEP CLEAR?", "keep clear", True),
         ("Was STAIRS before the lift?", "stairs", True),
-        ("Did you see the bench before 'no entry'?", "no entry", True),
+        ("Did you see the trolley before 'no entry'?", "no entry", True),
         ("What did you see after the TV?", "tv", False),  # a thing, not a sign's words
-        ("What did you see after the loading bay?", "loading bay", False),
+        ("What did you see after the keep clear area?", "keep clear", False),
         ("WHAT DID YOU SEE AFTER THE LIFT?", "lift", False),  # a question all in capitals
     ],
 )

@@ -1,6 +1,6 @@
 """Questions about what was met at the same time as something else: "what did you hear when you saw the cat?",
 "what was being said while the van was in view?", "what sign was in view when you heard about the boiler?", "what
-could you see while you were in the room with the piano?".
+could you see while you were in the room with the aquarium?".
 
 Read from the grammar of such a question (what was met by one sense, then a clause that sets the moment: "when",
 "while", "as" and a thing met, or a place the robot was at), not from sentence patterns.
@@ -26,7 +26,7 @@ _ASKED = (
      r"|visible|in front of you|on camera|around)|what (?:else )?(?:was|were) there"),
 )  # fmt: skip
 _MOMENT = r"(?:right |just |exactly )?(?:when|while|as|at the (?:same )?(?:time|moment)|during the time)"
-# The robot at a place as the moment ("while you were in the room with the piano").
+# The robot at a place as the moment ("while you were in the room with the aquarium").
 _AT_PLACE = re.compile(
     r"^(?:(?:you|the robot|it) (?:were|was) )?(?:(?:standing|waiting|parked|stopped|staying|sitting|being|still) )?"
     r"(?:at|in|inside|near|by|beside|next to|in front of|close to) (?P<place>.+)$"

@@ -1312,7 +1312,7 @@ def _side_senses(question: str, name: str, fallback: list[str]) -> list[str]:
     if met is None and (done := _DONE_TO.match(lower[at + len(name) :])) is not None:
         met = modality_named(done[1]) or Modality.OBJECT  # "was the cat spotted before ...": seen
     if met in (None, Modality.OBJECT) and written_as_read(question, name):
-        met = Modality.TEXT  # "right before LOADING BAY", "did you pass the EXIT sign": words read, as signs print them
+        met = Modality.TEXT  # "right before KEEP CLEAR", "did you pass the EXIT sign": words read, as signs print them
     return _SENSES_OF.get(met, fallback) if met is not None else fallback
 
 

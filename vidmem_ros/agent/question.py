@@ -342,7 +342,7 @@ _TRAILING = re.compile(
     r"|while (?:patrolling|on patrol|on your rounds))$"
 )
 _QUOTED = re.compile(r"(?:^|\s)[\"'“‘](?P<q>[^\"'“”‘’]{2,})(?:[\"'”’]|$)")
-# Words in capitals, as a sign prints them ("before LOADING BAY"): four letters at least, so "TV" stays a thing.
+# Words in capitals, as a sign prints them ("before KEEP CLEAR"): four letters at least, so "TV" stays a thing.
 _CAPITALS = re.compile(r"\b[A-Z][A-Z0-9'&-]*(?:\s+[A-Z0-9][A-Z0-9'&-]*)*\b")
 
 

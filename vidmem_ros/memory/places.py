@@ -8,7 +8,7 @@ only a short move between them are one *visit*; visits whose centres lie
 within ``places.radius_m`` of each other are one *place*, numbered in the order
 first visited.  Each visit is described by what was seen, read and heard
 during it, so a place can be found by a description ("the room with the
-piano") and questions about visits, dwell times and the order of places answer
+aquarium") and questions about visits, dwell times and the order of places answer
 from here.  Computed when asked, from a path that is downsampled already.
 """
 
@@ -72,7 +72,7 @@ class Place:
 
     def share_with(self, labels: Iterable[str]) -> float:
         """The share of its frames in which one of ``labels`` was detected, the most often detected one in each
-        visit ("the room with the piano")."""
+        visit ("the room with the aquarium")."""
         wanted = set(labels)
         frames = sum(v.frames for v in self.visits)
         return sum(max((v.frames_with[x] for x in wanted), default=0) for v in self.visits) / frames if frames else 0.0
