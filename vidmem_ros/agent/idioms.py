@@ -26,10 +26,26 @@ _SCOPE = re.compile(
     r"|,?\s*\b(?:anywhere |at all |at any point )?(?:in|within|among|from|on) (?:your|its|the robot's) (?:records?"
     r"|memory|memories|logs?|history|footage|recordings?|data)\b"
 )
-# Irregular past forms of verbs of meeting, and their base forms (the patterns read a regular past after "did").
-_BASE_FORMS = {"saw": "see", "heard": "hear", "met": "meet", "found": "find", "came": "come", "ran": "run",
-               "drove": "drive", "went": "go", "got": "get", "caught": "catch", "spoke": "speak",
-               "took": "take"}  # fmt: skip
+# Irregular past forms of verbs of meeting: their base form and participle (the patterns read a regular past after
+# "did", and a regular participle is the past).
+_IRREGULAR = {"saw": ("see", "seen"), "heard": ("hear", "heard"), "met": ("meet", "met"), "found": ("find", "found"),
+              "came": ("come", "come"), "ran": ("run", "run"), "drove": ("drive", "driven"), "went": ("go", "gone"),
+              "got": ("get", "got"), "caught": ("catch", "caught"), "spoke": ("speak", "spoken"),
+              "took": ("take", "taken"), "wrote": ("write", "written"), "ate": ("eat", "eaten"),
+              "stole": ("steal", "stolen"), "fell": ("fall", "fallen")}  # fmt: skip
+# A clause that says what the robot did ("you saw X"), or what state a thing was in ("X was in view").
+_ROBOT_DID = re.compile(r"(?:you|the robot|it) (?P<v>\w+)(?P<rest>.*)$")
+_THING_WAS = re.compile(r"(?P<s>.+?) (?P<v>was|were) (?P<p>.+)$")
+
+
+def _base_form(past: str) -> str:
+    return _IRREGULAR.get(past, (past, past))[0]
+
+
+def _participle(past: str) -> str:
+    return _IRREGULAR.get(past, (past, past))[1]
+
+
 # "A before B, or after it?": the either/or of a relation said whole ("A before or after B").
 _SPLIT_ALTERNATIVE = re.compile(
     r"\b(?P<r>before|after) (?P<b>[^,]+?),? or (?P<s>after|before)(?: (?:it|that|them|this|then|him|her))?$"
@@ -64,7 +80,7 @@ _ASKING_FORMS: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]
             r"|occasion|instance|stage)(?: in time)?,? (?:when |at which |in which |where |that |during which )?"
             r"(?P<c>.+)$"
         ),
-        lambda m: _clause_asked(m),
+        lambda m: _clause_asked(m),  # defined below, with the forms it reads
     ),
     # "Name the sign you read after X", "identify the animal you saw": a thing asked for by a request to name it.
     (
@@ -81,7 +97,7 @@ _ASKING_FORMS: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]
             r"^(?:what|which) (?:was|is|were|are) the (?P<k>(?!(?:first|last|latest|earliest|final|next|previous|only"
             r"|most|very|same|other)\b)\w+) (?:that |which )?(?P<s>you|the robot) (?P<v>\w+)\b"
         ),
-        lambda m: f"what {m['k']} did {m['s']} {_BASE_FORMS.get(m['v'], m['v'])}",
+        lambda m: f"what {m['k']} did {m['s']} {_base_form(m['v'])}",
     ),
     # "at what clock time", "at what time of day": at what time.
     (re.compile(r"^(?P<at>at )?what (?:clock time|time of (?:the )?day)\b"), lambda m: f"{m['at'] or ''}what time"),
@@ -361,19 +377,14 @@ _FRONTED_MOMENT = re.compile(
 )
 
 
-# Past forms whose participle differs, for "have you ever ..." made of "you <past> ...".
-_PARTICIPLES = {"saw": "seen", "came": "come", "ran": "run", "went": "gone", "spoke": "spoken", "drove": "driven",
-                "took": "taken", "wrote": "written", "ate": "eaten", "stole": "stolen", "fell": "fallen"}  # fmt: skip
-
-
 def _clause_asked(m: re.Match[str]) -> str:
     """The yes-or-no question a "was there a time when ..." clause asks: "you saw X" is "have you ever seen X",
     "X was in view" is "was X in view"."""
     clause = m["c"]
-    robot = re.match(r"(?:you|the robot|it) (?P<v>\w+)(?P<rest>.*)$", clause)
+    robot = _ROBOT_DID.match(clause)
     if robot is not None:
-        return f"have you ever {_PARTICIPLES.get(robot['v'], robot['v'])}{robot['rest']}"
-    state = re.match(r"(?P<s>.+?) (?P<v>was|were) (?P<p>.+)$", clause)
+        return f"have you ever {_participle(robot['v'])}{robot['rest']}"
+    state = _THING_WAS.match(clause)
     return f"{state['v']} {state['s']} {state['p']}" if state is not None else m.group(0)
 
 
@@ -401,10 +412,10 @@ _EDGE_TIME_FRONTED = re.compile(
 def _edge_time(m: re.Match[str]) -> str:
     """The plain question of an occasion named by its order: the robot's own verb, or a thing's state."""
     which, clause = _first_or_last(m["w"]), m["c"]
-    robot = re.match(r"(?:you|the robot|it) (?P<v>\w+)(?P<rest>.*)$", clause)
+    robot = _ROBOT_DID.match(clause)
     if robot is not None:
-        return f"{m['q']} did you {which} {_BASE_FORMS.get(robot['v'], robot['v'])}{robot['rest']}"
-    state = re.match(r"(?P<s>.+?) (?P<v>was|were) (?P<p>.+)$", clause)
+        return f"{m['q']} did you {which} {_base_form(robot['v'])}{robot['rest']}"
+    state = _THING_WAS.match(clause)
     return f"{m['q']} {state['v']} {state['s']} {which} {state['p']}" if state is not None else m.group(0)
 
 

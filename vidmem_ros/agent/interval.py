@@ -79,9 +79,11 @@ _TAIL = re.compile(
 # and second time you saw the van".
 _TWICE = re.compile(
     rf"^{_MEASURE}{_PASSED} between (?:the |your |its )?(?:two|first and (?:the )?second|1st and 2nd) "
-    r"(?:(?P<x>.+?) (?:sightings|occasions|appearances|encounters|readings|mentions)|(?:sightings|occasions|appearances"
-    r"|encounters|readings|mentions) of (?P<z>.+)|times? (?:that )?(?:you |the robot |it )?(?P<y>.+))$"
+    r"(?:(?P<x>.+?) (?P<k>sightings|occasions|appearances|encounters|readings|mentions)|(?P<k2>sightings|occasions"
+    r"|appearances|encounters|readings|mentions) of (?P<z>.+)|times? (?:that )?(?:you |the robot |it )?(?P<y>.+))$"
 )
+# How the occasions a gap is asked between were met, by their noun.
+_MET_BY_OCCASION = {"mentions": Modality.SPEECH, "readings": Modality.TEXT, "sightings": Modality.OBJECT}
 
 
 @dataclass(frozen=True)
@@ -101,8 +103,7 @@ def interval_question(text: str) -> Interval | None:
     twice = _TWICE.match(sentence)
     if twice is not None:
         name, met = side_named(twice["x"] or twice["y"] or twice["z"])
-        if twice["z"] and "mentions" in sentence:
-            met = met or Modality.SPEECH
+        met = met or _MET_BY_OCCASION.get(twice["k"] or twice["k2"] or "")  # "the two mentions of X": X was heard
         return Interval(name, name, met, met, True, repeat=True) if name else None
     delay = _DELAY.match(sentence) or _DELAY_FRONTED.match(sentence)
     if delay is not None and not _BEFORE.match(sentence):
@@ -123,6 +124,7 @@ def interval_question(text: str) -> Interval | None:
             b = re.sub(r"^(?:you|the robot|it) ", "", b)
         (first, first_met), (second, second_met) = side_named(a), side_named(b)
         if directed and _START.match(first):  # "from the start to B": the delay to B's first occasion
+            # "first" goes before the name is read: "the first announcement" is any announcement
             second, second_met = side_named(_FIRST.sub("", b.strip()))
             return Interval("", second, None, second_met, True, from_start=True) if second else None
         if not first or not second or _NO_THING.match(first) or _NO_THING.match(second):

@@ -252,7 +252,7 @@ class OfflinePlanner:
         senses = _SENSES_OF.get(c.second_met) if c.second_met else None
         kind_only = re.fullmatch(rf"(?:{BEARER}|text|writing|words?)s?", c.second) or names_any_message(c.second)
         if _ANYTHING.match(c.second) or kind_only:
-            what = {Modality.TEXT: "text", Modality.SPEECH: "speech"}.get(c.second_met or Modality.OBJECT, "objects")
+            what = _TIMELINE_OF.get(c.second_met or Modality.OBJECT, "objects")
             obs = (yield [call("timeline", what=[what], limit=1, start_t=0.0)])[0]
             met = obs.result.findings[0] if obs.result.findings else None
         else:
@@ -270,13 +270,12 @@ class OfflinePlanner:
         """What was heard, read or seen while something else was met (or while the robot was at a place): the
         records of that sense during the first of its occasions that has any, the thing itself left out."""
         state.plan(f"find every occasion of {c.anchor}", f"list what was {_MET_AS[c.asked]} during each")
-        how = "was at" if c.place else {Modality.SPEECH: "heard about"}.get(c.anchor_met or Modality.OBJECT, "")
-        anchor = f"{how or _MET_AS.get(c.anchor_met or Modality.OBJECT, 'met')} {c.anchor}"
+        anchor = f"{_met_verb(Modality.PLACE if c.place else c.anchor_met or Modality.OBJECT)} {c.anchor}"
         spans = (yield from self._spans_of(c.anchor, c.anchor_met, state.t0, place=c.place))[:MEANWHILE_OCCASIONS]
         if not spans:
             yield answer(f"I cannot tell: I have not met {c.anchor}.", NOT_SEEN_CONFIDENCE, value=None)
             return
-        what = {Modality.TEXT: "text", Modality.SPEECH: "speech"}.get(c.asked, "objects")
+        what = _TIMELINE_OF.get(c.asked, "objects")
         pad = 0.0 if c.place else MEANWHILE_PAD_S  # a stay is the robot's own span; a sighting is a frame's
         for start, end, ref in spans:
             window = {"start_t": start - state.t0 - pad, "end_t": end - state.t0 + pad}
@@ -609,7 +608,7 @@ class OfflinePlanner:
             # "Was A seen after B?": yes where A was met again after B, though first before it.
             again = edges_a[1]
             if again is not None and again.stamp > first_b.stamp:
-                verb_a, verb_b = _verbs_of(sense_a, sense_a)[0], _verbs_of(sense_b, sense_b)[0]
+                verb_a, verb_b = _verb_of(sense_a), _verb_of(sense_b)
                 at_b, at_a = first_b.stamp - state.t0, first_a.stamp - state.t0
                 times = f"at {again.stamp - state.t0:.0f} s, after I {verb_b} {p.other} at {at_b:.0f} s"
                 text = f"Yes: I {verb_a} {p.target} again {times} (and first at {at_a:.0f} s)."
@@ -617,10 +616,10 @@ class OfflinePlanner:
                 return
         (early, f1), (late, f2) = sorted(((p.target, first_a), (p.other, first_b)), key=lambda nf: nf[1].stamp)
         early_senses = sense_a if early == p.target else sense_b
-        verb = _verbs_of(early_senses, early_senses)[0]
+        verb = _verb_of(early_senses)
         times = f"{f1.stamp - state.t0:.0f} s, and {late} at {f2.stamp - state.t0:.0f} s after my memory begins"
         relation = "before" if early == p.target else "after"
-        lead, named = _order_lead(p, early, late, relation, _verbs_of(sense_a, sense_a)[0])
+        lead, named = _order_lead(p, early, late, relation, _verb_of(sense_a))
         text = f"{lead}: I {verb} {early} at {times}."
         value, text = _as_asked(p, relation, named, text)
         yield answer(text, min(f1.score, f2.score), [f1.ref, f2.ref], f1.ref, f1.ref, value=value)
@@ -1261,6 +1260,11 @@ def _perfect(modality: Modality) -> str:
     return {Modality.TEXT: "read", Modality.SPEECH: "heard"}.get(modality, "seen")
 
 
+def _verb_of(senses: list[str]) -> str:
+    """The past of the verb an answer uses for how one thing was met."""
+    return _verbs_of(senses, senses)[0]
+
+
 def _verbs_of(sense_a: list[str], sense_b: list[str]) -> tuple[str, str]:
     """The verbs (past, perfect) an answer uses for how two things were met: one for both where met alike."""
     if sense_a != sense_b:
@@ -1269,7 +1273,6 @@ def _verbs_of(sense_a: list[str], sense_b: list[str]) -> tuple[str, str]:
     return alike.get(sense_a[0] if sense_a else "", ("saw", "seen"))
 
 
-# How a thing was met, as the senses a grounding search is restricted to.
 # What was met while something else was: how far either side of its occasions, and how many of them are looked at.
 MEANWHILE_PAD_S = 5.0
 MEANWHILE_OCCASIONS = 5
@@ -1289,6 +1292,8 @@ def _first_of_each(found: list[Finding]) -> list[Finding]:
     return list(firsts.values())
 
 
+# How a thing was met, as the senses a grounding search is restricted to, and as what the timeline lists.
+_TIMELINE_OF = {Modality.TEXT: "text", Modality.SPEECH: "speech", Modality.OBJECT: "objects"}
 _SENSES_OF: dict[Modality, list[str]] = {Modality.TEXT: ["read"], Modality.SPEECH: ["heard"], Modality.OBJECT: ["seen"]}
 
 

@@ -101,6 +101,8 @@ _SAY = (
 )
 _HEAR = rf"(?:hear (?:{_WHO} )?(?:say|mention|talk about)|hear|heard|(?:were|was|got) told(?: that| about)?)"
 _READ = r"(?:read|see written|see the words?)"
+# Things that bear words, by their kind ("signs", "a notice").
+_BEARER_KINDS = r"(?:signs?|notices?|labels?|posters?|placards?|plaques?|banners?)"
 _SIGN = r"(?:a |the |any )?(?:sign|text|notice|label|poster|screen|board)"
 _SAYING = (
     r"(?:that said|saying|that says|which said|reading|that read|with the words?|warning (?:about|of|against)"
@@ -242,8 +244,8 @@ _PATTERNS: list[tuple[Intent, Modality, str]] = [
     (  # signs counted, however they were met: "how many notices did you come across"
         Intent.COUNT,
         Modality.TEXT,
-        r"^how many (?P<t>(?:(?:different|distinct|separate|unique|individual|other) )*(?:signs?|notices?|labels?"
-        rf"|posters?|placards?|plaques?|banners?)) (?:did|have|had) you (?:{_SEE}|{_READ}|seen)$",
+        rf"^how many (?P<t>(?:(?:different|distinct|separate|unique|individual|other) )*{_BEARER_KINDS})"
+        rf" (?:did|have|had) you (?:{_SEE}|{_READ}|seen)$",
     ),
     (Intent.COUNT, Modality.OBJECT, rf"^how (?:many times|often) (?:did|have) you {_SEE} (?P<t>.+)$"),
     (Intent.DURATION, Modality.OBJECT, rf"^(?:for )?how long (?:did|have) you {_SEE} (?P<t>.+?)(?: for)?$"),
@@ -593,19 +595,19 @@ _NTH_MESSAGE = re.compile(
 
 # Moving to, being at or leaving a place, with the place it names ("reached the gym", "got out onto the balcony",
 # "been to the lab"): English verbs of motion and location, their particles and prepositions.
+# Stopping somewhere, and going away from a place: verbs of being at or leaving a place.
+_STOP_VERBS = r"(?:stop|stopped|halt|halted|pause|paused|park|parked|wait|waited|stay|stayed|linger|lingered)"
+_GOING_AWAY = r"(?:went|go|pulled|pull|moved|move|drove|drive|headed|head) (?:away|off)"
 _MOTION = (
     r"(?:been|go|goes|went|gone|get|got|gotten|come|came|arrive|arrived|reach|reached|enter|entered|visit|visited"
     r"|leave|left|exit|exited|head|headed|return|returned|drive|drove|driven|walk|walked|step|stepped|move|moved"
     r"|pass|passed|make it|made it|going|getting|coming|arriving|reaching|entering|visiting|leaving|exiting"
-    r"|returning|heading|set off|set out|(?:went|go|pulled|pull|moved|move|drove|drive|headed|head) (?:away|off)"
-    r"|stop|stopped|halt|halted|pause|paused|park|parked|wait|waited|stay|stayed|linger|lingered)"
+    rf"|returning|heading|set off|set out|{_GOING_AWAY}|{_STOP_VERBS})"
 )
-_STOPPING = re.compile(
-    r"\b(?:stop|stopped|halt|halted|pause|paused|park|parked|wait|waited|stay|stayed|linger|lingered)\b"
-)
+_STOPPING = re.compile(rf"\b{_STOP_VERBS}\b")
 _LEAVING = re.compile(
     r"\b(?:leave|left|leaving|exit|exited|exiting|depart|departed|moved? on from|c[oa]me out of|set (?:off|out) from"
-    r"|(?:went|go|pulled|pull|moved|move|drove|drive|headed|head) (?:away|off) from)\b"
+    rf"|{_GOING_AWAY} from)\b"
 )
 _ARRIVING = re.compile(
     r"\b(?:reach|reached|reaching|arrive|arrived|arriving|enter|entered|entering|get|got|getting|come|came|coming"
@@ -831,8 +833,7 @@ _ANY_SIGN = re.compile(
 )
 # Things that bear words, named only by their kind.
 _BEARERS_ONLY = re.compile(
-    r"^(?:(?:different|distinct|separate|unique|individual|other) )*(?:signs?|notices?|labels?|posters?|placards?"
-    r"|plaques?|banners?|signboards?)$"
+    rf"^(?:(?:different|distinct|separate|unique|individual|other) )*(?:{_BEARER_KINDS}|signboards?)$"
 )
 _RECENCY = re.compile(r"^(?:(?:very|first|last|latest|earliest|most recent|newest|final|previous|next) )+")
 # A count of what was heard that names only the kind of thing heard ("radio calls"), not what it was about.
