@@ -18,6 +18,8 @@ import rclpy
 from nav_msgs.msg import Odometry
 from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
+from rclpy.parameter import parameter_value_to_python
+from rclpy.parameter_client import AsyncParameterClient
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from rosbags.rosbag2 import Reader, StoragePlugin, Writer
 from rosbags.typesys import Stores, get_typestore
@@ -25,18 +27,20 @@ from rosbags.typesys.msg import get_types_from_msg
 from rosgraph_msgs.msg import Clock
 
 from vidmem_dev.sample_bag import ODOM_TOPIC, START_STAMP
-from vidmem_ros.command.launcher import NodeOptions, start_node, stop_processes
+from vidmem_ros.command.launcher import NodeOptions, deep_subscription, start_node, stop_processes
 from vidmem_ros.command.replay import replay
 from vidmem_ros.errors import InputError
 from vidmem_ros.ros.client import MemoryClient
 from vidmem_ros.ros.convert import to_seconds
 
 pytestmark = pytest.mark.ros
+CAMERA = "/camera/image_raw"
+DEEP = deep_subscription(CAMERA + "/compressed")  # a loaded machine may stall the node's callbacks a moment
 
 
 def test_sample_patrol_replayed_through_the_nodes(tmp_path: Path, sample_bag: Path) -> None:
     """The demo's path: a bag played over DDS into both nodes, then questions with and without as_of."""
-    options = NodeOptions(store=str(tmp_path / "patrol.db"), camera="/camera/image_raw", transport="compressed")
+    options = NodeOptions(store=str(tmp_path / "patrol.db"), camera=CAMERA, transport="compressed", params=DEEP)
     procs = [start_node(w, options, os.environ, str(tmp_path / f"{w}.log")) for w in ("ingest", "query")]
     try:
         _replay_and_ask(sample_bag)
@@ -50,6 +54,7 @@ def _replay_and_ask(sample_bag: Path) -> None:
     try:
         client = MemoryClient(node)
         assert client.wait_for_service(60) and client.wait_for_stats(lambda s: True, 60) is not None
+        assert _parameter(node, "vidmem_ingest", next(iter(DEEP))) == 200  # the standard override was taken
         result = replay(node, sample_bag, rate=8.0)
         frames = result.published["/camera/image_raw/compressed"]
         stats = client.wait_until_idle(frames, timeout_s=90)
@@ -64,6 +69,16 @@ def _replay_and_ask(sample_bag: Path) -> None:
     finally:
         node.destroy_node()
         rclpy.shutdown()
+
+
+def _parameter(node: Node, remote: str, name: str) -> Any:
+    """One parameter's value, asked of another node over its parameter services."""
+    client = AsyncParameterClient(node, remote)
+    assert client.wait_for_services(30)
+    future = client.get_parameters([name])
+    rclpy.spin_until_future_complete(node, future, timeout_sec=30)
+    assert future.done()
+    return parameter_value_to_python(future.result().values[0])
 
 
 class Recorder:

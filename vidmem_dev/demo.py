@@ -18,7 +18,7 @@ from vidmem_dev.sample_bag import (
     questions_path,
 )
 from vidmem_dev.sample_patrol import write_sample_bag
-from vidmem_ros.command.launcher import NodeOptions, loopback_env, start_node, stop_processes
+from vidmem_ros.command.launcher import NodeOptions, deep_subscription, loopback_env, start_node, stop_processes
 from vidmem_ros.evaluation.answers import AnswerLine, AnswersMeta, Evidence, write_answers
 from vidmem_ros.evaluation.questions import load_questions
 from vidmem_ros.evaluation.report import write_report
@@ -57,7 +57,8 @@ def run_demo(data_dir: Path, rate: float = 3.0) -> int:
     store.parent.mkdir(parents=True)
     env = loopback_env()
     camera = CAMERA_TOPIC.removesuffix("/compressed")  # the sample patrol records JPEG frames
-    options = NodeOptions(store=str(store), camera=camera, transport="compressed", audio=AUDIO_TOPIC)
+    replayed = {**deep_subscription(CAMERA_TOPIC), **deep_subscription(AUDIO_TOPIC)}  # the replay loses nothing
+    options = NodeOptions(store=str(store), camera=camera, transport="compressed", audio=AUDIO_TOPIC, params=replayed)
     logs = store.parent
     nodes = [start_node(w, options, env, str(logs / f"{w}.log")) for w in ("ingest", "query")]
     os.environ.update(env)

@@ -34,6 +34,13 @@ class NodeOptions:
     params: Mapping[str, Any] = field(default_factory=dict)
 
 
+def deep_subscription(topic: str, depth: int = 200) -> dict[str, Any]:
+    """The standard ``qos_overrides`` that give the ingest node's subscription to ``topic`` a deep queue: a replay
+    for evaluation can outrun the node's callbacks for a moment, and none of its messages may be lost then.  The
+    reliability stays best effort, so it matches whatever QoS the bag recorded."""
+    return {f"qos_overrides.{topic}.subscription.depth": depth}
+
+
 def ros_args(options: NodeOptions) -> list[str]:
     args = ["--ros-args", "-p", f"store.path:={options.store}", "-p", f"profile:={options.profile}"]
     if options.config_file:

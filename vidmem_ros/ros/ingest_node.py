@@ -6,12 +6,14 @@ With ``autostart`` (the default) it goes straight to active."""
 
 from __future__ import annotations
 
+import copy
 import os
 import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
 from functools import partial
+from typing import Any
 
 from builtin_interfaces.msg import Time
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
@@ -21,6 +23,7 @@ from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 from rclpy.duration import Duration
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
+from rclpy.qos_overriding_options import QoSOverridingOptions
 from rclpy.subscription import Subscription
 from rclpy.timer import Timer
 from sensor_msgs.msg import CompressedImage, Image
@@ -87,11 +90,7 @@ class IngestNode(MemoryNode):
         # Callbacks only convert and enqueue; the worker thread does the heavy work.
         sensors = MutuallyExclusiveCallbackGroup()
         cameras = self._subscribe_camera(cfg.ingest.image_transport, sensors)
-        self._inputs.append(
-            self.create_subscription(
-                AudioChunk, "audio", self._on_audio, qos_profile_sensor_data, callback_group=sensors
-            )
-        )
+        self._inputs.append(self._sensor_subscription(AudioChunk, "audio", self._on_audio, sensors))
         self.pose_node, self.pose_spinner, self.tf = self._subscribe_poses()
         self._last_snapshot: StatsSnapshot | None = None
         self._last_audio_drops = 0
@@ -210,24 +209,30 @@ class IngestNode(MemoryNode):
         topics = []
         if transport != "compressed":
             raw = self.resolve_topic_name("image")
-            self._inputs.append(
-                self.create_subscription(
-                    Image, "image", partial(self._on_image, raw), qos_profile_sensor_data, callback_group=group
-                )
-            )
+            self._inputs.append(self._sensor_subscription(Image, "image", partial(self._on_image, raw), group))
             topics.append(raw)
         if transport != "raw":
             packed = self.resolve_topic_name("image/compressed")
-            subscribe = self.create_subscription(
-                CompressedImage,
-                "image/compressed",
-                partial(self._on_compressed, packed),
-                qos_profile_sensor_data,
-                callback_group=group,
+            subscribe = self._sensor_subscription(
+                CompressedImage, "image/compressed", partial(self._on_compressed, packed), group
             )
             self._inputs.append(subscribe)
             topics.append(packed)
         return topics
+
+    def _sensor_subscription(
+        self, msg_type: type, topic: str, callback: Callable[[Any], None], group: MutuallyExclusiveCallbackGroup
+    ) -> Subscription:
+        """Sensor-data QoS (best effort, depth 5) unless the standard ``qos_overrides.<topic>.subscription.*``
+        parameters say otherwise: a replay for evaluation, which must lose nothing, asks for reliable and deep."""
+        return self.create_subscription(
+            msg_type,
+            topic,
+            callback,
+            copy.copy(qos_profile_sensor_data),  # rclpy writes the overrides into the profile it is given
+            callback_group=group,
+            qos_overriding_options=QoSOverridingOptions.with_default_policies(),
+        )
 
     def _on_image(self, topic: str, msg: Image) -> None:
         self._take_frame(msg, topic, lambda intake: intake.image(msg, topic))

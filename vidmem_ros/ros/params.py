@@ -16,6 +16,7 @@ from vidmem_ros.errors import ConfigError
 
 # Settings that take effect while running; the rest need a restart.
 RUNTIME_SETTINGS = ("ingest.", "query.")
+QOS_OVERRIDES = "qos_overrides."
 FIXED_AT_START = ("ingest.queue_size", "ingest.image_transport", "ingest.pose_source")  # they set subscriptions
 
 
@@ -63,7 +64,8 @@ def watch_runtime_changes(node: Node, config: VidmemConfig) -> None:
     """Apply run-time parameter changes to the live configuration, after validating them."""
 
     def on_set(params: list[Parameter]) -> SetParametersResult:
-        updates = {p.name: p.value for p in params}
+        # qos_overrides.* are rclpy's own, declared read-only as a subscription is made.
+        updates = {p.name: p.value for p in params if not p.name.startswith(QOS_OVERRIDES)}
         fixed = [n for n in updates if not n.startswith(RUNTIME_SETTINGS) or n in FIXED_AT_START]
         if fixed:
             return SetParametersResult(successful=False, reason=f"{', '.join(fixed)} can only be set at start-up")
