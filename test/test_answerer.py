@@ -998,3 +998,34 @@ def test_an_order_between_things_met_in_different_ways_takes_each_as_its_verb_sa
 def test_questions_naming_the_robot_in_the_third_person(answerer: Reasoner, question: str, value: bool) -> None:
     answer = answerer.answer(question)
     assert answer.value is value, answer.text
+
+
+def test_a_sign_told_apart_by_a_thing_beside_it_is_one_read_while_that_thing_was_in_view(answerer: Reasoner) -> None:
+    _read(answerer, 10, "MIND THE STEP")  # with the cup, the first time
+    _read(answerer, 20, "QUIET ZONE")  # with the cat
+    _read(answerer, 40, "NO BICYCLES")  # with the cup again
+    assert answerer.answer("What did the notice beside the cat say?").value == "QUIET ZONE"
+    first = answerer.answer("What was written on the sign next to the cup the first time you saw it?")
+    assert first.value == "MIND THE STEP" and first.stamp == T0 + 10, first.text
+    second = answerer.answer("What did the label by the cup read the second time?")
+    assert second.value == "NO BICYCLES", second.text
+    both = answerer.answer("What was on the board near the cup?")  # two occasions, two signs: both are told
+    assert both.value == "MIND THE STEP" and "NO BICYCLES" in both.text, both.text
+    never = answerer.answer("What did the sign by the giraffe say?")
+    assert never.value == "" and "not seen giraffe" in never.text, never.text
+
+
+def test_getting_to_a_thing_is_when_it_came_into_view(answerer: Reasoner) -> None:
+    from vidmem_ros.memory.records import Transcript
+
+    answerer.store.add_transcript(Transcript(T0 + 15, T0 + 17, "The picnic moved to the east lawn."))
+    before = answerer.answer("Were you told about the picnic before reaching the cat?")
+    assert before.value is True, before.text  # heard at 15 s, the cat in view at 20 s
+    after = answerer.answer("Did someone mention the picnic after you got to the cup?")
+    assert after.value is True, after.text  # the cup first in view at 10 s
+
+
+def test_how_long_a_thing_was_in_view_on_one_of_its_occasions(answerer: Reasoner) -> None:
+    second = answerer.answer("For how many seconds was the cup visible the second time?")
+    assert second.value is not None and second.value < 5, second.text  # one frame at 40 s, not both occasions
+    assert "second" not in str(second.value)

@@ -8,6 +8,7 @@ from vidmem_ros.agent.question import (
     capitals_quoted,
     clean_target,
     parse_question,
+    thing_beside,
     validate_question,
     written_as_read,
 )
@@ -331,3 +332,55 @@ def test_a_sign_whose_words_say_no_is_not_a_negative_question() -> None:
     )
     sign = parse_question(capitals_quoted("When did you pass the KEEP OUT sign?"))
     assert sign is not None and sign.target == "keep out", sign
+
+
+@pytest.mark.parametrize(
+    ("text", "target", "ordinal"),
+    [
+        ("How long was the kite in sight on your second visit?", "kite", 2),
+        ("For how many seconds was the trolley visible during your third pass?", "trolley", 3),
+        ("How many minutes did the suitcase stay in view?", "suitcase", 0),
+        ("How long did the kite remain on camera the second time?", "kite", 2),
+        ("How much time did you spend with the trolley in view?", "trolley", 0),
+        ("How long did you have the kite in sight on your first visit?", "kite", 1),
+    ],
+)
+def test_how_long_a_thing_was_in_view_on_one_occasion(text: str, target: str, ordinal: int) -> None:
+    parsed = parse_question(text)
+    assert parsed is not None
+    assert (parsed.intent, parsed.modality, parsed.target, parsed.ordinal) == (
+        Intent.DURATION,
+        Modality.OBJECT,
+        target,
+        ordinal,
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "thing"),
+    [
+        ("What did the notice beside the kite say?", "kite"),
+        ("What was written on the sign next to the trolley the first time you passed it?", "trolley"),
+        ("What did the label on the suitcase read?", ""),  # on it: its own label, not one beside it
+        ("What did the board near the parked car show?", "parked car"),
+        ("What did the sign say?", ""),
+    ],
+)
+def test_a_sign_told_apart_by_a_thing_beside_it(text: str, thing: str) -> None:
+    assert thing_beside(text) == thing
+    parsed = parse_question(text)
+    assert parsed is not None and parsed.intent is Intent.READ
+
+
+@pytest.mark.parametrize(
+    ("text", "other"),
+    [
+        ("Had you heard about the picnic before reaching the kiosk?", "kiosk"),
+        ("Was the picnic mentioned after you got to the kiosk?", "kiosk"),
+        ("Did somebody bring up the picnic before arriving at the kiosk?", "kiosk"),
+    ],
+)
+def test_getting_somewhere_names_the_place_got_to(text: str, other: str) -> None:
+    parsed = parse_question(text)
+    assert parsed is not None and parsed.intent is Intent.ORDER
+    assert {parsed.target, parsed.other} == {"picnic", other}

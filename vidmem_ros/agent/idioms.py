@@ -109,6 +109,9 @@ _ASKING_FORMS: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]
         ),
         "when",
     ),
+    # "for how many seconds was X in view", "how many minutes did you spend at Y": how long (a count of time units
+    # before a verb is a length; "how many minutes have passed since ..." keeps its own form).
+    (re.compile(rf"^(?:for )?how (?:many|much) {_UNIT} (?=(?:did|was|were|does|do|is|are) )"), "how long "),
     # "how long ago did you last see X" asks for that moment.
     (re.compile(r"^how (?:long|many (?:seconds|minutes|hours)) ago\b"), "when"),
     # "when did you see X for the first time": when did you first see X.
@@ -272,7 +275,7 @@ _FORM_REMARK = re.compile(
     r"[,;:] (?:(?:counting|including|excluding|rounding|rounded|roughly|approximately|more or less|give or take"
     r"|if possible|please|in (?:seconds|minutes|metres|meters))\b[^,;:]*"
     r"|(?:repeats|repeat \w+|repeated \w+|each \w+|every \w+) (?:included|counted|too|separately))$"
-    r"|,? (?:all together|altogether|in total|in all|all told|overall|or not)$"
+    r"|,? (?:all together|altogether|in total|all in all|in all|all told|overall|combined|or not)$"
 )
 
 

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 
 from vidmem_ros.agent.interval import side_named
-from vidmem_ros.agent.question import Modality, last_sentence
+from vidmem_ros.agent.question import IN_SIGHT, Modality, last_sentence
 
 # What is asked for, by the sense it was met with.
 _ASKED = (
@@ -32,7 +32,7 @@ _AT_PLACE = re.compile(
     r"(?:at|in|inside|near|by|beside|next to|in front of|close to) (?P<place>.+)$"
 )
 # A thing in view as the moment ("while the van was in view").
-_IN_VIEW = re.compile(r"^(?P<thing>.+?) (?:was|were) (?:in view|visible|in sight|on camera|in front of you|around)$")
+_IN_VIEW = re.compile(rf"^(?P<thing>.+?) (?:was|were) (?:{IN_SIGHT}|in front of you|around)$")
 
 
 @dataclass(frozen=True)

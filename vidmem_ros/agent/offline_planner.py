@@ -33,16 +33,19 @@ from vidmem_ros.agent.labels import singular
 from vidmem_ros.agent.meanwhile import Meanwhile, meanwhile_question
 from vidmem_ros.agent.own_moments import own_question, own_script
 from vidmem_ros.agent.question import (
+    ARRIVAL,
     Intent,
     Modality,
     ParsedQuestion,
     asked_words,
     content_words,
     counts_stays,
+    first_occasion_named,
     modality_named,
     names_any_message,
     places_named,
     sign_words,
+    thing_beside,
     times_hold,
     written_as_read,
 )
@@ -993,6 +996,11 @@ class OfflinePlanner:
         everything read."""
         words = asked_words(state.question)
         nth = _NTH_SIGN.search(interrogative(state.question))
+        beside = thing_beside(state.question)
+        if beside and p.window is None and not nth:
+            read = yield from self._read_beside(state, p, beside)
+            if read:
+                return
         if words and p.window is None and not nth:
             read = yield from self._read_out(state, words)
             if read:
@@ -1009,6 +1017,38 @@ class OfflinePlanner:
         texts = _counted([f'"{f.data["read"]}"' for f in found])
         text = f'I read {texts}; most recently "{latest.data["read"]}" {when_said(state, latest.stamp)}.'
         yield answer(text, max(f.score for f in found), _refs(found), latest.ref, latest.ref, value=latest.data["read"])
+
+    def _read_beside(
+        self, state: AgentState, p: ParsedQuestion, thing: str
+    ) -> Generator[Step, list[Observation], bool]:
+        """What the sign beside a thing said ("the notice by the trolley"): the signs read while the thing was in
+        view, on the occasion the question names ("the first time you met it"), else on each.  False when the
+        detector cannot tell the thing, or nothing was read while it was in view."""
+        state.plan(f"find when {thing} was in view", "list the signs read meanwhile", "compose the answer")
+        obs = (yield [call("find_object", name=thing)])[0]
+        seen = sorted((f for f in obs.result.findings if f.kind == "occasion"), key=lambda f: f.stamp)
+        n = p.ordinal or (1 if first_occasion_named(state.question) else 0)
+        if not seen and "cannot recognise" not in obs.result.note:  # a thing the detector knows, never seen
+            yield answer(f"I have not seen {thing}, so I read no sign beside it.", NOT_SEEN_CONFIDENCE, value="")
+            return True
+        if not seen or n > len(seen):
+            return False
+        signs: list[tuple[str, Finding]] = []
+        for occasion in [seen[n - 1]] if n else seen:
+            window = {"start_t": occasion.stamp - state.t0, "end_t": occasion.end - state.t0}
+            read = (yield [call("timeline", what=["text"], limit=50, **window)])[0].result.findings
+            sign = _main_sign(read)
+            if sign is not None and all(text_match(sign[0], s) < SAME_SIGN for s, _ in signs):
+                signs.append(sign)
+        if not signs:
+            return False
+        (first, reading), others = signs[0], signs[1:]
+        text = f'{first}: the sign I read while {thing} was in view said "{first}", {when_said(state, reading.stamp)}'
+        also = "; ".join(f'"{s}" {when_said(state, f.stamp)}' for s, f in others)
+        text += f"; on other occasions with {thing} in view I read {also}." if also else "."
+        refs = [f.ref for _, f in signs]
+        yield answer(text, 0.5 if others else 0.6, refs, reading.ref, reading.ref, value=first)
+        return True
 
     def _nth_sign(self, state: AgentState, found: list[Finding], first: bool) -> Step:
         """The first or last sign read, named by its fullest reading (a clipped one is that sign)."""
@@ -1284,6 +1324,23 @@ def _met_named(f: Finding) -> str:
     return str(f.data.get("label") or f.data.get("read") or f.text)
 
 
+def _main_sign(read: list[Finding]) -> tuple[str, Finding] | None:
+    """The sign read longest among some readings (a clipped reading counts for its sign), by its reading of most
+    words, with its first reading; None when nothing was read."""
+    readings = [f for f in read if "read" in f.data]
+    frames: dict[str, int] = {}
+    for sign in distinct_signs([str(f.data["read"]) for f in readings]):
+        frames[sign] = sum(
+            int(f.data["frames"]) for f in readings if text_match(str(f.data["read"]), sign) >= SAME_SIGN
+        )
+    if not frames:
+        return None
+    sign = max(frames, key=lambda s: (frames[s], len(s)))
+    same = [f for f in readings if text_match(str(f.data["read"]), sign) >= SAME_SIGN]
+    fullest = max(same, key=lambda f: (len(str(f.data["read"]).split()), int(f.data["frames"])))
+    return str(fullest.data["read"]), min(same, key=lambda f: f.stamp)
+
+
 def _first_of_each(found: list[Finding]) -> list[Finding]:
     """Each thing met once, at its first occasion, in time order."""
     firsts: dict[str, Finding] = {}
@@ -1314,6 +1371,8 @@ def _side_senses(question: str, name: str, fallback: list[str]) -> list[str]:
         return fallback
     before = re.split(r"\b(?:before|after|or|than|and|then)\b", lower[:at])[-1]
     met = modality_named(before) if before.strip() else None
+    if met is None and _ARRIVED.search(before):
+        met = Modality.OBJECT  # "before reaching X": met where it was, in view
     if met is None and (done := _DONE_TO.match(lower[at + len(name) :])) is not None:
         met = modality_named(done[1]) or Modality.OBJECT  # "was the cat spotted before ...": seen
     if met in (None, Modality.OBJECT) and written_as_read(question, name):
@@ -1321,6 +1380,7 @@ def _side_senses(question: str, name: str, fallback: list[str]) -> list[str]:
     return _SENSES_OF.get(met, fallback) if met is not None else fallback
 
 
+_ARRIVED = re.compile(rf"\b{ARRIVAL}(?: (?:the|a|an|that))?\s*$")
 # A participle said right after a side's name, in the passive ("the cat spotted", "the notice read"): how it was met.
 _DONE_TO = re.compile(
     r"^\s+(?:(?:was|were|got|first|ever|being) )*(seen|spotted|noticed|sighted|observed|detected|in view|visible|read"

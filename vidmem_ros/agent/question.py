@@ -144,7 +144,8 @@ _SAID_OF = (
     r"(?:mentioned|said|announced|reported|discussed|brought up|talked about|spoken about|spoken of|heard|raised"
     r"|called out)"
 )
-_SEEN = r"(?:seen|spotted|noticed|sighted|observed|in view|visible|detected|passed)"
+IN_SIGHT = r"(?:in view|visible|in sight|on camera)"
+_SEEN = rf"(?:seen|spotted|noticed|sighted|observed|{IN_SIGHT}|detected|passed)"
 
 # (intent, modality, pattern).  Order matters: the first match wins.
 _PATTERNS: list[tuple[Intent, Modality, str]] = [
@@ -206,6 +207,11 @@ _PATTERNS: list[tuple[Intent, Modality, str]] = [
         r"^(?:for )?how (?:long|much time) did you (?:spend|stay|stand) (?:looking at|watching|observing|in front of)"
         r" (?P<t>.+?)(?: for)?$",
     ),
+    (  # "how long did you spend with the kite in view", "how much time did you have the kite in sight"
+        Intent.DURATION,
+        Modality.OBJECT,
+        rf"^(?:for )?how (?:long|much time) did you (?:spend(?: time)? with|have|keep) (?P<t>.+?) {IN_SIGHT}(?: for)?$",
+    ),
     (
         Intent.DURATION,
         Modality.SPEECH,
@@ -249,18 +255,28 @@ _PATTERNS: list[tuple[Intent, Modality, str]] = [
     ),
     (Intent.COUNT, Modality.OBJECT, rf"^how (?:many times|often) (?:did|have) you {_SEE} (?P<t>.+)$"),
     (Intent.DURATION, Modality.OBJECT, rf"^(?:for )?how long (?:did|have) you {_SEE} (?P<t>.+?)(?: for)?$"),
-    (Intent.DURATION, Modality.OBJECT, r"^(?:for )?how long (?:was|were) (?P<t>.+?) (?:in view|visible)(?: for)?$"),
+    (
+        Intent.DURATION,
+        Modality.OBJECT,
+        rf"^(?:for )?how long (?:was|were) (?P<t>.+?) (?:{IN_SIGHT}|around|present|about)(?: for)?$",
+    ),
+    (  # "how long did the kite stay in view", "how long did the trolley remain visible"
+        Intent.DURATION,
+        Modality.OBJECT,
+        rf"^(?:for )?how long (?:did|does) (?P<t>.+?) (?:stay|remain|linger|last|keep) {IN_SIGHT}(?: for)?$",
+    ),
     (Intent.AFTER, Modality.OBJECT, rf"^what did you {_SEE} (?:right |just |directly )?after {_ANCHOR}(?P<o>.+)$"),
     (Intent.BEFORE, Modality.OBJECT, rf"^what did you {_SEE} (?:right |just |directly )?before {_ANCHOR}(?P<o>.+)$"),
     (Intent.READ, Modality.TEXT, rf"^what (?:text |words |sign )?did you read (?P<r>after|before) {_ANCHOR}(?P<o>.+)$"),
     (Intent.READ, Modality.TEXT, r"^what (?:text |words |signs? )?(?:did|have) you read(?P<w>.*)$"),
-    (Intent.READ, Modality.TEXT, rf"^what (?:did|does) {_SIGN}(?P<w>.*?) say$"),
+    (Intent.READ, Modality.TEXT, rf"^what (?:did|does) {_SIGN}(?P<w>.*?) (?:say|read|show|display|state)(?: .+)?$"),
     (
         Intent.READ,
         Modality.TEXT,
         rf"^what did the (?:first|last) {BEARER} (?:you|the robot|it) read say$",
     ),
     (Intent.READ, Modality.TEXT, r"^what (?:was|is) written(?P<w>.*)$"),
+    (Intent.READ, Modality.TEXT, rf"^what (?:was|is) (?:shown |printed |displayed )?on {_SIGN}(?P<w>.*)$"),
     (Intent.SAID, Modality.SPEECH, rf"^what did {_WHO} (?:say|mention|talk about)(?: about (?P<t>.+?))?(?P<w>)$"),
     # "what did someone say was broken": the thing the message was about is asked for, by what was said of it
     (Intent.SAID, Modality.SPEECH, rf"^what did {_WHO} say (?:was|is|were|are|had|has|would|will) (?P<t>.+)$"),
@@ -484,6 +500,9 @@ _ORDINAL = re.compile(
 )
 
 
+_LATER_OCCASION = re.compile(_ORDINAL.pattern + "$")
+
+
 def ordinal_of(text: str) -> int:
     """Which occasion a question names by its place in order ("the second time"), or 0."""
     match = _ORDINAL.search(text.lower())
@@ -496,11 +515,40 @@ _FIRST_OCCASION = re.compile(
 )
 
 
+_FIRST_OCCASION_END = re.compile(_FIRST_OCCASION.pattern + "$")
+
+
+def first_occasion_named(text: str) -> bool:
+    """Whether a question names the first of several occasions ("the first time you met it", "on your first visit")."""
+    return _FIRST_OCCASION.search(text.lower()) is not None
+
+
+# The bearer of words told apart by a thing beside it: "the sign next to the kite", "the notice by the trolley".
+_BESIDE_THING = re.compile(
+    rf"\b{BEARER}s? (?:(?:that|which) (?:was|is|stood|hung|sat) )?(?:beside|near|by|next to|close to|alongside"
+    r"|in front of|behind|above|below|under|over) (?:the|a|an|that|this) (?P<x>[a-z]+(?: [a-z]+)?)"
+)
+# Words that end the thing's name there ("the person the first time ...", "the kite say").
+_NAME_ENDS = {"the", "a", "an", "when", "while", "as", "you", "it", "that", "which", "on", "in", "at", "during", "say",
+              "says", "said", "read", "reads", "show", "shows", "showed", "display", "displayed", "state", "stated"}  # fmt: skip
+
+
+def thing_beside(text: str) -> str:
+    """The thing a sign is told apart by ("kite" of "what did the notice beside the kite say"), or ""."""
+    match = _BESIDE_THING.search(text.lower())
+    if match is None:
+        return ""
+    words = match.group("x").split()
+    while words and words[-1] in _NAME_ENDS:
+        words.pop()
+    return " ".join(words)
+
+
 def with_ordinal(parsed: ParsedQuestion) -> ParsedQuestion:
     """A plan with the occasion its question names by order, and its things without those words (said as the
     question put it, or as its idiom's plain form does: "the second sighting of X" is "X the second time")."""
-    n = ordinal_of(parsed.text) or ordinal_of(_clause(parsed.text))
-    if not n and parsed.intent is Intent.DURATION and _FIRST_OCCASION.search(parsed.text.lower()):
+    n = ordinal_of(parsed.text) or ordinal_of(_asked_clause(parsed.text))
+    if not n and parsed.intent is Intent.DURATION and first_occasion_named(parsed.text):
         target, other = (clean_target(_FIRST_OCCASION.sub("", x)) for x in (parsed.target, parsed.other))
         return replace(parsed, target=target, other=other, ordinal=1)
     if not n:
@@ -565,7 +613,7 @@ def _parse_clause(text: str) -> ParsedQuestion | None:
             if groups.get("r"):
                 relation = "after" if groups["r"] in ("after", "later than") else "before"
             modality = modality_named(normal) or modality
-            target, other = _without_message_noun(target), _without_message_noun(other)
+            target, other = (_without_message_noun(_without_arrival(x)) for x in (target, other))
         elif intent in (Intent.READ, Intent.AFTER) and groups.get("r"):
             intent = Intent.AFTER if groups["r"].endswith("after") else Intent.BEFORE
         if modality in (Modality.OBJECT, Modality.TEXT) and (sign := _SIGN_TARGET.match(target)):
@@ -933,6 +981,20 @@ def _order_sides(target: str, other: str) -> bool:
     return bool(target and other) and not _INDEFINITE.match(target) and not _CLOCK.search(other)
 
 
+# Getting somewhere, said before a side's name ("before reaching the kiosk", "after you got to the kite"): the
+# thing was met there, in view.
+ARRIVAL = (
+    r"(?:reach|reached|reaching|get to|got to|getting to|arrive at|arrived at|arriving at|enter|entered|entering"
+    r"|come to|came to|coming to|make it to|made it to|making it to|go to|went to|going to)"
+)
+_LEADING_ARRIVAL = re.compile(rf"^(?:(?:you|the robot|it) )?{ARRIVAL}\s+")
+
+
+def _without_arrival(name: str) -> str:
+    """ "reaching the kiosk" names the kiosk: how it was got to says it was met there."""
+    return clean_target(_LEADING_ARRIVAL.sub("", name)) if _LEADING_ARRIVAL.match(name) else name
+
+
 def _without_message_noun(name: str) -> str:
     """ "the shutter message" names the shutter: what a message was about is what was heard."""
     return MESSAGE_NOUN.sub("", name) or name
@@ -973,10 +1035,17 @@ def _window(anchor: str, count: str | None, unit: str) -> Window:
 
 
 def _clause(text: str) -> str:
-    """The interrogative clause, normalised: past context, format remarks and a closing "up to now" left out, and
-    "next to" said as "beside" (a place, not the next thing in time)."""
-    clause = _UP_TO_NOW.sub("", _WHAT_TIME.sub("when ", interrogative(_FORMAT_REMARK.sub("", text))))
+    """The interrogative clause, normalised: past context, format remarks, a closing "up to now" and the closing
+    occasion of a question of how long ("... on your second visit", which ``with_ordinal`` reads) left out, and "next to" said as "beside" (a
+    place, not the next thing in time)."""
+    clause = _asked_clause(text)
+    if clause.startswith(("how long", "for how long", "how much time")):  # the occasion timed, not an anchor's
+        clause = _FIRST_OCCASION_END.sub("", _LATER_OCCASION.sub("", clause).rstrip()).rstrip()
     return re.sub(r"\bnext to\b", "beside", clause)
+
+
+def _asked_clause(text: str) -> str:
+    return _UP_TO_NOW.sub("", _WHAT_TIME.sub("when ", interrogative(_FORMAT_REMARK.sub("", text))))
 
 
 # A closing adverbial that bounds a question by the moment it is asked ("up to this moment", "until the present",

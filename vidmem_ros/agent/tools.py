@@ -563,7 +563,8 @@ def _occasions(items: list[tuple[str, float, Moment]], gap_s: float, verb: str) 
     found = []
     for group in by_key.values():
         for run in group_runs(group, lambda x: x[2].stamp, gap_s):
-            name, score, best = max(run, key=lambda x: x[1])
+            _, score, best = max(run, key=lambda x: x[1])
+            name = Counter(x[0] for x in run).most_common(1)[0][0]  # the commonest reading: one frame's OCR may slip
             first, last = run[0][2], run[-1][2]
             found.append(
                 Finding(
