@@ -1029,3 +1029,33 @@ def test_how_long_a_thing_was_in_view_on_one_of_its_occasions(answerer: Reasoner
     second = answerer.answer("For how many seconds was the cup visible the second time?")
     assert second.value is not None and second.value < 5, second.text  # one frame at 40 s, not both occasions
     assert "second" not in str(second.value)
+
+
+def test_whether_one_thing_was_met_while_another_was(answerer: Reasoner) -> None:
+    from vidmem_ros.memory.records import Transcript
+
+    answerer.store.add_transcript(Transcript(T0 + 20, T0 + 22, "The picnic moved to the east lawn."))
+    assert answerer.answer("Was the cat in view when someone mentioned the picnic?").value is True
+    near = answerer.answer("Were you near the cup when the picnic was announced?")
+    assert near.value is False and "10-10 s" in near.text, near.text  # the cup at 10 s and 40 s, not at 20 s
+    assert answerer.answer("Did you hear about the picnic while the cat was in view?").value is True
+    never = answerer.answer("Did you see a giraffe when you heard about the picnic?")
+    assert never.value is False and "not seen giraffe" in never.text, never.text
+
+
+def test_a_count_bounded_by_the_first_occasion_of_another_thing(answerer: Reasoner) -> None:
+    from vidmem_ros.memory.records import Transcript
+
+    for offset, words in ((5, "The lift is out of order."), (25, "Lunch is at noon."), (35, "The van is late.")):
+        answerer.store.add_transcript(Transcript(T0 + offset, T0 + offset + 2, words))
+    assert answerer.answer("How many announcements did you hear before the cat showed up?").value == 1
+    assert answerer.answer("How many messages were there after you first saw the cat?").value == 2
+    cups = answerer.answer("How many times did you see a cup before you heard about lunch?")
+    assert cups.value == 1, cups.text  # at 10 s; the second sighting, at 40 s, came after
+
+
+def test_which_came_later_orders_first_occasions_and_more_recently_the_last(answerer: Reasoner) -> None:
+    later = answerer.answer("Which came later, the cat or the cup?")
+    assert later.value == "cat", later.text  # the cup first at 10 s, the cat at 20 s
+    recent = answerer.answer("Which did you see more recently, the cat or the cup?")
+    assert recent.value == "cup", recent.text  # the cup again at 40 s

@@ -174,3 +174,22 @@ def test_a_place_says_how_many_of_a_thing_were_in_view_at_once() -> None:
     )  # fmt: skip
     visit = Visit(1, 0.0, 10.0, 0.0, 0.0, "map", seen=["person", "cup"], at_once=Counter(person=2, cup=1))
     assert visit.description().startswith("saw 2 people, cup")
+
+
+def test_a_place_is_named_by_a_sign_read_there_before_a_sentence_that_mentions_it(patrol: Reasoner) -> None:
+    from vidmem_ros.memory.records import Moment, Transcript
+    from vidmem_ros.perception.types import TextLine
+
+    patrol.store.add_transcript(Transcript(T0 + 10, T0 + 12, "Meet me at the kiosk later."))  # heard at the cup
+    patrol.store.add_moment(Moment(T0 + 50, "/cam", 64, 48, None, texts=[TextLine("KIOSK", 0.95)], pose=at(10.0)))
+    stayed = patrol.answer("How long did you spend at the kiosk?")
+    assert stayed.value == pytest.approx(22, abs=2), stayed.text  # the cat's spot, where KIOSK was read
+
+
+def test_whether_the_robot_stayed_somewhere_longer_than_an_amount_of_time(patrol: Reasoner) -> None:
+    long = patrol.answer("Were you at the spot with the cup for more than half a minute?")
+    assert long.value is True, long.text  # about 40 s over two visits
+    first = patrol.answer("Did you stay at the room with the cup for over 20 seconds on your first visit?")
+    assert first.value is True and "first" in first.text, first.text
+    second = patrol.answer("Did you linger by the cup for over 20 seconds the second time?")
+    assert second.value is False, second.text

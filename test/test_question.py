@@ -384,3 +384,18 @@ def test_getting_somewhere_names_the_place_got_to(text: str, other: str) -> None
     parsed = parse_question(text)
     assert parsed is not None and parsed.intent is Intent.ORDER
     assert {parsed.target, parsed.other} == {"picnic", other}
+
+
+@pytest.mark.parametrize(
+    ("text", "intent", "target", "times"),
+    [
+        ("At what moment did you first arrive at the kiosk?", Intent.FIRST, "kiosk", None),
+        ("Have you been to the room with the kite more than once?", Intent.DID, "room with the kite", ("gt", 1)),
+        ("Did you go to the aquarium at least twice?", Intent.DID, "aquarium", ("ge", 2)),
+    ],
+)
+def test_visits_asked_at_a_moment_or_counted_keep_the_place_apart(
+    text: str, intent: Intent, target: str, times: tuple[str, int] | None
+) -> None:
+    parsed = parse_question(text)
+    assert parsed is not None and (parsed.intent, parsed.target, parsed.times) == (intent, target, times)

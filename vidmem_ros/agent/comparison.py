@@ -13,7 +13,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from vidmem_ros.agent.question import Intent, Modality, clean_target, last_sentence, modality_named
+from vidmem_ros.agent.question import (
+    Intent,
+    Modality,
+    clean_target,
+    closing_occasion,
+    last_sentence,
+    modality_named,
+)
 from vidmem_ros.spoken_numbers import NUMBER_WORDS, TIMES_WORDS, parse_duration
 
 # Comparatives of duration first: "for longer" is not "more often"; "more time" is a duration.
@@ -141,14 +148,21 @@ class DurationCheck:
     modality: Modality
     check: str  # gt, ge, lt, le (as ``question.times_hold`` reads them)
     seconds: float
+    ordinal: int = 0  # "... on your first visit": that occasion alone (0: all of them)
 
 
+# Being at a place: "did you stay at X", "were you in X", "did the robot wait by X".
+_STAYED_AT = (
+    r"(?:(?:did|have|had) (?:you|the robot|it) (?:stay|stayed|remain|remained|wait|waited|linger|lingered|stop"
+    r"|stopped|park|parked|spend time|spent time|hang around|hung around|been)|(?:were|was) (?:you|the robot|it))"
+    r" (?:at|in|inside|near|by|beside|next to)"
+)
 _CHECK_WORDS = {
     "over": "gt", "more than": "gt", "longer than": "gt", "at least": "ge", "no less than": "ge", "less than": "lt",
     "under": "lt", "shorter than": "lt", "at most": "le", "no more than": "le", "up to": "le",
 }  # fmt: skip
 _LASTING = re.compile(
-    rf"^(?:(?:was|were|is|are) (?P<a>.+?)|(?:did|have|has|had) (?:you|the robot|it) (?:\w+ )?(?:see|seen|watch"
+    rf"^(?:{_STAYED_AT} (?P<p>.+?)|(?:was|were|is|are) (?P<a>.+?)|(?:did|have|has|had) (?:you|the robot|it) (?:\w+ )?(?:see|seen|watch"
     rf"|watched|observe|observed|look at|looked at|have|had) (?P<b>.+?)) for (?:a total of |in total )?"
     rf"(?P<c>{'|'.join(sorted(_CHECK_WORDS, key=len, reverse=True))}) (?P<d>[\w. -]+?)"
     r"(?: (?:in total|altogether|in all|overall|all told|all together))?$"
@@ -156,12 +170,14 @@ _LASTING = re.compile(
 
 
 def duration_check(text: str) -> DurationCheck | None:
-    """A yes/no question whether a thing was in view for more (or less) than an amount of time, or None."""
-    sentence = last_sentence(text)
+    """A yes/no question whether a thing was in view (or the robot at a place) for more or less than an amount of
+    time, on every occasion or the one it names, or None."""
+    sentence, ordinal = closing_occasion(last_sentence(text))
     match = _LASTING.match(sentence)
     if match is None or (seconds := parse_duration(match["d"])) is None:
         return None
-    target = _side(_as_written(text, match["a"] or match["b"]))
+    target = _side(_as_written(text, match["p"] or match["a"] or match["b"]))
     if not target:
         return None
-    return DurationCheck(target, modality_named(sentence) or Modality.OBJECT, _CHECK_WORDS[match["c"]], seconds)
+    modality = Modality.PLACE if match["p"] else modality_named(sentence) or Modality.OBJECT
+    return DurationCheck(target, modality, _CHECK_WORDS[match["c"]], seconds, ordinal)

@@ -71,8 +71,13 @@ _ASKING_FORMS: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]
         ),
         "how long have you been on duty",
     ),
-    # "at what point / stage did ..." asks "when did ...".
-    (re.compile(r"^(?:at )?(?:what|which) (?:point|stage|moment in time)\b(?: in time)?"), "when"),
+    # "at what point / stage / moment did ..." asks "when did ...".
+    (
+        re.compile(
+            r"^(?:at )?(?:what|which) (?:point|stage|moment|instant)\b(?: in time)?(?= (?:did|was|were|had|has|have|do|does|is|are)\b)"
+        ),
+        "when",
+    ),
     # "was there ever a moment when a fox was in view", "was there a time you heard about X": the clause is asked.
     (
         re.compile(

@@ -9,11 +9,13 @@ Read from the grammar of such a question (what was met by one sense, then a clau
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from vidmem_ros.agent.interval import side_named
-from vidmem_ros.agent.question import IN_SIGHT, Modality, last_sentence
+from vidmem_ros.agent.question import IN_SIGHT, Modality, clean_target, last_sentence
 
+# Being by a thing, or looking at it: having it in view.
+_BESIDE = r"(?:next to|near|beside|by|close to|in front of|facing|looking at|watching)"
 # What is asked for, by the sense it was met with.
 _ASKED = (
     (Modality.SPEECH, r"what (?:did|were|could|can) you (?:hear|hearing|overhear)|what (?:was|were|got) (?:being )?"
@@ -21,9 +23,22 @@ _ASKED = (
     (Modality.TEXT, r"what (?:did|were|could|can) you (?:read|reading)|what (?:was|were) (?:written|read|on the "
      r"(?:sign|notice|screen|label|board))|(?:what|which) (?:sign|notice|text|label|words?) (?:was|were"
      r"|did you (?:read|see))"
-     r"(?: in view| visible| there)?"),
+     r"(?: in view| visible| there)?"
+     rf"|(?:what|which) (?:sign|notice|label|board) (?:were you|was the robot|was it) {_BESIDE}"),
     (Modality.OBJECT, r"what (?:did|were|could|can) you (?:see|seeing|notice|spot)|what (?:was|were) (?:in view"
-     r"|visible|in front of you|on camera|around)|what (?:else )?(?:was|were) there"),
+     r"|visible|in front of you|on camera|around)|what (?:else )?(?:was|were) there"
+     rf"|what (?:were you|was the robot|was it) {_BESIDE}"),
+)  # fmt: skip
+# Whether one thing was met while another was ("were you near the kite when the picnic was mentioned?", "did you
+# hear about the picnic while the kite was in view?"): the thing asked about, by the sense it was met with.
+_ASKED_WHETHER = (
+    (Modality.SPEECH, r"did (?:you|the robot|it) hear (?:about |of )?(?P<t>.+?)|(?:was|were) (?P<t2>.+?) (?:mentioned"
+     r"|said|announced|talked about|discussed|brought up)|did (?:someone|anyone|somebody|anybody|people) (?:mention"
+     r"|say|talk about|bring up|announce) (?P<t3>.+?)"),
+    (Modality.TEXT, r"did (?:you|the robot|it) read (?P<t>.+?)|(?:was|were) (?P<t2>.+?) read"),
+    (Modality.OBJECT, rf"(?:were|was) (?:you|the robot|it) {_BESIDE} (?P<t>.+?)|(?:was|were) (?P<t2>.+?) "
+     rf"(?:{IN_SIGHT}|around|there|nearby|in front of you)|did (?:you|the robot|it) (?:see|spot|notice|have) "
+     rf"(?P<t3>.+?)(?: {IN_SIGHT})?"),
 )  # fmt: skip
 _MOMENT = r"(?:right |just |exactly )?(?:when|while|as|at the (?:same )?(?:time|moment)|during the time)"
 # The robot at a place as the moment ("while you were in the room with the aquarium").
@@ -41,27 +56,36 @@ class Meanwhile:
     anchor: str  # the thing (or, with ``place``, the place) that sets the moment
     anchor_met: Modality | None  # how the anchor was met, where the question says
     place: bool = False
+    target: str = ""  # "were you near X when ...": whether X was met meanwhile (empty: what was)
 
 
 def meanwhile_question(text: str) -> Meanwhile | None:
-    """The question read as one about what was met at the time something else was, or None."""
+    """The question read as one about what was met (or whether one thing was met) at the time something else
+    was, or None."""
     sentence = last_sentence(text)
-    for asked, words in _ASKED:
+    for asked, words in (*_ASKED, *_ASKED_WHETHER):
         found = re.match(rf"^(?:{words}) {_MOMENT} (?P<a>.+)$", sentence)
         if found is None:
             continue
-        clause = found["a"]
-        if (place := _AT_PLACE.match(clause)) is not None:
-            return Meanwhile(asked, place["place"], None, place=True)
-        if (thing := _IN_VIEW.match(clause)) is not None:
-            clause, met = thing["thing"], Modality.OBJECT
-        else:
-            met = None
-        name, said_met = side_named(re.sub(r"^(?:you|the robot|it) (?:were |was |could |can )?", "", clause))
-        if not name or (not said_met and met is None and not _MET_FIRST.match(clause)):
-            return None  # "what did you see when it rained": nothing named as met
-        return Meanwhile(asked, name, met or said_met)
+        named = found.groupdict()
+        target = clean_target(named.get("t") or named.get("t2") or named.get("t3") or "")
+        moment = _moment(asked, found["a"])
+        return replace(moment, target=target) if moment is not None else None
     return None
+
+
+def _moment(asked: Modality, clause: str) -> Meanwhile | None:
+    """The clause that sets the moment, read as the thing (or place) met then."""
+    if (place := _AT_PLACE.match(clause)) is not None:
+        return Meanwhile(asked, place["place"], None, place=True)
+    if (thing := _IN_VIEW.match(clause)) is not None:
+        clause, met = thing["thing"], Modality.OBJECT
+    else:
+        met = None
+    name, said_met = side_named(re.sub(r"^(?:you|the robot|it) (?:were |was |could |can )?", "", clause))
+    if not name or (not said_met and met is None and not _MET_FIRST.match(clause)):
+        return None  # "what did you see when it rained": nothing named as met
+    return Meanwhile(asked, name, met or said_met)
 
 
 # A moment clause that opens with the robot meeting something ("you found", "you came across").

@@ -15,6 +15,7 @@ from collections.abc import Generator
 from dataclasses import replace
 
 from vidmem_ros.agent.asked import Asked, asked_kind, interrogative
+from vidmem_ros.agent.bounded import Bound, occasion_bound
 from vidmem_ros.agent.comparison import Comparison, DurationCheck, comparison_question, duration_check
 from vidmem_ros.agent.description import head_words, held_in
 from vidmem_ros.agent.grounding import (
@@ -37,7 +38,9 @@ from vidmem_ros.agent.question import (
     Intent,
     Modality,
     ParsedQuestion,
+    Window,
     asked_words,
+    clean_target,
     content_words,
     counts_stays,
     first_occasion_named,
@@ -133,6 +136,12 @@ class OfflinePlanner:
         if p.intent is Intent.ACTIVE:
             yield self._active(state)
             return
+        bound = occasion_bound(state.question) if p.intent is Intent.COUNT and p.window is None else None
+        if bound is not None:  # "how many ... before the kite showed up": counted up to (or from) that moment
+            bounded = yield from self._bounded(state, p, bound)
+            if bounded is None:
+                return
+            p = bounded
         planned = self._script_for(state, p)
         final = yield from _held(planned)
         asked = asked_kind(state.question)
@@ -142,6 +151,21 @@ class OfflinePlanner:
             grounded = yield from self._grounded(state, asked, claimed_only=True)
             final = grounded or final
         yield final
+
+    def _bounded(
+        self, state: AgentState, p: ParsedQuestion, bound: Bound
+    ) -> Generator[Step, list[Observation], ParsedQuestion | None]:
+        """A count's plan with its window ending (or starting) at the first occasion of the thing that bounds it;
+        None, with the answer given, where that thing was never met."""
+        senses = _SENSES_OF.get(bound.anchor_met) if bound.anchor_met else None
+        first = yield from self._first_seen(bound.anchor, senses)
+        if first is None:
+            text = f"I cannot count up to {bound.anchor}: I have not met {bound.anchor}."
+            yield answer(text, NOT_SEEN_CONFIDENCE, value=None)
+            return None
+        at = first.stamp - state.t0
+        target = clean_target(p.target.replace(bound.clause, "")) if bound.clause in p.target else p.target
+        return replace(p, target=target, window=Window("first" if bound.before else "since", at))
 
     def _script_for(self, state: AgentState, p: ParsedQuestion) -> Script:
         """The script that answers a parsed question."""
@@ -188,23 +212,31 @@ class OfflinePlanner:
         yield answer(f"{winner[0].upper()}{winner[1:]}: {both}.", confidence, evidence, value=winner)
 
     def _measured(
-        self, state: AgentState, p: ParsedQuestion | None, measure: Intent, name: str, modality: Modality
+        self,
+        state: AgentState,
+        p: ParsedQuestion | None,
+        measure: Intent,
+        name: str,
+        modality: Modality,
+        ordinal: int = 0,
     ) -> Generator[Step, list[Observation], tuple[float, Step]]:
         """How often (COUNT) or how long (DURATION) a thing was met, counted or timed as the question about it
-        alone would be, in the question's window; 0 where it was not met.  The answer step is kept for its
-        evidence."""
-        side = ParsedQuestion(state.question, measure, name, modality, window=p.window if p is not None else None)
+        alone would be, in the question's window (on the ``ordinal`` occasion, where named); 0 where it was not
+        met.  The answer step is kept for its evidence."""
+        window = p.window if p is not None else None
+        side = ParsedQuestion(state.question, measure, name, modality, window=window, ordinal=ordinal)
         step = yield from _held(self._script_for(state, side))
         value = step[0]["args"].get("value")
         return (float(value) if isinstance(value, int | float) else 0.0), step
 
     def _lasting(self, state: AgentState, p: ParsedQuestion | None, c: DurationCheck) -> Script:
         """ "Was X in view for over a minute?": yes or no by the total time it was met, which the answer gives."""
-        total, step = yield from self._measured(state, p, Intent.DURATION, c.target, c.modality)
+        total, step = yield from self._measured(state, p, Intent.DURATION, c.target, c.modality, c.ordinal)
         args = step[0]["args"]
         holds = times_hold(c.check, c.seconds, total)
-        verb = _met_verb(c.modality)
-        met = f"I {verb} {c.target} for about {total:.0f} s in all" if total else f"I have not met {c.target}"
+        verb = "was at" if c.modality is Modality.PLACE else _met_verb(c.modality)
+        which = f"on the {_ORDINAL_WORDS.get(c.ordinal, str(c.ordinal))} occasion" if c.ordinal else "in all"
+        met = f"I {verb} {c.target} for about {total:.0f} s {which}" if total else f"I have not met {c.target}"
         yield answer(
             f"{'Yes' if holds else 'No'}: {met}.",
             float(args.get("confidence", 0.3)),
@@ -278,8 +310,11 @@ class OfflinePlanner:
         if not spans:
             yield answer(f"I cannot tell: I have not met {c.anchor}.", NOT_SEEN_CONFIDENCE, value=None)
             return
-        what = _TIMELINE_OF.get(c.asked, "objects")
         pad = 0.0 if c.place else MEANWHILE_PAD_S  # a stay is the robot's own span; a sighting is a frame's
+        if c.target:
+            yield from self._whether_meanwhile(state, c, spans, anchor, pad)
+            return
+        what = _TIMELINE_OF.get(c.asked, "objects")
         for start, end, ref in spans:
             window = {"start_t": start - state.t0 - pad, "end_t": end - state.t0 + pad}
             obs = (yield [call("timeline", what=[what], limit=10, **window)])[0]
@@ -300,6 +335,28 @@ class OfflinePlanner:
         text = f"Nothing: I {_MET_AS[c.asked]} nothing while I {anchor} ({when} after my memory begins)."
         yield answer(text, 0.5, [ref for _, _, ref in spans], value=None)
 
+    def _whether_meanwhile(
+        self, state: AgentState, c: Meanwhile, spans: list[tuple[float, float, str]], anchor: str, pad: float
+    ) -> Script:
+        """Whether the thing asked about was met while the anchor was: its occasions set against the anchor's."""
+        mine = yield from self._spans_of(c.target, c.asked, state.t0)
+        verb, t0 = _met_verb(c.asked), state.t0
+        if not mine:
+            yield answer(f"No: I have not {_perfect(c.asked)} {c.target}.", NOT_SEEN_CONFIDENCE, value=False)
+            return
+        together = [(a, b, r, s, e) for s, e, _ in spans for a, b, r in mine if a <= e + pad and b >= s - pad]
+        if together:
+            a, b, ref, s, e = together[0]
+            text = (
+                f"Yes: I {verb} {c.target} ({a - t0:.0f}-{b - t0:.0f} s) while I {anchor} ({s - t0:.0f}-{e - t0:.0f} s"
+            )
+            yield answer(f"{text} after my memory begins).", 0.7, [ref, spans[0][2]], ref, ref, value=True)
+            return
+        times = ", ".join(f"{a - t0:.0f}-{b - t0:.0f} s" for a, b, _ in mine[:4])
+        when = ", ".join(f"{s - t0:.0f}-{e - t0:.0f} s" for s, e, _ in spans)
+        text = f"No: I {verb} {c.target} at {times}, not while I {anchor} ({when} after my memory begins)."
+        yield answer(text, 0.6, [r for _, _, r in mine[:4]] + [spans[0][2]], value=False)
+
     def _spans_of(
         self, name: str, met: Modality | None, t0: float, place: bool = False
     ) -> Generator[Step, list[Observation], list[tuple[float, float, str]]]:
@@ -314,8 +371,8 @@ class OfflinePlanner:
         if met in (None, Modality.OBJECT):
             obs = (yield [call("find_object", name=name)])[0]
             seen = [f for f in obs.result.findings if f.kind == "occasion"]
-            if seen:
-                return [(f.stamp, f.end, f.ref) for f in seen]
+            if seen or (met is Modality.OBJECT and "cannot recognise" not in obs.result.note):
+                return [(f.stamp, f.end, f.ref) for f in seen]  # a thing the detector knows and never saw: none
         senses = _SENSES_OF.get(met) if met else None
         _, grounded = yield from self._occasions_of(name, senses or [], sighting=senses == ["seen"])
         return [(f.stamp, max(f.end, f.stamp), f.ref) for f in grounded]
@@ -595,19 +652,21 @@ class OfflinePlanner:
             if heard_a is not None and heard_b is not None:
                 yield self._heard_answer(state, p, heard_a, heard_b)
                 return
-        which = "last" if p.latest else "first"  # "which did you read more recently": the latest occasions
+        # "Which did you read more recently": the last occasions; "which came later": the first, the later named.
+        recent = p.latest and _RECENTLY.search(p.text.lower()) is not None
+        which = "last" if recent else "first"
         state.plan(f"find when I {which} met {p.target}", f"find when I {which} met {p.other}", "compare")
         # Each side as the verb before it says ("did you read A before you heard about B"), else as the question;
         # a question that reads as one about signs only because one side is a sign leaves the other side open.
         sense_a, sense_b = (_side_senses(p.text, name, _read_if_sign(p, name, senses)) for name in (p.target, p.other))
         edges_a = yield from self._seen_edges(p.target, sense_a)
-        first_a = edges_a[1] if p.latest else edges_a[0]
-        first_b = yield from self._first_seen(p.other, sense_b, latest=p.latest)
+        first_a = edges_a[1] if recent else edges_a[0]
+        first_b = yield from self._first_seen(p.other, sense_b, latest=recent)
         if first_a is None or first_b is None:
             did, done = _verbs_of(sense_a, sense_b)
             yield self._one_side(state, did, done, (p.target, first_a), (p.other, first_b))
             return
-        if p.relation == "after" and not p.latest and first_a.stamp < first_b.stamp:
+        if p.relation == "after" and not recent and first_a.stamp < first_b.stamp:
             # "Was A seen after B?": yes where A was met again after B, though first before it.
             again = edges_a[1]
             if again is not None and again.stamp > first_b.stamp:
@@ -1270,6 +1329,8 @@ class OfflinePlanner:
             return {}
         if p.window.anchor == "first":
             return {"end_t": p.window.seconds}
+        if p.window.anchor == "since":  # from a thing's first occasion on
+            return {"start_t": p.window.seconds}
         if p.window.anchor == "at":  # "at the 250 second mark": what was met around that moment
             return {"start_t": max(0.0, p.window.seconds - AROUND_S), "end_t": p.window.seconds + AROUND_S}
         now = (state.as_of if state.as_of is not None else self.span[1]) - state.t0
@@ -1278,6 +1339,8 @@ class OfflinePlanner:
 
 # A question that says it asks for the last time, not only when.
 _SAYS_LAST = re.compile(r"\b(?:last|latest|most recent|most recently|final)\b")
+# Which of two was met last of all, not which came second.
+_RECENTLY = re.compile(r"\b(?:last|latest|more recently|most recently|most recent|newest)\b")
 # A position question that asks for the first occasion ("where did you first see X", "... for the first time").
 _SAYS_FIRST = re.compile(r"\b(?:first|earliest|initially)\b")
 

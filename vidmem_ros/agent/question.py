@@ -45,7 +45,7 @@ class Window:
     """A time constraint relative to the question's moment (``last``) or the start of memory (``first``), or a
     moment counted from the start of memory (``at``)."""
 
-    anchor: str  # last | first | at
+    anchor: str  # last | first | at | since (from a moment counted from the start of memory on)
     seconds: float
 
 
@@ -429,10 +429,26 @@ def parse_question(text: str) -> ParsedQuestion | None:
     """The intent and targets of a supported question, or None."""
     parsed = places_counted(text) or away_question(text) or alternatives_question(text) or visit_question(text)
     parsed = parsed or neighbour_question(text)
-    parsed = parsed or _parse_clause(text)
+    parsed = parsed or _parse_clause(text) or _bounded_count(text)
     if parsed is None:
         return None
     return _resolved(with_either(with_times(with_ordinal(parsed))), _context(text))
+
+
+# A word that sets a count's end ("before", "by the time") or its start ("after", "since"), then what was met then
+# ("how many signs did you read before the kite showed up"); "up to now" and the like bound nothing.
+BOUND_WORDS = r"(?:before|prior to|until|till|up until|by the time|after|since|once)"
+_BOUND_CLAUSE = re.compile(rf"\s+\b{BOUND_WORDS} (?!now\b|then\b|today\b)\S.*$")
+
+
+def _bounded_count(text: str) -> ParsedQuestion | None:
+    """A count whose clause reads only without the moment that bounds it; the planner finds that moment."""
+    sentence = last_sentence(text)
+    cut = _BOUND_CLAUSE.sub("", sentence.rstrip(" ?.!"))
+    if cut == sentence.rstrip(" ?.!"):
+        return None
+    parsed = _parse_clause(cut + "?")
+    return replace(parsed, text=text) if parsed is not None and parsed.intent is Intent.COUNT else None
 
 
 def with_either(parsed: ParsedQuestion) -> ParsedQuestion:
@@ -516,6 +532,17 @@ _FIRST_OCCASION = re.compile(
 
 
 _FIRST_OCCASION_END = re.compile(_FIRST_OCCASION.pattern + "$")
+
+
+def closing_occasion(sentence: str) -> tuple[str, int]:
+    """A sentence without the occasion that closes it ("... on your first visit", "... the second time"), and
+    that occasion's place in order (0 where none closes it)."""
+    lower = sentence.lower().rstrip(" ?.!")
+    for pattern in (_LATER_OCCASION, _FIRST_OCCASION_END):
+        match = pattern.search(lower)
+        if match is not None:
+            return lower[: match.start()].rstrip(), ordinal_of(match.group(0)) or 1
+    return lower, 0
 
 
 def first_occasion_named(text: str) -> bool:
@@ -613,7 +640,7 @@ def _parse_clause(text: str) -> ParsedQuestion | None:
             if groups.get("r"):
                 relation = "after" if groups["r"] in ("after", "later than") else "before"
             modality = modality_named(normal) or modality
-            target, other = (_without_message_noun(_without_arrival(x)) for x in (target, other))
+            target, other = (_without_message_noun(without_arrival(x)) for x in (target, other))
         elif intent in (Intent.READ, Intent.AFTER) and groups.get("r"):
             intent = Intent.AFTER if groups["r"].endswith("after") else Intent.BEFORE
         if modality in (Modality.OBJECT, Modality.TEXT) and (sign := _SIGN_TARGET.match(target)):
@@ -665,7 +692,7 @@ _PLACE_OBJECT = re.compile(
     rf"\b{_MOTION}(?: (?:out|back|up|down|over|inside|outside|in))*(?: (?:to|into|onto|in|at|through|inside|by|across"
     r"|from|of|near|beside|next to|close to))* (?P<place>(?:the|a|an|that|this|your) [a-z0-9' -]+?)"
     r"(?=[,;:?.]|$| (?:and|before|after|when|while|then|next|yet|so far|already|again|first|last|earlier|later|once"
-    r"|ever|at any)\b)"
+    r"|ever|at any|(?:more|fewer|less) than|at (?:least|most)|exactly|twice|thrice|\w+ times)\b)"
 )
 _SENSING = re.compile(rf"\b(?:{_SEE}|{_HEAR}|{_READ}|{_SAY}|seen|saw|watch|look)\b")
 _MEASURE = re.compile(r"\bhow (?:many|often|long|much)\b")
@@ -990,7 +1017,7 @@ ARRIVAL = (
 _LEADING_ARRIVAL = re.compile(rf"^(?:(?:you|the robot|it) )?{ARRIVAL}\s+")
 
 
-def _without_arrival(name: str) -> str:
+def without_arrival(name: str) -> str:
     """ "reaching the kiosk" names the kiosk: how it was got to says it was met there."""
     return clean_target(_LEADING_ARRIVAL.sub("", name)) if _LEADING_ARRIVAL.match(name) else name
 

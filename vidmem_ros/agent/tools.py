@@ -819,7 +819,16 @@ def _grounded_at(ctx: ToolContext, about: str, listed: list[stays.Place]) -> lis
         for g in grounding_of(ctx, description, []).found
         if g.words >= 1.0 or (g.sense is not Sense.SEEN and g.words > 0)
     ]
-    return [max((g.score for g in found if _mostly_during(g.stamp, g.end, place)), default=0.0) for place in listed]
+    weight = {Sense.HEARD: HEARD_AT_PLACE}
+    return [
+        max((g.score * weight.get(g.sense, 1.0) for g in found if _mostly_during(g.stamp, g.end, place)), default=0.0)
+        for place in listed
+    ]
+
+
+# A sentence heard at a place may name another ("the van is at the gate"): it names the place it was heard at for
+# this share of its score, so a sign read there or a thing seen there that matches as well comes first.
+HEARD_AT_PLACE = 0.9
 
 
 def _mostly_during(start: float, end: float, place: stays.Place) -> bool:
@@ -834,8 +843,15 @@ _WITH_THING = re.compile(r"\bwith (?:the |a |an |some |many |lots of )?([a-z][a-
 
 
 def _by_name(ctx: ToolContext, about: str, listed: list[stays.Place]) -> list[float]:
+    """How well each place's description matches ``about``: what was seen and read there, or with what was heard
+    there, which counts for less (see ``HEARD_AT_PLACE``)."""
     about = " ".join(w for w in about.split() if w.lower().strip(",.()") not in GENERIC_PLACES) or about
-    texts = [p.description() for p in listed]
+    unheard = _described(ctx, about, [p.description(heard=False) for p in listed])
+    heard = _described(ctx, about, [p.description() for p in listed])
+    return [max(a, HEARD_AT_PLACE * b) for a, b in zip(unheard, heard, strict=True)]
+
+
+def _described(ctx: ToolContext, about: str, texts: list[str]) -> list[float]:
     lexical = [words_covered(about, text) for text in texts]
     if ctx.text_embedder is None or not any(texts):
         return lexical

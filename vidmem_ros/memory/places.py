@@ -77,16 +77,16 @@ class Place:
         frames = sum(v.frames for v in self.visits)
         return sum(max((v.frames_with[x] for x in wanted), default=0) for v in self.visits) / frames if frames else 0.0
 
-    def description(self) -> str:
-        """What was seen, read and heard over every visit, most frequent first."""
+    def description(self, heard: bool = True) -> str:
+        """What was seen, read and (unless ``heard`` is False) heard over every visit, most frequent first."""
         seen = _ranked(x for v in self.visits for x in v.seen)
         looked = _ranked(x for v in self.visits for x in v.looked)
         read = _ranked(x for v in self.visits for x in v.read)
-        heard = _ranked(x for v in self.visits for x in v.heard)
+        said = _ranked(x for v in self.visits for x in v.heard) if heard else []
         at_once: Counter[str] = Counter()
         for visit in self.visits:
             at_once |= visit.at_once
-        described = Visit(self.id, 0.0, 0.0, self.x, self.y, self.frame_id, seen, looked, read, heard)
+        described = Visit(self.id, 0.0, 0.0, self.x, self.y, self.frame_id, seen, looked, read, said)
         described.at_once = at_once
         return described.description()
 
