@@ -1059,3 +1059,16 @@ def test_which_came_later_orders_first_occasions_and_more_recently_the_last(answ
     assert later.value == "cat", later.text  # the cup first at 10 s, the cat at 20 s
     recent = answerer.answer("Which did you see more recently, the cat or the cup?")
     assert recent.value == "cup", recent.text  # the cup again at 40 s
+
+
+def test_the_nth_sign_read_counts_each_sign_once(answerer: Reasoner) -> None:
+    _read(answerer, 12, "MIND THE STEP")
+    _read(answerer, 22, "QUIET ZONE")
+    _read(answerer, 42, "MIND THE STEP")  # read again: it keeps its first place
+    _read(answerer, 32, "NO BICYCLES")
+    assert answerer.answer("What was the second sign you read?").value == "QUIET ZONE"
+    assert answerer.answer("What was the third sign you read?").value == "NO BICYCLES"
+    assert answerer.answer("Which sign did you read first?").value == "MIND THE STEP"
+    last = answerer.answer("What was the last sign you read?")
+    assert last.value == "MIND THE STEP" and last.stamp == T0 + 42, last.text
+    assert answerer.answer("What was the fifth sign you read?").value == ""

@@ -29,6 +29,7 @@ BOX = (4.0, 4.0, 40.0, 40.0)
         ("Which sign was in view when somebody mentioned the flood?", Modality.TEXT, "flood", Modality.SPEECH),
         ("What could you read at the time you spotted the bus?", Modality.TEXT, "bus", Modality.OBJECT),
         ("When you read STAIRS, what could you hear?", Modality.SPEECH, "stairs", Modality.TEXT),
+        ("What sign were you next to when you heard about the flood?", Modality.TEXT, "flood", Modality.SPEECH),
     ],
 )
 def test_what_was_met_meanwhile_is_read_from_the_moment_clause(
@@ -159,3 +160,24 @@ def test_one_side_being_a_sign_leaves_the_other_met_any_way(street: Reasoner, qu
 def test_a_count_checked_of_a_thing_heard_or_seen(street: Reasoner, question: str, value: bool) -> None:
     answer = street.answer(question, as_of=T0 + 600)
     assert answer.value is value, answer.text
+
+
+@pytest.mark.parametrize(
+    ("question", "asked", "target", "anchor"),
+    [
+        ("Were you near the kite when the flood was mentioned?", Modality.OBJECT, "kite", "flood"),
+        ("Was the bus in view when someone brought up the flood?", Modality.OBJECT, "bus", "flood"),
+        ("Did you hear about the flood while the bus was in view?", Modality.SPEECH, "flood", "bus"),
+        (
+            "Were you in the room with the kite when the flood was mentioned?",
+            Modality.PLACE,
+            "room with the kite",
+            "flood",
+        ),
+    ],
+)
+def test_whether_one_thing_was_met_while_another_was_is_read_with_both(
+    question: str, asked: Modality, target: str, anchor: str
+) -> None:
+    c = meanwhile_question(question)
+    assert c is not None and (c.asked, c.target, c.anchor) == (asked, target, anchor)

@@ -193,3 +193,24 @@ def test_whether_the_robot_stayed_somewhere_longer_than_an_amount_of_time(patrol
     assert first.value is True and "first" in first.text, first.text
     second = patrol.answer("Did you linger by the cup for over 20 seconds the second time?")
     assert second.value is False, second.text
+
+
+def test_whether_the_robot_was_at_a_place_when_something_was_said(patrol: Reasoner) -> None:
+    from vidmem_ros.memory.records import Transcript
+
+    patrol.store.add_transcript(Transcript(T0 + 50, T0 + 52, "The picnic moved to the east lawn."))
+    there = patrol.answer("Were you at the spot with the cat when the picnic was mentioned?")
+    assert there.value is True, there.text
+    elsewhere = patrol.answer("Were you in the room with the cup when someone brought up the picnic?")
+    assert elsewhere.value is False, elsewhere.text
+
+
+def test_places_counted_with_a_thing_met_there(patrol: Reasoner) -> None:
+    from vidmem_ros.memory.records import Moment
+    from vidmem_ros.perception.types import TextLine
+
+    patrol.store.add_moment(Moment(T0 + 50, "/cam", 64, 48, None, texts=[TextLine("NO ENTRY", 0.95)], pose=at(10.0)))
+    assert patrol.answer("How many places with a cat did you stop at?").value == 1
+    assert patrol.answer("How many rooms with a notice did you visit?").value == 1  # NO ENTRY, read at the cat's
+    none = patrol.answer("How many spots with a giraffe did you stop at?")
+    assert none.value == 0 and "2 places" in none.text, none.text

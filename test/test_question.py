@@ -399,3 +399,26 @@ def test_visits_asked_at_a_moment_or_counted_keep_the_place_apart(
 ) -> None:
     parsed = parse_question(text)
     assert parsed is not None and (parsed.intent, parsed.target, parsed.times) == (intent, target, times)
+
+
+@pytest.mark.parametrize(
+    ("text", "intent", "target", "ordinal"),
+    [
+        ("When did you spot the trolley again?", Intent.FIRST, "trolley", 2),
+        ("When did you see the kite a second time?", Intent.FIRST, "kite", 2),
+        ("Did you go back to the aquarium?", Intent.DID, "aquarium", 2),
+        ("Did the robot return to the kiosk?", Intent.DID, "kiosk", 2),
+        ("Have you been to the kiosk?", Intent.DID, "kiosk", 0),
+        ("When did you finally leave the aquarium?", Intent.LAST, "aquarium", 0),
+    ],
+)
+def test_again_and_going_back_name_a_second_occasion(text: str, intent: Intent, target: str, ordinal: int) -> None:
+    parsed = parse_question(text)
+    assert parsed is not None and (parsed.intent, parsed.target, parsed.ordinal) == (intent, target, ordinal)
+
+
+def test_getting_a_message_is_no_visit_to_a_place() -> None:
+    parsed = parse_question("When did you get the warning about the ladder?")
+    assert parsed is None or parsed.modality is not Modality.PLACE
+    got_to = parse_question("When did you get to the loading bay?")
+    assert got_to is not None and got_to.modality is Modality.PLACE and got_to.target == "loading bay"

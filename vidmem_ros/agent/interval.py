@@ -66,12 +66,13 @@ _MET = re.compile(
     r"^(?:(?:you|the robot|it|i|someone|somebody|anyone|anybody) )?(?:first |last )?(?:(?:see|seeing|saw|seen|spot"
     r"|spotting|spotted|notice|noticing|mention|mentioned|mentioning|say|said|talk about|talked about"
     r"|noticed|hear|hearing|heard|read|reading|pass|passing|passed|meet|meeting|met|find|finding|found|reach|reaching"
-    r"|reached|encounter|encountering|encountered|come across|came across)(?: about| of)?|the moment"
+    r"|reached|encounter|encountering|encountered|come across|came across|bring up|brought up|bringing up|raise"
+    r"|raised|announce|announced|discuss|discussed)(?: about| of)?|the moment"
     r"(?: you| i)? (?:saw|heard|read))\s+"
 )
 _TAIL = re.compile(
     r"\s+(?:(?:was|were|got)\s+)?(?:seen|heard|read|mentioned|said|announced|spotted|noticed|came into view"
-    r"|came up|appeared|showed up|turned up|was in view)$"
+    r"|came up|appeared|showed up|turned up|was in view|brought up|raised|discussed|talked about)$"
 )
 
 

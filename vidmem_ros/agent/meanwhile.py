@@ -36,6 +36,8 @@ _ASKED_WHETHER = (
      r"|said|announced|talked about|discussed|brought up)|did (?:someone|anyone|somebody|anybody|people) (?:mention"
      r"|say|talk about|bring up|announce) (?P<t3>.+?)"),
     (Modality.TEXT, r"did (?:you|the robot|it) read (?P<t>.+?)|(?:was|were) (?P<t2>.+?) read"),
+    (Modality.PLACE, r"(?:were|was) (?:you|the robot|it) (?:(?:still|already|standing|waiting|parked|stopped) )?"
+     r"(?:at|in|inside) (?P<t>.+?)"),
     (Modality.OBJECT, rf"(?:were|was) (?:you|the robot|it) {_BESIDE} (?P<t>.+?)|(?:was|were) (?P<t2>.+?) "
      rf"(?:{IN_SIGHT}|around|there|nearby|in front of you)|did (?:you|the robot|it) (?:see|spot|notice|have) "
      rf"(?P<t3>.+?)(?: {IN_SIGHT})?"),

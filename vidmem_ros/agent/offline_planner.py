@@ -46,6 +46,7 @@ from vidmem_ros.agent.question import (
     first_occasion_named,
     modality_named,
     names_any_message,
+    places_counted,
     places_named,
     sign_words,
     thing_beside,
@@ -339,10 +340,12 @@ class OfflinePlanner:
         self, state: AgentState, c: Meanwhile, spans: list[tuple[float, float, str]], anchor: str, pad: float
     ) -> Script:
         """Whether the thing asked about was met while the anchor was: its occasions set against the anchor's."""
-        mine = yield from self._spans_of(c.target, c.asked, state.t0)
+        at_place = c.asked is Modality.PLACE
+        mine = yield from self._spans_of(c.target, None if at_place else c.asked, state.t0, place=at_place)
         verb, t0 = _met_verb(c.asked), state.t0
         if not mine:
-            yield answer(f"No: I have not {_perfect(c.asked)} {c.target}.", NOT_SEEN_CONFIDENCE, value=False)
+            never = "found no place I stayed at like" if at_place else f"have not {_perfect(c.asked)}"
+            yield answer(f"No: I {never} {c.target}.", NOT_SEEN_CONFIDENCE, value=False)
             return
         together = [(a, b, r, s, e) for s, e, _ in spans for a, b, r in mine if a <= e + pad and b >= s - pad]
         if together:
@@ -871,7 +874,7 @@ class OfflinePlanner:
     def _place(self, state: AgentState, p: ParsedQuestion) -> Script:
         """Visits to a place found by its description: how many, how long, which place came before or after."""
         about = p.other if p.intent in (Intent.BEFORE, Intent.AFTER) else p.target
-        if p.intent is Intent.COUNT and not about:
+        if p.intent is Intent.COUNT and (not about or places_counted(state.question) is not None):
             yield from self._count_places(state, p)
             return
         state.plan(f"find the place that matches {about}", "compose the answer")
@@ -934,8 +937,18 @@ class OfflinePlanner:
     def _count_places(self, state: AgentState, p: ParsedQuestion) -> Script:
         """How many places the robot stayed at, or (where stops or visits are counted) how many stays."""
         state.plan("list the places I stayed at", "count them")
-        obs = (yield [call("places", about="", **self._window(state, p))])[0]
+        about = f"place with {p.target}" if p.target else ""  # where the thing was met, as the places tool reads it
+        obs = (yield [call("places", about=about, **self._window(state, p))])[0]
         found = obs.result.findings
+        if p.target and re.fullmatch(BEARER, p.target):  # "places with a sign": where words were read
+            found = [f for f in found if _READ_THERE.search(f.text)]
+        elif p.target:  # "places with a kite": where it matches what was met
+            found = [f for f in found if f.score >= CLAIM_MIN]
+        if p.target and not found:
+            listed = len(obs.result.findings)
+            text = f"0: none of the {listed} places I stayed at had {p.target}."
+            yield answer(text, 0.5, _refs(obs.result.findings), value=0)
+            return
         stays = sum(len(f.data["visits"]) for f in found)
         each = ", ".join(_place_and_visits(f) for f in found if f.pose is not None)
         n = stays if counts_stays(state.question) else len(found)
@@ -1070,7 +1083,8 @@ class OfflinePlanner:
             yield answer("I have not read any text.", NOT_SEEN_CONFIDENCE, value="")
             return
         if nth:  # "what did the last sign you read say": that sign, by its fullest reading
-            yield self._nth_sign(state, found, first=nth.group(1) == "first")
+            word = nth.group(1) or nth.group(2)
+            yield self._nth_sign(state, found, -1 if word == "last" else _NTH_WORDS.get(word, 1))
             return
         latest = found[-1]
         texts = _counted([f'"{f.data["read"]}"' for f in found])
@@ -1109,16 +1123,21 @@ class OfflinePlanner:
         yield answer(text, 0.5 if others else 0.6, refs, reading.ref, reading.ref, value=first)
         return True
 
-    def _nth_sign(self, state: AgentState, found: list[Finding], first: bool) -> Step:
-        """The first or last sign read, named by its fullest reading (a clipped one is that sign)."""
-        readings = [str(f.data["read"]) for f in found]
-        signs = distinct_signs(readings)
-        ordered = found if first else list(reversed(found))
-        hit = next((f for f in ordered if any(text_match(str(f.data["read"]), s) >= SAME_SIGN for s in signs)), None)
-        hit = hit or ordered[0]
-        sign = max((s for s in signs if text_match(str(hit.data["read"]), s) >= SAME_SIGN), key=len, default="")
-        sign = sign or str(hit.data["read"])
-        which = "first" if first else "last"
+    def _nth_sign(self, state: AgentState, found: list[Finding], n: int) -> Step:
+        """The n-th sign read (-1: the last), named by its fullest reading (a clipped one is that sign); a sign
+        read again later keeps its first place."""
+        signs = distinct_signs([str(f.data["read"]) for f in found])
+        ordered = found if n > 0 else list(reversed(found))
+        met: list[tuple[str, Finding]] = []  # each sign with its first (or, for the last, latest) reading
+        for f in ordered:
+            sign = max((s for s in signs if text_match(str(f.data["read"]), s) >= SAME_SIGN), key=len, default="")
+            sign = sign or str(f.data["read"])
+            if all(text_match(sign, s) < SAME_SIGN for s, _ in met):
+                met.append((sign, f))
+        which = _ORDINAL_WORDS.get(n, "last") if n > 0 else "last"
+        if abs(n) > len(met):
+            return answer(f"I read only {len(met)} different sign(s).", 0.5, _refs(found[:5]), value="")
+        sign, hit = met[abs(n) - 1]
         text = f'The {which} sign I read said "{sign}", {when_said(state, hit.stamp)}.'
         return answer(text, hit.score, [hit.ref], hit.ref, hit.ref, value=sign)
 
@@ -1505,7 +1524,11 @@ def _as_asked(p: ParsedQuestion, relation: str, value: str, text: str) -> tuple[
 
 
 # "What did the first / last sign you read say": one sign, by its place in order.
-_NTH_SIGN = re.compile(rf"\bthe (first|last) {BEARER}\b")
+_NTH_WORDS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "2nd": 2, "3rd": 3, "4th": 4}
+_NTH_SIGN = re.compile(
+    rf"\bthe ({'|'.join(_NTH_WORDS)}|last) {BEARER}\b"
+    rf"|\b{BEARER} (?:did |have )?(?:you|the robot|it) (?:read|see|saw|pass|passed) (first|last)$"
+)
 AROUND_S = 15.0  # a moment named by its time ("at around 400 s") is this much either side of it
 _ORDINAL_WORDS = {1: "first", 2: "second", 3: "third", 4: "fourth", 5: "fifth", 6: "sixth"}
 # A thing not named: whatever was met ("did you see anything in the last minute").
@@ -1525,6 +1548,10 @@ _BY_WRITING = re.compile(
     r"\b(?:going by|according to|judging by|as (?:written|printed|shown))\b|\b(?:label|sign|caption|plaque|poster"
     r"|notice|placard|writing|written|printed|inscription|nameplate)s?\b"
 )
+
+
+# A place's description says what was read there.
+_READ_THERE = re.compile(r"(?:^|; )read ")
 
 
 def _place_name(place: Finding) -> str:

@@ -144,7 +144,7 @@ _SAID_OF = (
     r"(?:mentioned|said|announced|reported|discussed|brought up|talked about|spoken about|spoken of|heard|raised"
     r"|called out)"
 )
-IN_SIGHT = r"(?:in view|visible|in sight|on camera)"
+IN_SIGHT = r"(?:in view|visible|in sight|on camera|readable|legible)"
 _SEEN = rf"(?:seen|spotted|noticed|sighted|observed|{IN_SIGHT}|detected|passed)"
 
 # (intent, modality, pattern).  Order matters: the first match wins.
@@ -276,6 +276,12 @@ _PATTERNS: list[tuple[Intent, Modality, str]] = [
         rf"^what did the (?:first|last) {BEARER} (?:you|the robot|it) read say$",
     ),
     (Intent.READ, Modality.TEXT, r"^what (?:was|is) written(?P<w>.*)$"),
+    (  # "what was the second sign you read", "which sign did you see near the kite"
+        Intent.READ,
+        Modality.TEXT,
+        rf"^(?:what (?:was|is) the \w+ {BEARER} (?:you|the robot|it) (?:read|saw|passed)"
+        rf"|(?:what|which) {BEARER} (?:did|have) (?:you|the robot|it) (?:see|read|pass|notice|spot))(?P<w>.*)$",
+    ),
     (Intent.READ, Modality.TEXT, rf"^what (?:was|is) (?:shown |printed |displayed )?on {_SIGN}(?P<w>.*)$"),
     (Intent.SAID, Modality.SPEECH, rf"^what did {_WHO} (?:say|mention|talk about)(?: about (?P<t>.+?))?(?P<w>)$"),
     # "what did someone say was broken": the thing the message was about is asked for, by what was said of it
@@ -302,6 +308,11 @@ _PATTERNS: list[tuple[Intent, Modality, str]] = [
         rf"^{_WHERE_WERE_YOU} (?:when|while|as) (?P<t>.+?) (?:was|were|got|being) {_SAID_OF}$",
     ),
     (Intent.WHERE, Modality.TEXT, rf"^{_WHERE_WERE_YOU} (?:when|while|as) (?P<t>.+?) (?:was|were|got|being) read$"),
+    (  # "where were you when the picnic came up": raised in talk
+        Intent.WHERE,
+        Modality.SPEECH,
+        rf"^{_WHERE_WERE_YOU} (?:when|while|as) (?P<t>.+?) (?:came up|cropped up|was raised|were raised)$",
+    ),
     (
         Intent.WHERE,
         Modality.OBJECT,
@@ -517,6 +528,7 @@ _ORDINAL = re.compile(
 
 
 _LATER_OCCASION = re.compile(_ORDINAL.pattern + "$")
+_AGAIN = re.compile(r"\b(?:again|once more|a second time|another time)$")
 
 
 def ordinal_of(text: str) -> int:
@@ -552,7 +564,8 @@ def first_occasion_named(text: str) -> bool:
 
 # The bearer of words told apart by a thing beside it: "the sign next to the kite", "the notice by the trolley".
 _BESIDE_THING = re.compile(
-    rf"\b{BEARER}s? (?:(?:that|which) (?:was|is|stood|hung|sat) )?(?:beside|near|by|next to|close to|alongside"
+    rf"\b{BEARER}s? (?:(?:that|which) (?:was|is|stood|hung|sat) |(?:did|have) (?:you|the robot|it) (?:see|read|pass"
+    r"|notice|spot) )?(?:beside|near|by|next to|close to|alongside"
     r"|in front of|behind|above|below|under|over) (?:the|a|an|that|this) (?P<x>[a-z]+(?: [a-z]+)?)"
 )
 # Words that end the thing's name there ("the person the first time ...", "the kite say").
@@ -575,6 +588,9 @@ def with_ordinal(parsed: ParsedQuestion) -> ParsedQuestion:
     """A plan with the occasion its question names by order, and its things without those words (said as the
     question put it, or as its idiom's plain form does: "the second sighting of X" is "X the second time")."""
     n = ordinal_of(parsed.text) or ordinal_of(_asked_clause(parsed.text))
+    if not n and parsed.intent in (Intent.FIRST, Intent.LAST) and _AGAIN.search(_asked_clause(parsed.text)):
+        target = clean_target(_AGAIN.sub("", parsed.target)) or parsed.target
+        return replace(parsed, intent=Intent.FIRST, target=target, ordinal=2)  # "when did you see X again"
     if not n and parsed.intent is Intent.DURATION and first_occasion_named(parsed.text):
         target, other = (clean_target(_FIRST_OCCASION.sub("", x)) for x in (parsed.target, parsed.other))
         return replace(parsed, target=target, other=other, ordinal=1)
@@ -688,9 +704,17 @@ _ARRIVING = re.compile(
     r"\b(?:reach|reached|reaching|arrive|arrived|arriving|enter|entered|entering|get|got|getting|come|came|coming"
     r"|make it|made it)\b"
 )
+_TO_PLACE = r"(?:to|into|onto|in|at|through|inside|by|across|from|of|near|beside|next to|close to)"
+# Verbs of motion that take the place as their object ("reached the gym"); the rest need a preposition ("got to the
+# gym": "got the message" is no place).
+_TAKES_PLACE = (
+    r"(?:reach|reached|reaching|enter|entered|entering|visit|visited|visiting|leave|left|leaving|exit|exited|exiting"
+    r"|pass|passed|passing|approach|approached|approaching)"
+)
 _PLACE_OBJECT = re.compile(
-    rf"\b{_MOTION}(?: (?:out|back|up|down|over|inside|outside|in))*(?: (?:to|into|onto|in|at|through|inside|by|across"
-    r"|from|of|near|beside|next to|close to))* (?P<place>(?:the|a|an|that|this|your) [a-z0-9' -]+?)"
+    rf"\b(?:{_TAKES_PLACE}(?: (?:out|back|up|down|over|inside|outside|in))*(?: {_TO_PLACE})*"
+    rf"|{_MOTION}(?: (?:out|back|up|down|over|inside|outside|in))*(?: {_TO_PLACE})+)"
+    r" (?P<place>(?:the|a|an|that|this|your) [a-z0-9' -]+?)"
     r"(?=[,;:?.]|$| (?:and|before|after|when|while|then|next|yet|so far|already|again|first|last|earlier|later|once"
     r"|ever|at any|(?:more|fewer|less) than|at (?:least|most)|exactly|twice|thrice|\w+ times)\b)"
 )
@@ -765,6 +789,7 @@ _AT_PLACES = (
 )
 _PLACES_COUNTED = re.compile(
     rf"^(?:in )?how many (?:(?:different|distinct|separate|unique|individual|other) )*(?P<n>{_PLACE_NOUNS})"
+    r"(?: (?:with|that had|having|where there was|where there were) (?P<with>(?:a|an|any|some) [a-z ]+?))?"
     rf"(?: (?:did|have|had|has) {_SELF}(?: \w+)? {_AT_PLACES}| (?:were|was) {_SELF}(?: at| in)?"
     rf"| (?:were|are|have been|had been) (?:there|visited|on (?:the|your|its) \w+)| {_SELF} {_AT_PLACES})?"
     r"(?: by then| by now| so far| yet| in total| in all| altogether| overall)?$"
@@ -776,12 +801,14 @@ _STOPS_COUNTED = re.compile(
 
 
 def places_counted(text: str) -> ParsedQuestion | None:
-    """A count of the places stayed at (or of the stays, where stops or visits are counted), no place described."""
+    """A count of the places stayed at (or of the stays, where stops or visits are counted), of every one or of
+    those with a thing ("how many rooms with a sign did you stop in")."""
     normal, window = _split_window(_clause(text))
     found = _PLACES_COUNTED.match(normal)
     if found is None and _STOPS_COUNTED.match(normal) is None:
         return None
-    return ParsedQuestion(text, Intent.COUNT, "", Modality.PLACE, window=window or _lead_window(text))
+    having = clean_target(found["with"] or "") if found is not None else ""  # "places with a sign": those alone
+    return ParsedQuestion(text, Intent.COUNT, having, Modality.PLACE, window=window or _lead_window(text))
 
 
 def counts_stays(text: str) -> bool:
@@ -835,7 +862,7 @@ def visit_question(text: str) -> ParsedQuestion | None:
     if sentence.startswith(("when", "at what time", "what time")) and (
         _ARRIVING.search(sentence) or _LEAVING.search(sentence)
     ):
-        last = re.search(r"\b(?:last|most recently|latest)\b", sentence)
+        last = re.search(r"\b(?:last|most recently|latest|finally)\b", sentence)
         leaving = _LEAVING.search(sentence) is not None and not _ARRIVING.search(sentence)
         back = not last and re.search(r"\b(?:back|again|return|returned|returning)\b", sentence) is not None
         intent = Intent.LAST if last else Intent.FIRST  # "when did you come back to X": the first return, its 2nd visit
@@ -843,9 +870,10 @@ def visit_question(text: str) -> ParsedQuestion | None:
     if sentence.startswith("where") and _STOPPING.search(sentence[: found.start("place")]):
         return ParsedQuestion(text, Intent.WHERE, place, Modality.PLACE)  # "where did you stop near X": that stay
     if re.match(r"(?:have|had|has|did|were|was)\b", sentence) and re.search(
-        r"\b(?:been|visit|visited|go|gone|went)\b", sentence
+        r"\b(?:been|visit|visited|go|gone|went|come|came|get|got|return|returned)\b", sentence
     ):
-        return ParsedQuestion(text, Intent.DID, place, Modality.PLACE)
+        back = re.search(r"\b(?:back|again|return|returned|revisit|revisited)\b", sentence) is not None
+        return ParsedQuestion(text, Intent.DID, place, Modality.PLACE, ordinal=2 if back else 0)  # a second visit
     return None
 
 
