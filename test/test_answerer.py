@@ -1072,3 +1072,22 @@ def test_the_nth_sign_read_counts_each_sign_once(answerer: Reasoner) -> None:
     last = answerer.answer("What was the last sign you read?")
     assert last.value == "MIND THE STEP" and last.stamp == T0 + 42, last.text
     assert answerer.answer("What was the fifth sign you read?").value == ""
+
+
+def test_a_kind_asked_for_is_answered_with_the_thing_seen(answerer: Reasoner) -> None:
+    first = answerer.answer("What was the first animal you saw?")
+    assert first.value == "cat" and first.stamp == T0 + 20, first.text
+    when = answerer.answer("When did you first see an animal?")
+    assert when.stamp == T0 + 20 and "(cat)" in when.text, when.text
+
+
+def test_an_occasion_checked_against_an_amount_of_time_and_visits_ordered() -> None:
+    from vidmem_ros.agent.comparison import duration_check
+    from vidmem_ros.agent.question import parse_question
+
+    check = duration_check("Did the kite stay in sight for under a minute on your second visit?")
+    assert check is not None and (check.target, check.check, check.seconds, check.ordinal) == ("kite", "lt", 60, 2)
+    order = parse_question("Had you visited the kiosk before hearing about the picnic?")
+    assert order is not None and order.intent.value == "order" and {order.target, order.other} == {"kiosk", "picnic"}
+    when = parse_question("At which second did you hear about the picnic?")
+    assert when is not None and when.intent.value in ("first", "last") and when.target == "picnic"

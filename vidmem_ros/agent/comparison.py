@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass
 
 from vidmem_ros.agent.question import (
+    IN_SIGHT,
     Intent,
     Modality,
     clean_target,
@@ -162,7 +163,7 @@ _CHECK_WORDS = {
     "under": "lt", "shorter than": "lt", "at most": "le", "no more than": "le", "up to": "le",
 }  # fmt: skip
 _LASTING = re.compile(
-    rf"^(?:{_STAYED_AT} (?P<p>.+?)|(?:was|were|is|are) (?P<a>.+?)|(?:did|have|has|had) (?:you|the robot|it) (?:\w+ )?(?:see|seen|watch"
+    rf"^(?:{_STAYED_AT} (?P<p>.+?)|(?:was|were|is|are) (?P<a>.+?)|did (?P<e>.+?) (?:stay|remain|linger) {IN_SIGHT}|(?:did|have|has|had) (?:you|the robot|it) (?:\w+ )?(?:see|seen|watch"
     rf"|watched|observe|observed|look at|looked at|have|had) (?P<b>.+?)) for (?:a total of |in total )?"
     rf"(?P<c>{'|'.join(sorted(_CHECK_WORDS, key=len, reverse=True))}) (?P<d>[\w. -]+?)"
     r"(?: (?:in total|altogether|in all|overall|all told|all together))?$"
@@ -176,7 +177,7 @@ def duration_check(text: str) -> DurationCheck | None:
     match = _LASTING.match(sentence)
     if match is None or (seconds := parse_duration(match["d"])) is None:
         return None
-    target = _side(_as_written(text, match["p"] or match["a"] or match["b"]))
+    target = _side(_as_written(text, match["p"] or match["a"] or match["b"] or match["e"]))
     if not target:
         return None
     modality = Modality.PLACE if match["p"] else modality_named(sentence) or Modality.OBJECT

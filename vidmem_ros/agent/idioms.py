@@ -74,7 +74,7 @@ _ASKING_FORMS: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]
     # "at what point / stage / moment did ..." asks "when did ...".
     (
         re.compile(
-            r"^(?:at )?(?:what|which) (?:point|stage|moment|instant)\b(?: in time)?(?= (?:did|was|were|had|has|have|do|does|is|are)\b)"
+            r"^(?:at )?(?:what|which) (?:point|stage|moment|instant|second|minute)\b(?: in time)?(?= (?:did|was|were|had|has|have|do|does|is|are)\b)"
         ),
         "when",
     ),

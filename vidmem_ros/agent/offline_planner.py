@@ -481,7 +481,10 @@ class OfflinePlanner:
             return self._read_at(state, p, first if p.intent is Intent.FIRST else last, confidence, refs)
         if p.intent is Intent.FIRST:
             ref = first.data.get("first_ref", first.ref)
-            return answer(f"I first {verb} {what} {when_said(state, first.stamp)}.", confidence, refs, ref, ref)
+            kind, named = _kind_met(state, p, first)
+            return answer(
+                f"I first {verb} {kind} {when_said(state, first.stamp)}.", confidence, refs, ref, ref, value=named
+            )
         if p.intent is Intent.COUNT:
             times = ", ".join(f"{f.stamp - state.t0:.0f} s" for f in found[:10])
             runs = runs_named(state.runs, [f.stamp for f in found])
@@ -497,7 +500,8 @@ class OfflinePlanner:
             place = f"at {xy_said(last.pose)}" if last.pose else "but I had no pose then"
             return answer(f"I last {verb} {what} {place}, {when}.", confidence, refs, ref, ref)
         if p.intent is Intent.LAST:
-            return answer(f"I last {verb} {what} {when}.", confidence, refs, ref, ref)
+            kind, named = _kind_met(state, p, last)
+            return answer(f"I last {verb} {kind} {when}.", confidence, refs, ref, ref, value=named)
         text = f"Yes, I {verb} {what} on {_times(len(found))}; most recently {when}."
         return answer(text, confidence, refs, ref, ref, value=True)
 
@@ -1404,6 +1408,15 @@ _MET_AS = {Modality.TEXT: "read", Modality.SPEECH: "heard", Modality.OBJECT: "sa
 def _met_named(f: Finding) -> str:
     """A record of the timeline by what was met: the words heard or read, or the thing seen."""
     return str(f.data.get("label") or f.data.get("read") or f.text)
+
+
+def _kind_met(state: AgentState, p: ParsedQuestion, found: Finding) -> tuple[str, str | None]:
+    """What was met, said with the label seen where the question named it otherwise ("the first animal": animal
+    (cat)), and the label as the value where the question asks for a name."""
+    label = str(found.data.get("label", ""))
+    if p.modality is not Modality.OBJECT or not label or label in p.target.split() or label == p.target:
+        return (f'"{p.target}"' if p.modality is Modality.TEXT else p.target), None
+    return f"{p.target} ({label})", (label if asked_kind(state.question) is Asked.NAME else None)
 
 
 def _main_sign(read: list[Finding]) -> tuple[str, Finding] | None:

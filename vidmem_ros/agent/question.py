@@ -276,6 +276,18 @@ _PATTERNS: list[tuple[Intent, Modality, str]] = [
         rf"^what did the (?:first|last) {BEARER} (?:you|the robot|it) read say$",
     ),
     (Intent.READ, Modality.TEXT, r"^what (?:was|is) written(?P<w>.*)$"),
+    (  # "what was the first animal you saw": the first thing of that kind seen
+        Intent.FIRST,
+        Modality.OBJECT,
+        r"^(?:what|which) (?:was|is) the (?:very )?(?:first|earliest) (?P<t>.+?) (?:you|the robot|it)"
+        r" (?:saw|spotted|noticed|came across|met|encountered|detected|ran into)$",
+    ),
+    (
+        Intent.LAST,
+        Modality.OBJECT,
+        r"^(?:what|which) (?:was|is) the (?:very )?(?:last|latest|most recent|final) (?P<t>.+?) (?:you|the robot|it)"
+        r" (?:saw|spotted|noticed|came across|met|encountered|detected|ran into)$",
+    ),
     (  # "what was the second sign you read", "which sign did you see near the kite"
         Intent.READ,
         Modality.TEXT,
@@ -869,6 +881,8 @@ def visit_question(text: str) -> ParsedQuestion | None:
         return ParsedQuestion(text, intent, place, Modality.PLACE, ordinal=2 if back else 0, leaving=leaving)
     if sentence.startswith("where") and _STOPPING.search(sentence[: found.start("place")]):
         return ParsedQuestion(text, Intent.WHERE, place, Modality.PLACE)  # "where did you stop near X": that stay
+    if re.search(r"\b(?:before|after|prior to) \w", sentence[found.end("place") :]):
+        return None  # "had you been to X before Y": an order, read by the patterns
     if re.match(r"(?:have|had|has|did|were|was)\b", sentence) and re.search(
         r"\b(?:been|visit|visited|go|gone|went|come|came|get|got|return|returned)\b", sentence
     ):
@@ -1040,7 +1054,8 @@ def _order_sides(target: str, other: str) -> bool:
 # thing was met there, in view.
 ARRIVAL = (
     r"(?:reach|reached|reaching|get to|got to|getting to|arrive at|arrived at|arriving at|enter|entered|entering"
-    r"|come to|came to|coming to|make it to|made it to|making it to|go to|went to|going to)"
+    r"|come to|came to|coming to|make it to|made it to|making it to|go to|went to|going to|been to|been in|been at"
+    r"|visit|visited|visiting)"
 )
 _LEADING_ARRIVAL = re.compile(rf"^(?:(?:you|the robot|it) )?{ARRIVAL}\s+")
 
