@@ -422,3 +422,22 @@ def test_getting_a_message_is_no_visit_to_a_place() -> None:
     assert parsed is None or parsed.modality is not Modality.PLACE
     got_to = parse_question("When did you get to the loading bay?")
     assert got_to is not None and got_to.modality is Modality.PLACE and got_to.target == "loading bay"
+
+
+@pytest.mark.parametrize(
+    ("text", "anchor", "before"),
+    [
+        ("How many announcements did you hear before the kite showed up?", "kite", True),
+        ("How many trolleys had you passed by the time you got to the kiosk?", "kiosk", True),
+        ("How many signs did you read after you first saw the suitcase?", "suitcase", False),
+        ("How many people did you see since this morning?", None, None),  # a time, no thing met
+        ("How many cups did you count before noon?", None, None),
+        ("How many times did you see a kite after you left?", None, None),  # the robot's own doing
+    ],
+)
+def test_a_count_bounded_by_a_thing_met_names_it(text: str, anchor: str | None, before: bool | None) -> None:
+    from vidmem_ros.agent.bounded import occasion_bound
+
+    bound = occasion_bound(text)
+    found = (None, None) if bound is None else (bound.anchor, bound.before)
+    assert found == (anchor, before)

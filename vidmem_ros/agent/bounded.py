@@ -16,6 +16,11 @@ from vidmem_ros.agent.interval import side_named
 from vidmem_ros.agent.question import BOUND_WORDS, Modality, clean_target, without_arrival
 
 _BOUND = re.compile(rf"\b(?P<r>{BOUND_WORDS}) (?P<a>(?!now\b|then\b|today\b).+)$")
+# A time of day or a part of the run, not a thing met.
+_A_TIME = re.compile(
+    r"^(?:\d|noon\b|midnight\b|(?:the )?(?:start|beginning|end)\b|(?:this|the) (?:morning|afternoon|evening|night)\b"
+    r"|(?:the )?(?:last|past|first) \w+ (?:seconds?|minutes?|hours?)\b)|\b(?:o'clock|a\.?m\.?|p\.?m\.?)$"
+)
 _ENDS = ("before", "prior to", "until", "till", "up until", "by the time")
 
 
@@ -35,6 +40,6 @@ def occasion_bound(text: str) -> Bound | None:
         return None
     words = re.sub(r"^(?:you|the robot|it) (?=first |\w+ed\b|saw|heard|read|got|came|went|met|found)", "", found["a"])
     name, met = side_named(without_arrival(words))
-    if not name or re.match(r"(?:you|the robot|it|we|i)\b", name):
-        return None  # "after you left": the robot's own doing, not a thing met
+    if not name or re.match(r"(?:you|the robot|it|we|i)\b", name) or _A_TIME.search(name):
+        return None  # "after you left": the robot's own doing; "since 9 am", "before noon": a time, no thing met
     return Bound(found["r"] in _ENDS, clean_target(name), met, found.group(0))
