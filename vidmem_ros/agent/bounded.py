@@ -13,13 +13,13 @@ from dataclasses import dataclass
 
 from vidmem_ros.agent.asked import interrogative
 from vidmem_ros.agent.interval import side_named
-from vidmem_ros.agent.question import BOUND_WORDS, Modality, clean_target, without_arrival
+from vidmem_ros.agent.question import BOUND_WORDS, CLOCK, Modality, clean_target, without_arrival
 
 _BOUND = re.compile(rf"\b(?P<r>{BOUND_WORDS}) (?P<a>(?!now\b|then\b|today\b).+)$")
 # A time of day or a part of the run, not a thing met.
 _A_TIME = re.compile(
-    r"^(?:\d|noon\b|midnight\b|(?:the )?(?:start|beginning|end)\b|(?:this|the) (?:morning|afternoon|evening|night)\b"
-    r"|(?:the )?(?:last|past|first) \w+ (?:seconds?|minutes?|hours?)\b)|\b(?:o'clock|a\.?m\.?|p\.?m\.?)$"
+    rf"{CLOCK.pattern}|^(?:(?:this|the) (?:morning|afternoon|evening|night)|(?:the )?(?:last|past|first) \w+"
+    r" (?:seconds?|minutes?|hours?))\b"
 )
 _ENDS = ("before", "prior to", "until", "till", "up until", "by the time")
 

@@ -782,7 +782,7 @@ def neighbour_question(text: str) -> ParsedQuestion | None:
     other = clean_target(_ANCHOR_MET.sub("", match.group("o")))
     if met is Modality.SPEECH:  # "what was said right after the lunch announcement": after what it was about
         other = _without_message_noun(other)
-    if not other or _CLOCK.search(other) or _INDEFINITE.match(other):
+    if not other or CLOCK.search(other) or _INDEFINITE.match(other):
         return None
     intent = Intent.BEFORE if match.group("r") in ("before", "prior to") else Intent.AFTER
     return ParsedQuestion(text, intent, "", met or Modality.OBJECT, other, window_of(text))
@@ -938,7 +938,7 @@ _ANY_PERSON = re.compile(
 )
 _SOMEONE = re.compile(r"^(?:anyone|anybody|someone|somebody)(?:\s+else)?\b")
 _INDEFINITE = re.compile(r"^(?:anything|something|anyone|someone|anybody|somebody|what|it)\b")
-_CLOCK = re.compile(r"^(?:\d|noon\b|midnight\b|(?:the )?(?:start|beginning|end)\b)|\b(?:o'clock|a\.?m\.?|p\.?m\.?)$")
+CLOCK = re.compile(r"^(?:\d|noon\b|midnight\b|(?:the )?(?:start|beginning|end)\b)|\b(?:o'clock|a\.?m\.?|p\.?m\.?)$")
 # What was heard, named by its kind after its topic ("the delivery message").
 MESSAGE_NOUN = re.compile(r"\s+(?:message|announcement|news|call|remark)s?$")
 
@@ -1047,7 +1047,7 @@ def names_any_message(target: str) -> bool:
 def _order_sides(target: str, other: str) -> bool:
     """Whether "was A before B" orders two things: not "did you see anything before B" (what came before it),
     nor "was A seen before noon" (a time)."""
-    return bool(target and other) and not _INDEFINITE.match(target) and not _CLOCK.search(other)
+    return bool(target and other) and not _INDEFINITE.match(target) and not CLOCK.search(other)
 
 
 # Getting somewhere, said before a side's name ("before reaching the kiosk", "after you got to the kite"): the
