@@ -16,6 +16,8 @@ from typing import Any
 from vidmem_ros.config import CONFIG_DIR
 
 FASTDDS_PROFILE = CONFIG_DIR / "fastdds.xml"  # in the checkout, or share/vidmem_ros/config of an install
+# Set to the launcher's process id in each node's environment: the node stops when that process is gone.
+PARENT_ENV = "VIDMEM_STOP_WITH_PARENT"
 NODE_MODULES = {"ingest": "vidmem_ros.ros.ingest_node", "query": "vidmem_ros.ros.query_node"}
 
 
@@ -72,12 +74,13 @@ def node_command(which: str, options: NodeOptions) -> list[str]:
 def start_node(
     which: str, options: NodeOptions, env: Mapping[str, str] | None = None, log_path: str | None = None
 ) -> subprocess.Popen[bytes]:
-    """Start a node as its own process, its output going to ``log_path`` (or nowhere)."""
+    """Start a node as its own process, its output going to ``log_path`` (or nowhere).  The node stops when
+    this process is gone, however it ends (``runtime.stop_with_parent``)."""
     log = open(log_path, "wb") if log_path else None  # noqa: SIM115 - closed below; the child keeps its own copy
     try:
         return subprocess.Popen(
             node_command(which, options),
-            env=dict(env or os.environ),
+            env={**(env or os.environ), PARENT_ENV: str(os.getpid())},
             stdout=log or subprocess.DEVNULL,
             stderr=subprocess.STDOUT,
         )

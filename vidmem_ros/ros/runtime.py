@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 import signal
 import sys
 import threading
@@ -17,6 +18,7 @@ from rclpy.node import Node
 from rclpy.signals import SignalHandlerOptions
 from rclpy.task import Future
 
+from vidmem_ros.command.launcher import PARENT_ENV
 from vidmem_ros.errors import VidmemError
 from vidmem_ros.validation import ThrottledLog
 
@@ -95,6 +97,7 @@ def run_nodes(factories: Sequence[Callable[[], Node]], args: Sequence[str] | Non
     """
     rclpy.init(args=list(args) if args is not None else None, signal_handler_options=SignalHandlerOptions.NO)
     _interrupt_on_signals()
+    stop_with_parent()
     nodes: list[Node] = []
     spinners: list[Spinner] = []
     try:
@@ -166,6 +169,29 @@ class Spinner:
                 name = type(exc).__name__
                 self._failures.warning(name, f"a callback of {self.node.get_name()} failed ({exc!r}); the node goes on")
                 time.sleep(CALLBACK_FAILURE_PAUSE_S)
+
+
+PARENT_POLL_S = 1.0
+
+
+def stop_with_parent(environ: dict[str, str] | None = None) -> threading.Thread | None:
+    """Watch the process named in ``VIDMEM_STOP_WITH_PARENT``; when it is gone (this process is handed to another
+    parent), stop as SIGTERM would, closing memory cleanly.  A launcher killed with SIGKILL would otherwise leave
+    its nodes running, each holding its models, with nobody left to stop them."""
+    value = (environ if environ is not None else os.environ).get(PARENT_ENV, "")
+    if not value.isdigit():
+        return None
+    parent = int(value)
+    thread = threading.Thread(target=_watch_parent, args=(parent,), name="stop-with-parent", daemon=True)
+    thread.start()
+    return thread
+
+
+def _watch_parent(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(PARENT_POLL_S)
+    log.warning("the process that started this node (pid %d) is gone; stopping", parent)
+    os.kill(os.getpid(), signal.SIGTERM)
 
 
 def _interrupt_on_signals() -> None:
