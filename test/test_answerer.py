@@ -83,6 +83,21 @@ def test_things_the_detector_cannot_see_are_called_out(answerer: Reasoner) -> No
     assert rocket.success and rocket.confidence == 0.0 and "does not recognise" in rocket.text
 
 
+def test_a_thing_only_the_tagger_knows_is_not_seen_when_it_never_named_it(answerer: Reasoner) -> None:
+    from vidmem_ros.agent.labels import LabelLexicon
+    from vidmem_ros.config import TaggerConfig
+    from vidmem_ros.perception.tagger import classes_of
+
+    answerer.lexicon = LabelLexicon(answerer.vocabulary, model_classes=classes_of(TaggerConfig()))
+    for question in ("Did you see a tiger?", "Have you come across any leopards?", "was there a penguin"):
+        answer = answerer.answer(question)  # a tiger is an animal here, not WordNet's fierce person
+        assert answer.value is False and "tagger" in answer.text and not answer.evidence, (question, answer.text)
+    tabby = answerer.answer("Did you see a tabby?")  # a class the tagger did name, on the cat's frame
+    assert tabby.value is True and tabby.stamp == T0 + 20, tabby.text
+    graffiti = answerer.answer("Did you pass any graffiti?")  # neither model knows it: no guess either way
+    assert graffiti.value is None and "does not recognise" in graffiti.text
+
+
 @pytest.mark.parametrize("question", ["", "   ", "x" * 2001])
 def test_bad_questions_fail_cleanly(answerer: Reasoner, question: str) -> None:
     answer = answerer.answer(question)

@@ -142,6 +142,17 @@ def test_a_detection_grounds_a_thing_seen_and_a_tag_only_on_more_than_one_frame_
     assert amphibian is not None and amphibian.stamp == T0 + 160  # one frame, but a confident tag
 
 
+def test_a_tag_is_named_by_its_head_not_by_a_word_that_qualifies_it(tmp_path: Path) -> None:
+    store = SqliteStore(tmp_path / "memory.db")
+    tag = Tag("lion fish", 0.8, ("lionfish", "scorpaenid fish", "fish", "animal"))
+    for offset in (0, 1, 2):
+        store.add_moment(Moment(T0 + offset, "/cam", 64, 48, None, tags=[tag], pose=Pose("map", 1.0, 1.0)))
+    for description in ("a lion", "lions", "the lion"):  # a lion fish is a fish
+        assert grounder(store).ground(description, [Sense.SEEN]).claimed() is None, description
+    for description in ("a fish", "the lion fish", "any scorpaenid fish"):
+        assert grounder(store).ground(description, [Sense.SEEN]).claimed() is not None, description
+
+
 def test_nothing_after_the_question_is_grounded(store: SqliteStore) -> None:
     early = grounder(store, as_of=T0 + 70).ground("lunch in the dining hall")
     assert all(g.stamp <= T0 + 70 for g in early.found) and early.claimed() is None

@@ -186,6 +186,21 @@ def test_a_place_is_named_by_a_sign_read_there_before_a_sentence_that_mentions_i
     assert stayed.value == pytest.approx(22, abs=2), stayed.text  # the cat's spot, where KIOSK was read
 
 
+def test_a_thing_placed_at_a_place_is_only_its_occasions_there(patrol: Reasoner) -> None:
+    from vidmem_ros.memory.records import Detection, Moment
+    from vidmem_ros.perception.types import TextLine
+
+    patrol.store.add_moment(Moment(T0 + 48, "/cam", 64, 48, None, texts=[TextLine("KIOSK", 0.95)], pose=at(10.0)))
+    cup = Detection("cup", 0.9, (0.0, 0.0, 10.0, 10.0))
+    patrol.store.add_moment(Moment(T0 + 50, "/cam", 64, 48, None, detections=[cup], pose=at(10.0)))
+    first = patrol.answer("When did you first see a cup at the kiosk?")
+    assert first.stamp == T0 + 50, first.text  # not the cup seen earlier at the other place
+    assert patrol.answer("Was the cat near the kiosk?").value is True
+    assert patrol.answer("Did you see a cat in the room with the cup?").value is False
+    anywhere = patrol.answer("When did you first see a cup?")
+    assert anywhere.stamp is not None and anywhere.stamp < T0 + 30, anywhere.text
+
+
 def test_whether_the_robot_stayed_somewhere_longer_than_an_amount_of_time(patrol: Reasoner) -> None:
     long = patrol.answer("Were you at the spot with the cup for more than half a minute?")
     assert long.value is True, long.text  # about 40 s over two visits

@@ -186,6 +186,19 @@ def test_without_wordnet_only_the_labels_themselves_resolve() -> None:
     assert bare.resolve("icebox") == [] and bare.resolve("refrigerators") == ["refrigerator"]
 
 
+def test_a_word_the_tagger_names_a_class_by_is_no_person() -> None:
+    from vidmem_ros.config import TaggerConfig
+    from vidmem_ros.perception.tagger import classes_of
+
+    tagged = LabelLexicon(VOCAB, model_classes=classes_of(TaggerConfig()))
+    assert COCO_LEXICON.resolve("tiger") == ["person"]  # WordNet lists "a fierce or audacious person" first
+    assert tagged.resolve("tiger") == tagged.resolve("tigers") == tagged.resolve("a ruler") == []
+    assert tagged.resolve("ostriches") == ["bird"]
+    assert tagged.resolve("woman") == tagged.resolve("kids") == ["person"]  # no class names them otherwise
+    assert tagged.classified("a big leopard") and tagged.classified("penguins")  # "king penguin" is a class
+    assert not tagged.classified("graffiti") and not COCO_LEXICON.classified("leopard")
+
+
 def test_narrower_words_name_a_label_only_a_few_steps_above_them() -> None:
     near = LabelLexicon(VOCAB, LexiconConfig(narrower_levels=0))
     assert near.resolve("stallion") == [] and near.resolve("icebox") == ["refrigerator"]

@@ -544,10 +544,20 @@ def naming_words(description: str) -> list[str]:
 def _record_words(wanted: Sequence[str], record: _Record, known: set[str], synonyms: Synonyms) -> float:
     """A record's word score; a tag matched only through the broader words it answers to ("goods" of a uniform)
     weighs less than one matched by its own name."""
-    own = word_score(wanted, record.text, known, synonyms)
     if not record.terms:
-        return own
-    return max(own, BROADER_WORD_WEIGHT * word_score(wanted, _words_of(record), known, synonyms))
+        return word_score(wanted, record.text, known, synonyms)
+    own = _name_score(wanted, record.text, known, synonyms)
+    broader = max((_name_score(wanted, name, known, synonyms) for name in record.terms), default=0.0)
+    return max(own, BROADER_WORD_WEIGHT * broader)
+
+
+def _name_score(wanted: Sequence[str], name: str, known: set[str], synonyms: Synonyms) -> float:
+    """How well a description names a class by one of its names: not at all where it meets only a word that
+    qualifies the name's head ("tiger" of "tiger cat", "coffee" of "coffee mug" are other things)."""
+    head = name.split()[-1] if name.split() else name
+    if not any(word_hit(w, head, synonyms) for w in wanted):
+        return 0.0
+    return word_score(wanted, name, known, synonyms)
 
 
 def _words_of(record: _Record) -> str:

@@ -11,11 +11,12 @@ does not tie to any label falls back to the text embedder's sense of meaning
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from vidmem_ros.config import LexiconConfig
 from vidmem_ros.perception import wordnet as wn
 from vidmem_ros.perception.coco import coco_supercategory
+from vidmem_ros.perception.imagenet import NUM_CLASSES as IMAGENET_CLASSES
 from vidmem_ros.perception.vocabulary import LabelMapper
 
 # Lexicographer files of things a camera can see (signs and lights are "communication"); a label is read as
@@ -48,13 +49,19 @@ class LabelLexicon:
     """The detector labels a word or phrase names; without WordNet, the labels themselves only."""
 
     def __init__(
-        self, vocabulary: Iterable[str], config: LexiconConfig | None = None, mapper: LabelMapper | None = None
+        self,
+        vocabulary: Iterable[str],
+        config: LexiconConfig | None = None,
+        mapper: LabelMapper | None = None,
+        model_classes: Sequence[tuple[str, ...]] = (),
     ) -> None:
+        """``model_classes``: the classes another of the robot's models reports (the tagger's), by their synonyms."""
         self.config = config or LexiconConfig()
         self.mapper = mapper
         self.vocabulary = tuple(dict.fromkeys(vocabulary))
         self.wordnet = wn.load(self.config.wordnet_dir)
         self._synsets = {label: self._synset(label) for label in self.vocabulary} if self.wordnet else {}
+        self._classes = frozenset(s for senses in self._class_senses(model_classes) for s in senses)
         self._synonyms: dict[str, tuple[str, ...]] = {}
         self._meant: dict[str, tuple[str, ...]] = {}  # words -> the labels they name, asked of again and again
 
@@ -150,6 +157,10 @@ class LabelLexicon:
         senses: dict[int, int] = {}  # sense -> its rank among the senses of its word form
         for form in self._forms(words):
             common = [s for s in self.wordnet.senses(form) if not self.wordnet.is_proper(s, form)]
+            # A word the robot's tagger names a class by is no person: "tiger" is the animal it reports, not the
+            # fierce person WordNet lists first ("a ruler", "a pitcher", "a boxer").
+            if any(s in self._classes and self.wordnet.lexfile(s) != wn.LEX_PERSON for s in common):
+                common = [s for s in common if self.wordnet.lexfile(s) != wn.LEX_PERSON]
             for rank, sense in enumerate(common):
                 if self.wordnet.lexfile(sense) in _CONCRETE:
                     senses.setdefault(sense, rank)
@@ -171,6 +182,24 @@ class LabelLexicon:
             if sense == label or (wordnet.depth(sense) >= self.config.min_depth and wordnet.is_a(label, sense)):
                 return True
         return False
+
+    def classified(self, phrase: str) -> bool:
+        """Whether another of the robot's models (the tagger) reports the thing a phrase names, or kinds of it
+        ("penguin" by "king penguin"), though the detector has no label for it."""
+        if self.wordnet is None or not self._classes:
+            return False
+        wordnet = self.wordnet
+        for candidate in _tails(phrase):
+            senses = [s for f in self._forms(candidate) for s in wordnet.senses(f) if wordnet.lexfile(s) in _CONCRETE]
+            if senses:
+                return any(c == s or wordnet.is_a(c, s) for s in senses for c in self._classes)
+        return False
+
+    def _class_senses(self, model_classes: Sequence[tuple[str, ...]]) -> list[tuple[int, ...]]:
+        if self.wordnet is None:
+            return []
+        ordered = len(model_classes) == IMAGENET_CLASSES  # ImageNet-1k lists its classes in WordNet order
+        return wn.class_senses(self.wordnet, model_classes, ordered)
 
     def _forms(self, words: str) -> list[str]:
         """The dictionary form first ("men" -> "man", "cups" -> "cup"), then the words as written."""

@@ -403,7 +403,9 @@ class OfflinePlanner:
             yield self._times_checked(p, found)
             return
         if "cannot recognise" in obs.result.note or (not found and p.modality is Modality.OBJECT):
-            yield from self._named_elsewhere(state, p, weak, known="cannot recognise" not in obs.result.note)
+            note = obs.result.note
+            known, tagged = "cannot recognise" not in note, "tagger knows it" in note
+            yield from self._named_elsewhere(state, p, weak, known, tagged)
             return
         if not found:
             yield self._not_seen(state, p, weak)
@@ -555,8 +557,11 @@ class OfflinePlanner:
         text += f"{what} {when_said(state, stamp)}."
         return answer(text, NOT_SEEN_CONFIDENCE, [guess.ref], ref, ref)
 
-    def _named_elsewhere(self, state: AgentState, p: ParsedQuestion, weak: list[Finding], known: bool) -> Script:
-        """No clear detection (or no detector label at all): the scene tags, captions or signs may still name it."""
+    def _named_elsewhere(
+        self, state: AgentState, p: ParsedQuestion, weak: list[Finding], known: bool, tagged: bool = False
+    ) -> Script:
+        """No clear detection (or no detector label at all): the scene tags, captions or signs may still name it.
+        ``tagged``: the scene tagger knows the thing the detector does not."""
         # A thing the detector knows but missed may still be what a scene looked like (a tag); a sign naming it is
         # not a sighting of it.  For a thing it has no label for, captions and signs are evidence too.
         if known:
@@ -572,6 +577,9 @@ class OfflinePlanner:
         if not hits:
             if known:
                 yield self._not_seen(state, p, weak)
+            elif tagged:
+                text = f"No, I have not seen {p.target}: my detector has no label for it, and my scene tagger, "
+                yield answer(text + "which knows it, never named it.", NOT_SEEN_CONFIDENCE, value=_empty_value(p))
             else:
                 yield answer(f"I cannot tell whether I saw {p.target}: my detector does not recognise it.", 0.0)
             return

@@ -62,6 +62,7 @@ class Reasoner:
         parser: QuestionParser | None = None,
         fleet: FleetAnswerer | None = None,
         cold: ColdTier | None = None,
+        model_classes: Sequence[tuple[str, ...]] = (),
     ) -> None:
         self.store = store
         self.config = config
@@ -72,7 +73,7 @@ class Reasoner:
         self.llm = llm  # builds the language-model planner for a question; None answers offline
         self.places = places or PlacesConfig()
         self.text_embedder = text_embedder
-        self.lexicon = LabelLexicon(self.vocabulary, lexicon, mapper)  # the one label resolver
+        self.lexicon = LabelLexicon(self.vocabulary, lexicon, mapper, model_classes)  # the one label resolver
         self.parser = parser or RuleParser()
         self.fleet = fleet  # questions over every robot's memory (scope "fleet"); None without a fleet store
         self.cold = cold
@@ -231,6 +232,7 @@ def build_reasoner(config: VidmemConfig, store: SqliteStore) -> Reasoner:
     """The reasoner a node or the evaluator uses: label mapping, lazily loaded inspection models, image index."""
     from vidmem_ros.memory.captioner_backends import build_captioner
     from vidmem_ros.perception import registry
+    from vidmem_ros.perception.tagger import classes_of
 
     vocabulary = registry.detector_vocabulary(config.detector)
     text_embedder = registry.build_text_embedder(config.text_embedder)
@@ -273,6 +275,7 @@ def build_reasoner(config: VidmemConfig, store: SqliteStore) -> Reasoner:
         llm=llm,
         places=config.places,
         lexicon=config.lexicon,
+        model_classes=classes_of(config.tagger),
         parser=parser,
         text_embedder=text_embedder,
         fleet=fleet,

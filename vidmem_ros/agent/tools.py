@@ -314,14 +314,17 @@ def _grounder(ctx: ToolContext, window: tuple[float, float]) -> Grounder:
 def find_object(ctx: ToolContext, args: FindObjectArgs) -> ToolResult:
     labels = labels_for(ctx, args.name)
     if not labels:
+        classified = "; the scene tagger knows it" if _lexicon(ctx).classified(head_words(args.name)) else ""
         return ToolResult(
-            "find_object", note=f"the detector cannot recognise '{args.name}'; try search or inspect_frames"
+            "find_object",
+            note=f"the detector cannot recognise '{args.name}'{classified}; try search or inspect_frames",
         )
     lo, hi = ctx.window(args.start_t, args.end_t)
     sightings = [s for s in ctx.store.sightings(labels, ctx.as_of, ctx.weak_score) if lo <= s.stamp <= hi]
     strong = _at_least(wanted_count(args.name), [s for s in sightings if s.score >= ctx.min_score])
     runs = group_runs(strong, lambda s: s.stamp, ctx.occasion_gap_s)
     runs, company, not_with = _in_company(ctx, args.name, labels, runs, (lo, hi))
+    runs, placed = _at_place(ctx, args.name, runs)
     findings = []
     for run in runs:
         best = max(run, key=lambda s: s.score)
@@ -347,7 +350,7 @@ def find_object(ctx: ToolContext, args: FindObjectArgs) -> ToolResult:
         )
     weak = len(sightings) - len(strong)
     note = f"labels searched: {', '.join(labels)}" + (f"; {weak} weak detection(s) not counted" if weak else "")
-    note += company
+    note += company + placed
     if not strong and weak:
         top = max(sightings, key=lambda s: s.score)
         findings.append(
@@ -425,6 +428,25 @@ def _in_company(
     if together:
         return together, f"; only occasions with {', '.join(others)} in view", []
     return runs, f"; {', '.join(others)} never in view with it", others
+
+
+# What places a thing where the robot was ("the person at the front desk", "the cup in the room with the cat").
+_AT_PLACE = re.compile(r"^(?:at|in|inside|near|by|beside|next to|close to)\s+(.+)$")
+
+
+def _at_place(ctx: ToolContext, name: str, runs: list[list[Sighting]]) -> tuple[list[list[Sighting]], str]:
+    """Where a description places the thing at a place the robot stayed at, only the occasions there; none where
+    it was never seen there.  A place that does not stand out restricts nothing."""
+    head = head_words(name)
+    rest = name.strip()[len(head) :].strip() if name.strip().startswith(head) else ""
+    where = _AT_PLACE.match(rest.lower())
+    if where is None or not runs:
+        return runs, ""
+    place = place_claimed(ctx, where.group(1))
+    if place is None:
+        return runs, ""
+    there = [run for run in runs if any(run[0].stamp <= v.end and v.start <= run[-1].stamp for v in place.visits)]
+    return there, f"; only occasions at the place that is {where.group(1)!r}" if there else "; never seen there"
 
 
 def _at_least(count: int, sightings: list[Sighting]) -> list[Sighting]:

@@ -201,6 +201,18 @@ def _penultimate(interpreter: Any, num_classes: int) -> dict[str, Any]:
     return dict(found[0])
 
 
+def classes_of(config: TaggerConfig) -> list[tuple[str, ...]]:
+    """The classes the configured tagger can report, each as its synonyms, known without loading its weights;
+    none when it has no label file (or no tagger is configured)."""
+    if config.backend == "none":
+        return []
+    model_dir = Path(config.model_path).expanduser().parent if config.model_path else packaged_model_dir()
+    for directory in (model_dir, packaged_model_dir()):
+        if directory is not None and (directory / LABELS_FILE).is_file():
+            return read_labels(directory / LABELS_FILE)
+    return []
+
+
 def _read_classes(model_path: Path, num_classes: int) -> list[tuple[str, ...]]:
     """Class synonyms from the label file beside the model, else the packaged one."""
     packaged = packaged_model_dir()
