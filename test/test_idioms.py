@@ -5,6 +5,7 @@ import pytest
 from vidmem_ros.agent.answer import Answer
 from vidmem_ros.agent.asked import Asked, asked_kind, asks_negated, interrogative, turned_round
 from vidmem_ros.agent.idioms import negated, plain_asking, plain_sentence
+from vidmem_ros.agent.indirect import direct_question
 from vidmem_ros.agent.question import (
     Intent,
     Modality,
@@ -96,6 +97,21 @@ def test_idioms_of_asking_ask_for_the_plain_forms_value(question: str, kind: Ask
         ("was there ever a moment when a heron was in front of you", "was a heron in view"),
         ("was there a time you met a postman", "have you ever met a postman"),
         ("has there been an occasion when you saw a kite", "have you ever seen a kite"),
+        # a place named as a thing's is the place with that thing
+        ("how long were you in the kettle's room", "how long were you in the room with the kettle"),
+        ("when did you reach the heron’s spot", "when did you reach the spot with the heron"),
+        ("had you been to a parrot's area before noon", "had you been to the area with the parrot before noon"),
+        ("did you leave the robot's spot", "did you leave the robot's spot"),
+        # how a position is to be given, and whether a thing in a picture counts, ask nothing
+        ("where were you, in x and y, when the kettle boiled", "where were you when the kettle boiled"),
+        ("where, in map coordinates, was the heron", "where was the heron"),
+        ("did you see a parrot, even a picture of one", "did you see a parrot"),
+        ("were there any owls, real or pictured", "were there any owls"),
+        ("did you spot lizards in photos or otherwise", "did you spot lizards"),
+        # had one thing happened when another did: the first before the second
+        ("when the bell rang, had you already seen the heron", "had you seen the heron before the bell rang"),
+        ("had you read the menu by the time the van arrived", "had you read the menu before the van arrived"),
+        ("what was the number of the locker by the door", "what was the number of the locker by the door"),
     ],
 )
 def test_sentences_lose_scope_and_remarks_and_say_alternatives_whole(sentence: str, plain: str) -> None:
@@ -416,3 +432,38 @@ def test_people_are_counted_once_each_unless_every_occasion_is_to_count(
     if plan is not None:
         parsed = _read(question, similar)
         assert parsed is not None and (parsed.intent, parsed.target) == plan, parsed
+
+
+@pytest.mark.parametrize(
+    ("question", "modality", "target"),
+    [
+        ("Could you count for me how many times you saw a kite?", Modality.OBJECT, "kite"),
+        ("Count up how many times the robot passed the kiosk.", Modality.OBJECT, "kiosk"),
+        ("Please count the notices you read.", Modality.TEXT, ""),
+        ("What is the number of times you passed the kiosk?", Modality.OBJECT, "kiosk"),
+        ("Tell me the number of warnings you've picked up so far.", Modality.SPEECH, ""),
+        ("What was the total number of reminders the robot received?", Modality.SPEECH, ""),
+    ],
+)
+def test_a_count_asked_as_a_request_or_as_the_number_of_things_is_a_count(
+    question: str, modality: Modality, target: str
+) -> None:
+    from vidmem_ros.config import LexiconConfig
+    from vidmem_ros.perception import wordnet
+
+    parsed = parse_question(direct_question(question, wordnet.load(LexiconConfig().wordnet_dir)))
+    assert parsed is not None and parsed.intent is Intent.COUNT, parsed
+    assert (parsed.modality, parsed.target) == (modality, target), parsed
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What's the elapsed time since you started?",
+        "What is the time elapsed since you began your rounds?",
+        "What was the amount of time that had passed since the start of the shift?",
+    ],
+)
+def test_the_time_gone_since_the_run_began_asked_as_a_quantity_is_the_time_active(question: str) -> None:
+    parsed = parse_question(question)
+    assert parsed is not None and parsed.intent is Intent.ACTIVE, parsed

@@ -201,6 +201,22 @@ def test_a_thing_placed_at_a_place_is_only_its_occasions_there(patrol: Reasoner)
     assert anywhere.stamp is not None and anywhere.stamp < T0 + 30, anywhere.text
 
 
+def test_whether_a_place_had_been_got_to_by_the_time_something_was_said(patrol: Reasoner) -> None:
+    from vidmem_ros.memory.records import Moment, Transcript
+    from vidmem_ros.perception.types import TextLine
+
+    patrol.store.add_moment(Moment(T0 + 48, "/cam", 64, 48, None, texts=[TextLine("KIOSK", 0.95)], pose=at(10.0)))
+    patrol.store.add_transcript(Transcript(T0 + 5, T0 + 7, "The boiler needs a check."))  # before the kiosk
+    patrol.store.add_transcript(Transcript(T0 + 72, T0 + 74, "The van is here."))  # after it
+    for question, value in (
+        ("When the boiler was mentioned, had you already been to the kiosk?", False),
+        ("Had you visited the kiosk by the time someone mentioned the boiler?", False),
+        ("By the time you heard about the van, had you reached the kiosk?", True),
+        ("Had you been to the kiosk before the van came up?", True),
+    ):
+        assert patrol.answer(question).value is value, question
+
+
 def test_whether_the_robot_stayed_somewhere_longer_than_an_amount_of_time(patrol: Reasoner) -> None:
     long = patrol.answer("Were you at the spot with the cup for more than half a minute?")
     assert long.value is True, long.text  # about 40 s over two visits

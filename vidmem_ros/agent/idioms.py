@@ -52,6 +52,24 @@ _SPLIT_ALTERNATIVE = re.compile(
 )
 # Forms of asking and their plain equivalents, applied to the asking clause in order.
 _ASKING_FORMS: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], ...] = (
+    # "what is the number of times you ...", "tell me the number of signs you read": asked as "how many" (not "the
+    # number of the room", a number read).
+    (
+        re.compile(
+            r"^(?:what(?: is| was|'s)|tell me|give me|say) the (?:total |overall )?number of (?!the\b|this\b|that\b)"
+            r"(?P<x>\w[^?]*?) (?:that )?(?P<w>you|the robot) (?:have |has |had )?(?P<v>\w+)(?P<r>.*)$"
+        ),
+        lambda m: f"how many {m['x']} did {m['w']} {_base_form(m['v'])}{m['r']}",
+    ),
+    # "count up the signs you read", "could you count the kites you saw": asked as "how many" ("count for me how
+    # many ..." is a request that wraps the question, read as one in ``indirect``).
+    (
+        re.compile(
+            r"^(?:(?:can|could|would|will) you |please )*count(?: up)?(?: for me)? (?:the |all the |up the )?"
+            r"(?P<x>.+?) (?:that )?(?P<w>you|the robot) (?:have |had |has )?(?P<v>\w+)(?P<r>.*)$"
+        ),
+        lambda m: f"how many {m['x']} did {m['w']} {_base_form(m['v'])}{m['r']}",
+    ),
     # "how much of the shift has gone by", "how far into the patrol are you": how long the robot has been on duty.
     (
         re.compile(
@@ -284,6 +302,24 @@ _FORM_REMARK = re.compile(
 )
 
 
+# Whether a thing seen counts as seen in a picture too ("in pictures or otherwise", "even a photo of one", "real or
+# not"): every sighting counts, as a camera cannot tell them apart, so the remark asks nothing.
+_PICTURED = r"(?:pictures?|photos?|photographs?|images?|paintings?|drawings?|posters?|screens?|pictured|depicted)"
+_DEPICTED_REMARK = re.compile(
+    rf",? (?:(?:either |whether )?(?:in|on|as) (?:a |an )?{_PICTURED}|even (?:just )?(?:as |in )?(?:a |an )?{_PICTURED}"
+    rf"(?: of (?:one|it|them|some))?|(?:whether )?real or (?:{_PICTURED}|not|otherwise|fake))"
+    r"(?:,? or (?:otherwise|for real|in real life|in person|real(?: ones?)?|not|in the flesh))?(?=[?.!]|$)"
+)
+
+
+# How a position is to be given, said anywhere in the sentence ("where were you, in x and y, when ..."): it asks
+# nothing more.
+_POSITION_FORM = re.compile(
+    r"(?:,\s*|\s+)(?:in|as|using|with|giving|in terms of) (?:the |your |map |odom )*(?:x and y|x, y|x/y|x-y"
+    r"|\(x, ?y\)|coordinates|co-ordinates|metres|meters)(?: coordinates)?(?:\s*,(?=\s)|(?=[?.!]|$| when| while| as| at))"
+)
+
+
 # Idioms of seeing ("catch sight of", "lay eyes on") and the verb they stand for, in the same form.
 _PERFECT = r"\b(?:have|has|had) (?:(?:you|it|we|they|the robot|ever|first|already|just|never) )*"
 _SEEING = (
@@ -294,6 +330,7 @@ _SEEING = (
     (re.compile(r"\bin front of (?:you|the robot|it|(?:your|the|its) cameras?)\b"), "in view"),
 )
 
+_MESSAGES = r"(?:messages?|announcements?|reminders?|warnings?|sentences?|utterances?|remarks?|things said)"
 # Hearing said by its manner ("overheard"), a topic that "came up in conversation", and the robot told or warned
 # of a thing: heard, mentioned, and heard about.
 _HEARING = (
@@ -312,6 +349,14 @@ _HEARING = (
         "did you hear anything",
     ),
     (re.compile(r"\boverhear(s|ing)?\b"), r"hear\1"),
+    # Messages the robot "picked up", "caught" or "received" were heard.
+    (
+        re.compile(
+            rf"\b(?P<m>{_MESSAGES}) (?:that )?(?P<w>you|the robot) (?P<aux>have |has |had )?(?:picked up|caught"
+            r"|received|got|registered|captured)\b"
+        ),
+        lambda m: f"{m['m']} {m['w']} {m['aux'] or ''}heard",
+    ),
     (re.compile(r"\boverheard\b"), "heard"),
     (
         re.compile(
@@ -472,12 +517,33 @@ _LEADING_HEDGE = re.compile(
 )
 
 
+# A place named as a thing's ("the heron's spot", "the kettle's room"): the place where that thing was.  The robot's
+# own is not one ("the robot's route").
+_POSSESSED_PLACE = re.compile(
+    r"\b(?:the |a |an )?(?!robot['’]s\b)(?P<x>[a-z][a-z-]*)['’]s (?P<k>room|place|area|spot|location|space|site)\b"
+)
+
+
+# "Had you already done X when Y happened" asks whether X came before Y, however the two clauses are ordered.
+_DONE_BY_THEN = (
+    re.compile(
+        r"^(?:when|by the time|at the time|the moment) (?P<c>[^,]+), had (?P<w>you|the robot) (?:already )?(?P<r>.+)$"
+    ),
+    re.compile(r"^had (?P<w>you|the robot) (?:already )?(?P<r>.+?),? (?:when|by the time|at the time) (?P<c>.+)$"),
+)
+
+
 def plain_sentence(sentence: str) -> str:
     """A lower-case sentence without the robot's patrol as its scope or a remark on how to answer, an either/or
     relation said whole, two things offered before the question that asks which said after it, and an idiom of
     seeing said with its verb."""
+    sentence = re.sub(r"\b(you|we|they|i)['’]ve\b", r"\1 have", sentence)
     sentence = _CONTRACTED.sub(lambda m: f"{m['w']} {'has' if m['been'] else 'is'}{m['been'] or ''}", sentence)
     sentence = _LEADING_HEDGE.sub("", sentence)
+    sentence = _DEPICTED_REMARK.sub("", _POSITION_FORM.sub("", sentence))
+    sentence = _POSSESSED_PLACE.sub(lambda m: f"the {m['k']} with the {m['x']}", sentence)
+    for done in _DONE_BY_THEN:
+        sentence = done.sub(lambda m: f"had {m['w']} {m['r'].rstrip(' ?')} before {m['c'].rstrip(' ?')}", sentence)
     sentence = re.sub(
         r"^(at )?(?:roughly|approximately|about|around|more or less|exactly) (what time|when)\b", r"\1\2", sentence
     )

@@ -22,6 +22,7 @@ _LEAD_IN = re.compile(
     r"^(?:please,? )?(?:"
     r"(?:can|could|would|will) you (?:please )?(?:tell|show|remind|let) me(?: know)?"
     r"|(?:can|could|would|will) you (?:please )?(?:check|find out|say|see|work out|confirm)"
+    r"|(?:(?:can|could|would|will) you (?:please )?)?count(?: up)?(?: for me)?"
     r"|(?:please )?(?:tell|show|remind) me|let me know|find out|check"
     r"|i(?:'d| would) (?:like|love) to know|i (?:want|need|wish) to know|i(?:'m| am) wondering|i wonder"
     r"|do you (?:happen to )?(?:know|remember|recall)|(?:(?:do you have|have you got|have you) )?any idea"

@@ -674,9 +674,10 @@ class OfflinePlanner:
         # Each side as the verb before it says ("did you read A before you heard about B"), else as the question;
         # a question that reads as one about signs only because one side is a sign leaves the other side open.
         sense_a, sense_b = (_side_senses(p.text, name, _read_if_sign(p, name, senses)) for name in (p.target, p.other))
-        edges_a = yield from self._seen_edges(p.target, sense_a)
+        edges_a = yield from self._side_edges(state, p.text, p.target, sense_a)
         first_a = edges_a[1] if recent else edges_a[0]
-        first_b = yield from self._first_seen(p.other, sense_b, latest=recent)
+        edges_b = yield from self._side_edges(state, p.text, p.other, sense_b)
+        first_b = edges_b[1] if recent else edges_b[0]
         if first_a is None or first_b is None:
             did, done = _verbs_of(sense_a, sense_b)
             yield self._one_side(state, did, done, (p.target, first_a), (p.other, first_b))
@@ -731,6 +732,23 @@ class OfflinePlanner:
         span = {"start_t": at - state.t0, "end_t": at - state.t0}
         scenes = (yield [call("timeline", what=["scenes"], limit=5, **span)])[0].result.findings  # those holding it
         return max([at, *(f.end for f in scenes)]) if after else min([at, *(f.stamp for f in scenes)])
+
+    def _side_edges(
+        self, state: AgentState, question: str, name: str, senses: list[str]
+    ) -> Generator[Step, list[Observation], tuple[Finding | None, Finding | None]]:
+        """The first and last occasion of one side of an order: a place the question says was got to ("had you
+        been to the archive before ...") by its first and last visits, where one matches; else as met."""
+        if _arrived_at(question, name):
+            found = (yield [call("places", about=name)])[0].result.findings
+            runner_up = found[1].score if len(found) > 1 else 0.0
+            if found and found[0].score >= CLAIM_MIN and found[0].score - runner_up >= CLAIM_MARGIN:
+                best, visits = found[0], found[0].data["visits"]
+                first, last = visits[0], visits[-1]
+                return (
+                    replace(best, stamp=state.t0 + first[0], end=state.t0 + first[1]),
+                    replace(best, stamp=state.t0 + last[0], end=state.t0 + last[1]),
+                )
+        return (yield from self._seen_edges(name, senses))
 
     def _first_seen(
         self, name: str, senses: list[str] | None = None, latest: bool = False
@@ -1468,8 +1486,7 @@ def _read_if_sign(p: ParsedQuestion, name: str, senses: list[str]) -> list[str]:
 def _side_senses(question: str, name: str, fallback: list[str]) -> list[str]:
     """How one side of an order question was met, by the verb just before its name and after the relation or
     the other side ("... before you heard about X": heard); ``fallback`` where no verb says."""
-    lower = question.lower()
-    at = lower.find(name.lower())
+    lower, at = _found_in_question(question, name)
     if at < 0:
         return fallback
     before = re.split(r"\b(?:before|after|or|than|and|then)\b", lower[:at])[-1]
@@ -1484,6 +1501,25 @@ def _side_senses(question: str, name: str, fallback: list[str]) -> list[str]:
 
 
 _ARRIVED = re.compile(rf"\b{ARRIVAL}(?: (?:the|a|an|that))?\s*$")
+
+
+def _arrived_at(question: str, name: str) -> bool:
+    """Whether the question says the robot got to the place a side names ("before reaching X", "had you been to
+    X")."""
+    lower, at = _found_in_question(question, name)
+    return at >= 0 and _ARRIVED.search(lower[:at]) is not None
+
+
+def _found_in_question(question: str, name: str) -> tuple[str, int]:
+    """The question in the plain form its parts were read from ("had you been to X before Y" for "when Y, had you
+    already been to X"), else as asked, and where ``name`` is in it (-1 where in neither)."""
+    for lower in (plain_sentence(question.lower()), question.lower()):
+        at = lower.find(name.lower())
+        if at >= 0:
+            return lower, at
+    return question.lower(), -1
+
+
 # A participle said right after a side's name, in the passive ("the cat spotted", "the notice read"): how it was met.
 _DONE_TO = re.compile(
     r"^\s+(?:(?:was|were|got|first|ever|being) )*(seen|spotted|noticed|sighted|observed|detected|in view|visible|read"

@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from enum import Enum
 
 from vidmem_ros.agent.asked import cites_a_source, interrogative
-from vidmem_ros.agent.idioms import BEARER, plain_asking, plain_sentence
+from vidmem_ros.agent.idioms import ACTIVITY, BEARER, plain_asking, plain_sentence
 from vidmem_ros.errors import InputError
 from vidmem_ros.spoken_numbers import parse_duration
 
@@ -113,6 +113,7 @@ _ANCHOR = rf"(?:(?:you )?(?:saw|seeing|{_SEE}) )?"
 # Things heard named only by their kind ("spoken messages", "radio calls"): every one of them, not what they said.
 _MESSAGE_KINDS = (
     r"(?:(?:spoken|voice|radio|audio|verbal|different|separate|distinct|individual) )*(?:messages?|announcements?"
+    r"|reminders?|warnings?"
     r"|sentences?|utterances?|remarks?|calls?|things? said)"
 )
 # One thing of a yes-or-no order question ("was the boiler fixed before the shutter?"): who met it and how, what it
@@ -148,6 +149,11 @@ IN_SIGHT = r"(?:in view|visible|in sight|on camera|readable|legible)"
 _SEEN = rf"(?:seen|spotted|noticed|sighted|observed|{IN_SIGHT}|detected|passed)"
 
 # (intent, modality, pattern).  Order matters: the first match wins.
+# The start of the robot's run, said as a moment: "you started", "the beginning of your shift".
+_RUN_START = (
+    r"(?:(?:you|we|the robot) (?:first )?(?:started|began|set off|set out|were switched on|came online)"
+    rf"(?: (?:on )?(?:the |your |its |this |today's )?{ACTIVITY})?|(?:the )?(?:start|beginning)(?: of [\w ]+)?)"
+)
 _PATTERNS: list[tuple[Intent, Modality, str]] = [
     (
         Intent.ORDER,
@@ -187,8 +193,13 @@ _PATTERNS: list[tuple[Intent, Modality, str]] = [
         Intent.ACTIVE,
         Modality.OBJECT,
         r"^how (?:long|much time|many (?:seconds|minutes|hours)) (?:has it been|(?:have|has) (?:passed|elapsed|gone by)"
-        r"|went by|passed|elapsed) since (?:(?:you|we|the robot) (?:first )?(?:started|began|set off|set out|were "
-        r"switched on|came online)|(?:the )?(?:start|beginning)(?: of [\w ]+)?)$",
+        rf"|went by|passed|elapsed) since {_RUN_START}$",
+    ),
+    (  # the same asked for as a quantity: "what is the time elapsed since the start of your shift?"
+        Intent.ACTIVE,
+        Modality.OBJECT,
+        r"^what(?:'s| is| was) (?:the |your )?(?:(?:total |overall )?(?:elapsed|running) time|(?:amount of )?time "
+        rf"(?:that (?:has|had) |that's )?(?:elapsed|passed|gone by))(?: so far)? since {_RUN_START}$",
     ),
     (  # "what is the total running time so far?"
         Intent.ACTIVE,
@@ -1055,7 +1066,8 @@ def _order_sides(target: str, other: str) -> bool:
 ARRIVAL = (
     r"(?:reach|reached|reaching|get to|got to|getting to|arrive at|arrived at|arriving at|enter|entered|entering"
     r"|come to|came to|coming to|make it to|made it to|making it to|go to|went to|going to|been to|been in|been at"
-    r"|visit|visited|visiting)"
+    r"|(?:been|gone|go|went|got|get|come|came) (?:up|down|out|over|across|round|back|in) (?:to|on|onto|at|into|in)"
+    r"|gone to|gone into|visit|visited|visiting)"
 )
 _LEADING_ARRIVAL = re.compile(rf"^(?:(?:you|the robot|it) )?{ARRIVAL}\s+")
 
