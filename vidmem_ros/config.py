@@ -29,6 +29,9 @@ def _config_dir() -> Path:
 
 
 CONFIG_DIR = _config_dir()
+# Set to the launcher's process id in the environment of each node it starts: the node stops when that process is
+# gone (``ros.runtime.stop_with_parent``).
+PARENT_ENV = "VIDMEM_STOP_WITH_PARENT"
 PROFILES = ("cpu", "gpu")
 
 

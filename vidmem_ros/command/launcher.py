@@ -13,11 +13,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from vidmem_ros.config import CONFIG_DIR
+from vidmem_ros.config import CONFIG_DIR, PARENT_ENV
 
 FASTDDS_PROFILE = CONFIG_DIR / "fastdds.xml"  # in the checkout, or share/vidmem_ros/config of an install
-# Set to the launcher's process id in each node's environment: the node stops when that process is gone.
-PARENT_ENV = "VIDMEM_STOP_WITH_PARENT"
 NODE_MODULES = {"ingest": "vidmem_ros.ros.ingest_node", "query": "vidmem_ros.ros.query_node"}
 
 

@@ -18,7 +18,7 @@ from rclpy.node import Node
 from rclpy.signals import SignalHandlerOptions
 from rclpy.task import Future
 
-from vidmem_ros.command.launcher import PARENT_ENV
+from vidmem_ros.config import PARENT_ENV
 from vidmem_ros.errors import VidmemError
 from vidmem_ros.validation import ThrottledLog
 
