@@ -83,6 +83,13 @@ def test_things_the_detector_cannot_see_are_called_out(answerer: Reasoner) -> No
     assert rocket.success and rocket.confidence == 0.0 and "does not recognise" in rocket.text
 
 
+def test_a_span_of_the_run_between_two_moments_bounds_the_question(answerer: Reasoner) -> None:
+    assert answerer.answer("Did you see a cat between 15 and 25 seconds?").value is True
+    assert answerer.answer("Was a cat in view from the 25 second mark to the 45 second mark?").value is False
+    seen = answerer.answer("What did you see between 5 and 15 seconds in?")
+    assert "cup" in seen.text and "cat" not in seen.text, seen.text
+
+
 def test_a_thing_only_the_tagger_knows_is_not_seen_when_it_never_named_it(answerer: Reasoner) -> None:
     from vidmem_ros.agent.labels import LabelLexicon
     from vidmem_ros.config import TaggerConfig

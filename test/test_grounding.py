@@ -9,6 +9,7 @@ import pytest
 
 from vidmem_ros.agent.grounding import (
     CLAIM_MIN,
+    Grounded,
     Grounder,
     MeaningCache,
     Sense,
@@ -334,3 +335,23 @@ def test_reading_ahead_embeds_records_once_so_a_question_embeds_only_its_own_wor
     assert reasoner.read_ahead() >= 1
     assert "the east stairs are closed for cleaning." in counting.asked
     assert "the pool will close early today because of a leak." not in counting.asked
+
+
+def test_a_word_no_record_holds_names_what_a_records_word_is_a_kind_of(tmp_path: Path) -> None:
+    from vidmem_ros.agent.labels import LabelLexicon
+    from vidmem_ros.config import load_config
+
+    lexicon = LabelLexicon((), load_config().lexicon)
+    store = SqliteStore(tmp_path / "memory.db")
+    store.add_transcript(Transcript(T0 + 10, T0 + 13, "Heavy rain is expected tonight, close the hatch."))
+    store.add_transcript(Transcript(T0 + 40, T0 + 43, "A truck is blocking the north gate."))
+    store.add_transcript(Transcript(T0 + 70, T0 + 73, "The boiler is broken again."))
+
+    def kinds(description: str) -> Grounded | None:
+        grounding = Grounder(store, None, (-math.inf, math.inf), MeaningCache(None), kind_of=lexicon.kind_of)
+        return grounding.ground(description, [Sense.HEARD]).claimed()
+
+    weather, vehicle = kinds("the weather"), kinds("a vehicle")
+    assert weather is not None and weather.stamp == T0 + 10
+    assert vehicle is not None and vehicle.stamp == T0 + 40
+    assert kinds("an animal") is None  # no word heard names a kind of animal

@@ -53,6 +53,31 @@ def test_a_place_the_robot_was_at_sets_the_moment_too(question: str) -> None:
 
 
 @pytest.mark.parametrize(
+    ("question", "asked", "anchor"),
+    [
+        ("What did you hear in the room with the suitcase?", Modality.SPEECH, "the room with the suitcase"),
+        ("What was said at the car park?", Modality.SPEECH, "the car park"),
+        ("What could you read inside the stairwell?", Modality.TEXT, "the stairwell"),
+        ("What did you see inside the boiler house?", Modality.OBJECT, "the boiler house"),
+    ],
+)
+def test_what_was_met_at_a_place_said_without_while_is_met_while_there(
+    question: str, asked: Modality, anchor: str
+) -> None:
+    c = meanwhile_question(question)
+    assert c is not None and c.place and (c.asked, c.anchor) == (asked, anchor), c
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["What did you hear in the last minute?", "What was said at 3 pm?", "What did you read in total?",
+     "What did you see in the first five minutes?", "What did you hear at noon?"],
+)  # fmt: skip
+def test_a_time_after_in_or_at_is_no_place(question: str) -> None:
+    assert meanwhile_question(question) is None
+
+
+@pytest.mark.parametrize(
     "question",
     [
         "What did you see when it rained?",  # nothing met sets the moment
@@ -181,3 +206,50 @@ def test_whether_one_thing_was_met_while_another_was_is_read_with_both(
 ) -> None:
     c = meanwhile_question(question)
     assert c is not None and (c.asked, c.target, c.anchor) == (asked, target, anchor)
+
+
+@pytest.mark.parametrize(
+    ("text", "noun", "amount"),
+    [
+        ("Please bring twelve folding chairs to the hall.", "chairs", 12),
+        ("There are 14 boxes of new books at the gate.", "boxes", 14),
+        ("Twenty one large blue crates came in.", "crates", 21),
+        ("Gate 3 needs two guards tonight.", "guards", 2),
+        ("Gate 3 needs guards tonight.", "guards", None),
+    ],
+)
+def test_the_number_a_sentence_gives_of_a_thing(text: str, noun: str, amount: float | None) -> None:
+    from vidmem_ros.spoken_numbers import amount_of
+
+    assert amount_of(text, noun) == amount
+
+
+def test_a_count_of_things_said_is_the_number_the_sentence_gives(street: Reasoner) -> None:
+    street.store.add_transcript(Transcript(T0 + 200, T0 + 204, "Please bring twelve folding chairs to the car park."))
+    for question in (
+        "How many chairs were we asked to bring?",
+        "According to the announcement, how many folding chairs are needed?",
+    ):
+        said = street.answer(question, as_of=T0 + 600)
+        assert said.value == 12, said.text
+    occasions = street.answer("How many times were the chairs mentioned?", as_of=T0 + 600)
+    assert occasions.value == 1, occasions.text
+
+
+def test_a_topic_heard_is_found_by_a_kind_of_it_said(street: Reasoner) -> None:
+    street.store.add_transcript(Transcript(T0 + 250, T0 + 253, "Heavy snow is expected tomorrow morning."))
+    for question in ("Was the weather mentioned?", "Did anyone say anything about the weather?"):
+        assert street.answer(question, as_of=T0 + 600).value is True, question
+    when = street.answer("When did you hear about the weather?", as_of=T0 + 600)
+    assert when.stamp == pytest.approx(T0 + 250, abs=0.5), when.text
+    assert street.answer("Was anything said about a vehicle?", as_of=T0 + 600).value is False
+
+
+def test_what_was_heard_by_a_thing_is_heard_while_it_was_in_view(street: Reasoner) -> None:
+    for question in ("What did you hear near the bus?", "What was said next to the bus?"):
+        heard = street.answer(question, as_of=T0 + 600)
+        assert heard.value == "The river may flood the car park tonight.", (question, heard.text)
+    c = meanwhile_question("What did you hear beside the giraffe?")
+    assert c is not None and (c.anchor, c.anchor_met, c.said_at) == ("giraffe", Modality.OBJECT, True)
+    never = street.answer("What did you hear beside the giraffe?", as_of=T0 + 600)
+    assert never.value in (None, "") and "while" not in never.text, never.text

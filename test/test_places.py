@@ -217,6 +217,18 @@ def test_whether_a_place_had_been_got_to_by_the_time_something_was_said(patrol: 
         assert patrol.answer(question).value is value, question
 
 
+def test_what_was_heard_at_a_place_is_heard_on_every_visit_there(patrol: Reasoner) -> None:
+    from vidmem_ros.memory.records import Transcript
+
+    patrol.store.add_transcript(Transcript(T0 + 10, T0 + 12, "The kettle is broken."))  # at the cup, first visit
+    patrol.store.add_transcript(Transcript(T0 + 48, T0 + 50, "Lunch is at noon."))  # at the cat
+    patrol.store.add_transcript(Transcript(T0 + 78, T0 + 80, "The van is here."))  # at the cup again
+    for question in ("What did you hear in the room with the cup?", "What was said at the cup's spot?"):
+        heard = patrol.answer(question)
+        assert "kettle" in heard.text and "van" in heard.text and "noon" not in heard.text, heard.text
+    assert patrol.answer("What was said at the spot with the cat?").value == "Lunch is at noon."
+
+
 def test_whether_the_robot_stayed_somewhere_longer_than_an_amount_of_time(patrol: Reasoner) -> None:
     long = patrol.answer("Were you at the spot with the cup for more than half a minute?")
     assert long.value is True, long.text  # about 40 s over two visits

@@ -181,6 +181,30 @@ def test_what_came_before_a_thing_and_a_time_are_no_yes_or_no_order(text: str) -
     assert parsed is None or parsed.relation == "", parsed
 
 
+@pytest.mark.parametrize(
+    ("text", "start", "end"),
+    [
+        ("What did you hear between 100 and 300 seconds?", 100, 300),
+        ("How many notices did you read between two and five minutes in?", 120, 300),
+        ("What did you see from the 30 second mark to the 90 second mark?", 30, 90),
+        ("Was the kayak in view between 1 minute and 90 seconds into your shift?", 60, 90),
+    ],
+)
+def test_a_span_between_two_moments_of_the_run_is_a_window(text: str, start: float, end: float) -> None:
+    parsed = parse_question(text)
+    assert parsed is not None and parsed.window is not None, parsed
+    assert (parsed.window.anchor, parsed.window.seconds, parsed.window.until) == ("between", start, end)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Did you see anything between the kayak and the canoe?", "What did you hear between 300 and 100 seconds?"],
+)
+def test_two_things_or_a_backward_span_are_no_window_between_moments(text: str) -> None:
+    parsed = parse_question(text)
+    assert parsed is None or parsed.window is None or parsed.window.anchor != "between", parsed
+
+
 def test_without_wordnet_only_the_labels_themselves_resolve() -> None:
     bare = LabelLexicon(VOCAB, LexiconConfig(wordnet_dir=""))
     assert bare.resolve("icebox") == [] and bare.resolve("refrigerators") == ["refrigerator"]

@@ -76,3 +76,32 @@ def _first_duration(tokens: Sequence[str]) -> float | None:
             pending = None
         i += 1
     return total if found else None
+
+
+def amount_of(text: str, noun: str, gap: int = 3) -> float | None:
+    """The number a text gives of a thing: "14 boxes of new books" holds 14 boxes; up to ``gap`` words may stand
+    between the number and the thing ("twelve large blue crates")."""
+    tokens = number_tokens(text)
+    stem = noun.lower().rstrip("s")
+    i = 0
+    while i < len(tokens):
+        number, used = number_at(tokens, i)
+        if number is not None:
+            after = tokens[i + used : i + used + gap + 1]
+            at = next((k for k, t in enumerate(after) if t.startswith(stem)), None)
+            # What stands between is what the things were like ("large blue"), not a verb or another number.
+            if at is not None and not any(t in _NOT_DESCRIBING or number_at(after, k)[0] is not None
+                                          for k, t in enumerate(after[:at])):  # fmt: skip
+                return number
+        i += used
+    return None
+
+
+# Words that end the phrase a number counts ("gate 3 needs guards": 3 counts no guards).
+_NOT_DESCRIBING = frozenset(
+    re.findall(
+        r"\w+",
+        "is are was were be been being has have had needs need needed will would must should can could may might and or"
+        " but to for with at in on by from than",
+    )
+)

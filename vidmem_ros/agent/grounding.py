@@ -203,6 +203,14 @@ def _tokens(text: str) -> tuple[str, ...]:
     return tuple(re.findall(r"[a-z0-9]+", text.lower()))
 
 
+def _heads(tokens: Sequence[str], is_word: Callable[[str], bool] | None) -> list[str]:
+    """The words of a text that name something by themselves: not one that begins a two-word name ("car" of "car
+    park", "tiger" of "tiger lily")."""
+    if is_word is None:
+        return list(tokens)
+    return [t for t, after in zip(tokens, [*tokens[1:], ""], strict=True) if not (after and is_word(f"{t} {after}"))]
+
+
 def meaning_score(cosine: float) -> float:
     return float(min(1.0, max(0.0, (cosine - MEANING_FLOOR) / (MEANING_FULL - MEANING_FLOOR))))
 
@@ -278,7 +286,9 @@ class Grounder:
         is_word: Callable[[str], bool] | None = None,
         synonyms_of: Callable[[str], Sequence[str]] | None = None,
         kept: dict[tuple[str, float, float], Any] | None = None,
+        kind_of: Callable[[str, str], bool] | None = None,
     ) -> None:
+        """``kind_of(word, broader)``: whether a word names a kind of what a broader word names ("wind", "weather")."""
         self.store = store
         self.as_of = as_of
         self.lo, self.hi = window
@@ -287,10 +297,22 @@ class Grounder:
         self.min_score = min_score
         self.is_word = is_word  # a dictionary's test for a word; without one, length decides
         self.synonyms_of = synonyms_of
+        self.kind_of = kind_of
         self._synonyms: dict[str, Sequence[str]] = {}
         self._naming: list[str] = []
         self._numbers: list[str] = []
         self._kept = {} if kept is None else kept  # records read, by kind and window: one question reads them once
+
+    def _with_kinds(self, wanted: list[str], known: set[str], records: list[_Record]) -> Synonyms:
+        """The synonyms, and for each wanted word no record holds the records' words that name kinds of it."""
+        assert self.kind_of is not None
+        tokens = {t for r in records for t in _heads(_tokens(r.text), self.is_word) if len(t) >= 3 and not t.isdigit()}
+        extended = dict(self._synonyms)
+        for word in set(wanted) - known:
+            kinds = sorted(t for t in tokens if self.kind_of(t, word))
+            if kinds:
+                extended[word] = (*extended.get(word, ()), *kinds)
+        return extended
 
     def wordy(self, text: str) -> bool:
         """Whether a record has words enough for its meaning to be read: two of three letters or more, or one
@@ -436,10 +458,14 @@ class Grounder:
             return []
         # Words no record holds describe what bore the words read or heard ("the notice", "the voice"); a thing
         # seen is named by all of its words ("boiler house" is not "house").
-        synonyms = self._synonyms
+        synonyms: Synonyms = self._synonyms
         known = (
             known_words(wanted, (_words_of(r) for r in records), synonyms) if sense is not Sense.SEEN else set(wanted)
         )
+        if sense is not Sense.SEEN and self.kind_of is not None and set(wanted) - known:
+            # A word no record holds may name what a record's word is a kind of ("weather" of "strong winds").
+            synonyms = self._with_kinds(wanted, known, records)
+            known = known_words(wanted, (_words_of(r) for r in records), synonyms)
         one_of_each = {r.text: r for r in records}  # a tag's label has the same broader words on every frame
         words = {t: _record_words(wanted, r, known, synonyms) for t, r in one_of_each.items()}
         distinct = list(dict.fromkeys(r.text for r in records))

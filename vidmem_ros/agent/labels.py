@@ -36,6 +36,7 @@ _KINDS = (*_CONCRETE, wn.LEX_LOCATION)
 # A word's synonyms are read from this many of its most frequent senses.
 SYNONYM_SENSES = 2
 MEANT_CACHE = 16_384  # phrases whose labels are kept (a few hundred bytes each)
+KIND_LEVELS = 4  # a word names a kind of a broader one at most this many steps below it ("wind" is one below "weather")
 _NATURAL_KINDS = (wn.LEX_ANIMAL, wn.LEX_PERSON, wn.LEX_FOOD, wn.LEX_PLANT, wn.LEX_TOPS)
 _MADE_THINGS = ((wn.LEX_ARTIFACT,), (wn.LEX_COMMUNICATION,))
 _BY_SUPERCATEGORY: dict[str, tuple[tuple[int, ...], ...]] = {
@@ -64,6 +65,7 @@ class LabelLexicon:
         self._classes = frozenset(s for senses in self._class_senses(model_classes) for s in senses)
         self._synonyms: dict[str, tuple[str, ...]] = {}
         self._meant: dict[str, tuple[str, ...]] = {}  # words -> the labels they name, asked of again and again
+        self._kinds: dict[tuple[str, str], bool] = {}  # (word, broader word) -> whether it names a kind of it
 
     def resolve(self, phrase: str) -> list[str]:
         """Labels that ``phrase`` refers to, tried on its whole and on ever shorter tails ("a red coffee mug" ->
@@ -182,6 +184,29 @@ class LabelLexicon:
             if sense == label or (wordnet.depth(sense) >= self.config.min_depth and wordnet.is_a(label, sense)):
                 return True
         return False
+
+    def kind_of(self, word: str, broader: str) -> bool:
+        """Whether a word, in its most frequent sense, names a kind of what ``broader`` names in one of its two most
+        frequent senses ("wind" of "weather", "sparrow" of "bird"), a few steps below it; a sense too broad to
+        narrow anything down ("thing", "entity") names no kind."""
+        key = (word, broader)
+        found = self._kinds.get(key)
+        if found is None:
+            if len(self._kinds) >= MEANT_CACHE:
+                self._kinds.clear()
+            found = self._kinds[key] = self._kind_of(word, broader)
+        return found
+
+    def _kind_of(self, word: str, broader: str) -> bool:
+        if self.wordnet is None or word == broader:
+            return False
+        wordnet = self.wordnet
+        own = wordnet.senses(wordnet.base_form(word))
+        if not own or wordnet.is_proper(own[0], word):
+            return False
+        wide = [s for s in wordnet.senses(wordnet.base_form(broader))[:SYNONYM_SENSES]
+                if wordnet.depth(s) >= self.config.min_depth]  # fmt: skip
+        return any(s != own[0] and wordnet.is_a(own[0], s, KIND_LEVELS) for s in wide)
 
     def classified(self, phrase: str) -> bool:
         """Whether another of the robot's models (the tagger) reports the thing a phrase names, or kinds of it

@@ -59,6 +59,7 @@ class Meanwhile:
     anchor_met: Modality | None  # how the anchor was met, where the question says
     place: bool = False
     target: str = ""  # "were you near X when ...": whether X was met meanwhile (empty: what was)
+    said_at: bool = False  # the place was said with no "while" ("what did you hear in X"): it may be no place
 
 
 def meanwhile_question(text: str) -> Meanwhile | None:
@@ -73,7 +74,23 @@ def meanwhile_question(text: str) -> Meanwhile | None:
         target = clean_target(named.get("t") or named.get("t2") or named.get("t3") or "")
         moment = _moment(asked, found["a"])
         return replace(moment, target=target) if moment is not None else None
+    for asked, words in _ASKED:  # "what did you hear in the room with the kettle": while the robot was there
+        found = re.match(rf"^(?:{words}) (?P<a>(?:at|in|inside) .+)$", sentence)
+        if found is not None and not _TIME_SAID.match(found["a"]) and (place := _AT_PLACE.match(found["a"])):
+            return Meanwhile(asked, place["place"], None, place=True, said_at=True)
+        # "what did you hear near the kettle": while it was in view (what was read by a thing is its sign, elsewhere)
+        beside = re.match(rf"^(?:{words}) (?:near|by|beside|next to|close to) (?P<a>.+)$", sentence)
+        if beside is not None and asked is not Modality.TEXT and not _TIME_SAID.match(f"by {beside['a']}"):
+            return Meanwhile(asked, clean_target(beside["a"]), Modality.OBJECT, said_at=True)
     return None
+
+
+# A time or an amount said after "in" or "at" ("in the last minute", "at 3 pm", "in total"): no place.
+_TIME_SAID = re.compile(
+    r"^(?:at|in|by|near) (?:the )?(?:(?:last|first|past|next|previous|final|early|late|whole|meantime|morning"
+    r"|afternoon|evening|beginning|start|end|middle|total|all|general|particular|\d)\b|.*\b(?:seconds?|minutes?|hours?"
+    r"|o'clock|noon|midnight|[ap]\.?m\.?|today|yesterday|tonight)\b)"
+)
 
 
 def _moment(asked: Modality, clause: str) -> Meanwhile | None:

@@ -11,6 +11,7 @@ events to keyframes when the search finds nothing.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Generator
 from dataclasses import replace
 
@@ -62,6 +63,7 @@ from vidmem_ros.agent.tool_registry import ANSWER_TOOL
 from vidmem_ros.agent.who import who_question, who_script
 from vidmem_ros.memory.captions import NOTHING_RECOGNISED
 from vidmem_ros.memory.runs import runs_named
+from vidmem_ros.spoken_numbers import amount_of
 
 # Absence of a detection is weak evidence (detectors miss things): the confidence of "not seen".
 NEIGHBOUR_WINDOW_S = 300.0  # how far "before X" / "after X" looks
@@ -120,8 +122,7 @@ class OfflinePlanner:
             yield from self._interval(state, between)
             return
         meanwhile = meanwhile_question(state.question)  # what was met while something else was
-        if meanwhile is not None:
-            yield from self._meanwhile(state, meanwhile)
+        if meanwhile is not None and (yield from self._meanwhile(state, meanwhile)):
             return
         lasting = duration_check(state.question)  # one thing's time in view against an amount of time
         if lasting is not None:
@@ -302,39 +303,49 @@ class OfflinePlanner:
         first = str(met.data.get("first_ref", met.ref))
         yield answer(text, met.score, list(dict.fromkeys([met.ref, first])), first, value=round(seconds, 1))
 
-    def _meanwhile(self, state: AgentState, c: Meanwhile) -> Script:
+    def _meanwhile(self, state: AgentState, c: Meanwhile) -> Generator[Step, list[Observation], bool]:
         """What was heard, read or seen while something else was met (or while the robot was at a place): the
-        records of that sense during the first of its occasions that has any, the thing itself left out."""
+        records of that sense during the first of its occasions that has any, the thing itself left out.  False,
+        having answered nothing, where a place said without "while" is no place the robot stayed at."""
         state.plan(f"find every occasion of {c.anchor}", f"list what was {_MET_AS[c.asked]} during each")
         anchor = f"{_met_verb(Modality.PLACE if c.place else c.anchor_met or Modality.OBJECT)} {c.anchor}"
         spans = (yield from self._spans_of(c.anchor, c.anchor_met, state.t0, place=c.place))[:MEANWHILE_OCCASIONS]
+        if not spans and c.said_at:
+            return False
         if not spans:
             yield answer(f"I cannot tell: I have not met {c.anchor}.", NOT_SEEN_CONFIDENCE, value=None)
-            return
+            return True
         pad = 0.0 if c.place else MEANWHILE_PAD_S  # a stay is the robot's own span; a sighting is a frame's
         if c.target:
             yield from self._whether_meanwhile(state, c, spans, anchor, pad)
-            return
+            return True
         what = _TIMELINE_OF.get(c.asked, "objects")
-        for start, end, ref in spans:
-            window = {"start_t": start - state.t0 - pad, "end_t": end - state.t0 + pad}
-            obs = (yield [call("timeline", what=[what], limit=10, **window)])[0]
-            others = [f for f in obs.result.findings if not _mentions(f, c.anchor)]
-            met = _first_of_each(others or (obs.result.findings if c.place else []))
+        # A place is every visit to it, all told; a thing met sets the moment of its first occasion with any.
+        groups = [spans] if c.place else [[span] for span in spans]
+        for group in groups:
+            found: list[Finding] = []
+            for start, end, _ in group:
+                window = {"start_t": start - state.t0 - pad, "end_t": end - state.t0 + pad}
+                found += (yield [call("timeline", what=[what], limit=10, **window)])[0].result.findings
+            others = [f for f in found if not _mentions(f, c.anchor)]
+            met = _first_of_each(others or (found if c.place else []))
             if met:
+                ref = group[0][2]
                 named = [_met_named(f) for f in met]
                 said = [n if c.asked is Modality.OBJECT else f'"{n}"' for n in named]
                 listed = "; ".join(
-                    f"{n} ({f.stamp - state.t0:.0f} s)" for n, f in list(zip(said, met, strict=True))[:3]
+                    f"{n} ({f.stamp - state.t0:.0f} s)" for n, f in list(zip(said, met, strict=True))[:4]
                 )
-                span = f"{start - state.t0:.0f}-{end - state.t0:.0f} s after my memory begins"
+                visits = ", ".join(f"{a - state.t0:.0f}-{b - state.t0:.0f} s" for a, b, _ in group)
+                span = f"{visits} after my memory begins"
                 text = f"{said[0]}: while I {anchor} ({span}) I {_MET_AS[c.asked]} {listed}."
                 first = str(met[0].data.get("first_ref", met[0].ref))
                 yield answer(text, min(0.8, met[0].score), [ref, *_refs(met)], first, first, value=named[0])
-                return
+                return True
         when = ", ".join(f"{a - state.t0:.0f}-{b - state.t0:.0f} s" for a, b, _ in spans)
         text = f"Nothing: I {_MET_AS[c.asked]} nothing while I {anchor} ({when} after my memory begins)."
         yield answer(text, 0.5, [ref for _, _, ref in spans], value=None)
+        return True
 
     def _whether_meanwhile(
         self, state: AgentState, c: Meanwhile, spans: list[tuple[float, float, str]], anchor: str, pad: float
@@ -613,6 +624,12 @@ class OfflinePlanner:
         window = self._window(state, p)
         obs = (yield [call("search_transcripts", query=p.target, limit=limit, newest=newest, **window)])[0]
         lines = sorted(obs.result.findings, key=lambda f: f.stamp)
+        if not lines and p.target and p.intent is not Intent.COUNT and not window:  # (grounding is not windowed)
+            # No sentence holds its words: one that says a kind of it ("rain" of "the weather"), or means it.
+            grounded = yield from self._grounded(state, asked_kind(state.question), True, ["heard"], p.target)
+            if grounded is not None:
+                yield grounded
+                return
         if not lines:
             yield self._not_seen(state, p, [])
             return
@@ -630,7 +647,11 @@ class OfflinePlanner:
         quote = f'"{chosen.text}"'
         when = when_said(state, chosen.stamp)
         confidence = chosen.score * 0.95
-        if p.intent is Intent.COUNT:
+        if p.intent is Intent.COUNT and (said := _amount_said(state.question, lines)) is not None:
+            amount, line = said  # "how many boxes were said to be waiting": the number the sentence gives
+            text = f'{amount:g}: I heard "{line.text}" {when_said(state, line.stamp)}.'
+            yield answer(text, line.score * 0.9, [line.ref], line.ref, line.ref, value=amount)
+        elif p.intent is Intent.COUNT:
             yield answer(f"I heard it {_times(len(lines))}.", confidence, _refs(lines), value=len(lines))
         elif p.intent is Intent.DURATION:  # how long the sentences about it lasted, together
             total = sum(f.end - f.stamp for f in lines)
@@ -1046,7 +1067,8 @@ class OfflinePlanner:
             yield answer(summaries[0] if summaries else "I recorded nothing I can name in that time.", 0.3)
             return
         seen = _counted([str(f.data.get("label")) for f in found if "label" in f.data])
-        read = _counted([f'"{f.data["read"]}"' for f in found if "read" in f.data])
+        signs = _first_of_each([f for f in found if "read" in f.data])  # each sign once, however it was read
+        read = ", ".join(f'"{f.data["read"]}"' for f in signs)
         parts = [f"I saw {seen}" if seen else "", f"I read {read}" if read else ""]
         yield answer("; ".join(x for x in parts if x) + ".", 0.8, _refs(found))
 
@@ -1259,6 +1281,8 @@ class OfflinePlanner:
             early = _FIRST_WORDS.search(state.question.lower()) is not None
             ref = str(first.data.get("first_ref", first.ref) if early else last.data.get("last_ref", last.ref))
             stamp = first.stamp if early else last.end
+            if verb == "heard":  # a sentence was heard when it was said: its start
+                ref, stamp = (first.ref, first.stamp) if early else (last.ref, last.stamp)
             if ref == (first.ref if early else last.ref) and (first.end if early else last.stamp) != stamp:
                 # An occasion cited by its best frame only: the moment is cited as read along the path at its edge.
                 at = (yield [call("pose_at", t=stamp - state.t0)])[0].result.findings
@@ -1273,6 +1297,10 @@ class OfflinePlanner:
         if asked is Asked.YES_NO:
             text = f"Yes: I {verb} {what} {when_said(state, best.stamp)}."
             return answer(text, confidence, refs, best.ref, best.ref, value=True)
+        if asked is Asked.COUNT and verb != "saw" and (said := _amount_said(state.question, [best])) is not None:
+            amount = said[0]  # "how many chairs were we asked to bring": the number the words give
+            text = f"{amount:g}: I {verb} {what} {when_said(state, best.stamp)}."
+            return answer(text, confidence, refs, best.ref, best.ref, value=amount)
         if asked is Asked.COUNT:
             text = f"{len(occasions)}: I {verb} {what} on {_times(len(occasions))}."
             return answer(text, confidence, refs, value=len(occasions))
@@ -1380,6 +1408,8 @@ class OfflinePlanner:
             return {"end_t": p.window.seconds}
         if p.window.anchor == "since":  # from a thing's first occasion on
             return {"start_t": p.window.seconds}
+        if p.window.anchor == "between":  # "between 100 and 300 seconds"
+            return {"start_t": p.window.seconds, "end_t": p.window.until}
         if p.window.anchor == "at":  # "at the 250 second mark": what was met around that moment
             return {"start_t": max(0.0, p.window.seconds - AROUND_S), "end_t": p.window.seconds + AROUND_S}
         now = (state.as_of if state.as_of is not None else self.span[1]) - state.t0
@@ -1462,12 +1492,46 @@ def _main_sign(read: list[Finding]) -> tuple[str, Finding] | None:
     return str(fullest.data["read"]), min(same, key=lambda f: f.stamp)
 
 
+# The things a count asks for: "how many boxes" counts boxes; "how many times" counts occasions, not a thing said.
+_COUNTED = re.compile(r"\bhow many (?P<n>[a-z][a-z-]+)")
+_NOT_A_THING = frozenset(("times", "occasions", "visits", "separate", "different", "distinct", "of", "more"))
+_MESSAGE_NOUNS = re.compile(
+    r"(?:messages?|announcements?|reminders?|warnings?|sentences?|utterances?|remarks?|calls?"
+    r"|things|words|people|voices|speakers)"
+)
+
+
+def _amount_said(question: str, lines: list[Finding]) -> tuple[float, Finding] | None:
+    """The number of a thing words heard or read give, where the question counts a thing ("how many boxes ...") and
+    not the occasions or messages: from the best-matching sentence first."""
+    counted = _COUNTED.search(question.lower())
+    if counted is None or counted["n"] in _NOT_A_THING or _MESSAGE_NOUNS.fullmatch(counted["n"]):
+        return None
+    for line in sorted(lines, key=lambda f: -f.score):
+        amount = amount_of(line.text, counted["n"])
+        if amount is not None:
+            return amount, line
+    return None
+
+
 def _first_of_each(found: list[Finding]) -> list[Finding]:
-    """Each thing met once, at its first occasion, in time order."""
+    """Each thing met once, at its first occasion, in time order; a sign read over several frames is one sign,
+    named by its commonest reading ("WET FLOOR", not also "ET FLOOR" and "VET FLOOR" as the view cut or blurred it)."""
+    counts = Counter(_met_named(f) for f in found)
     firsts: dict[str, Finding] = {}
     for f in sorted(found, key=lambda f: f.stamp):
-        firsts.setdefault(_met_named(f), f)
+        name = _met_named(f)
+        if "read" in f.data:
+            name = next((n for n in firsts if _same_reading(n, name)), name)
+            if name in firsts and counts[_met_named(f)] > counts[_met_named(firsts[name])]:
+                firsts[name] = replace(f, stamp=firsts[name].stamp)  # the commonest reading names it
+        firsts.setdefault(name, f)
     return list(firsts.values())
+
+
+def _same_reading(a: str, b: str) -> bool:
+    """Two readings of one sign: one holds the other, or they differ in a letter or two."""
+    return text_match(a, b) >= SAME_SIGN or text_match(b, a) >= SAME_SIGN
 
 
 # How a thing was met, as the senses a grounding search is restricted to, and as what the timeline lists.

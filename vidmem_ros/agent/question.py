@@ -45,8 +45,9 @@ class Window:
     """A time constraint relative to the question's moment (``last``) or the start of memory (``first``), or a
     moment counted from the start of memory (``at``)."""
 
-    anchor: str  # last | first | at | since (from a moment counted from the start of memory on)
+    anchor: str  # last | first | at | since (from a moment counted from the start of memory on) | between
     seconds: float
+    until: float = 0.0  # with "between": the window's end, counted from the start of memory
 
 
 @dataclass(frozen=True)
@@ -1207,6 +1208,9 @@ _WINDOW_AMOUNT = re.compile(
 
 
 def _split_window(normal: str) -> tuple[str, Window | None]:
+    between = _between(normal)
+    if between is not None:
+        return between
     match = _WINDOW.search(normal)
     amount = _WINDOW_AMOUNT.search(normal) if match is None else None
     seconds = amount and (parse_duration(amount["d"]) or parse_duration(f"a {amount['d']}"))
@@ -1219,6 +1223,27 @@ def _split_window(normal: str) -> tuple[str, Window | None]:
         return normal[: moment.start()].strip(), _window("at", moment.group("n"), moment.group("u"))
     anchor = "first" if match.group("a") == "first" else "last"
     return normal[: match.start()].strip(), _window(anchor, match.group("n"), match.group("u"))
+
+
+# "between 100 and 300 seconds", "from the 2 minute mark to the 4 minute mark", "between one and three minutes in":
+# the span of the run between two moments counted from its start.
+_MARK = r"(?:the )?(?P<{0}>[\w.]+(?:[ -][\w.]+){{0,3}}?)(?:[ -](?P<u{0}>seconds?|minutes?|hours?))?(?: mark| point)?"
+_BETWEEN = re.compile(
+    rf",?\s*\b(?:between|from) {_MARK.format('a')} (?:and|to|until|till) {_MARK.format('b')}"
+    r"(?: (?:in|into (?:the |your |its |this )?\w+|after (?:the start|you started|the beginning)))?$"
+)
+
+
+def _between(normal: str) -> tuple[str, Window] | None:
+    """The clause without a span said as two moments of the run, and that span; None where it says none."""
+    match = _BETWEEN.search(normal)
+    if match is None or not (match["ub"] or match["ua"]):
+        return None
+    unit_a, unit_b = match["ua"] or match["ub"], match["ub"] or match["ua"]
+    start, end = parse_duration(f"{match['a']} {unit_a}"), parse_duration(f"{match['b']} {unit_b}")
+    if start is None or end is None or end <= start:
+        return None
+    return normal[: match.start()].strip(), Window("between", start, end)
 
 
 # "at the 250 second mark", "at around 400 seconds", "3 minutes into the patrol", "two minutes in": a moment,

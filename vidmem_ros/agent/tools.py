@@ -305,6 +305,7 @@ def _grounder(ctx: ToolContext, window: tuple[float, float]) -> Grounder:
         (lambda word: bool(wordnet.senses(wordnet.base_form(word)))) if wordnet is not None else None,
         _lexicon(ctx).synonyms,
         ctx.records,
+        _lexicon(ctx).kind_of,
     )
 
 
