@@ -112,6 +112,13 @@ def test_idioms_of_asking_ask_for_the_plain_forms_value(question: str, kind: Ask
         ("when the bell rang, had you already seen the heron", "had you seen the heron before the bell rang"),
         ("had you read the menu by the time the van arrived", "had you read the menu before the van arrived"),
         ("what was the number of the locker by the door", "what was the number of the locker by the door"),
+        # a thing left or lying somewhere: whether it was seen there
+        ("had someone left a ladder lying about near the gate", "did you see a ladder near the gate"),
+        ("did anybody leave a pram in the lobby", "did you see a pram in the lobby"),
+        ("was a toolbox sitting on the bench", "did you see a toolbox on the bench"),
+        ("has someone left an umbrella behind", "did you see an umbrella"),
+        ("had someone left the tap running", "had someone left the tap running"),
+        ("were you standing in the lobby", "were you standing in the lobby"),
     ],
 )
 def test_sentences_lose_scope_and_remarks_and_say_alternatives_whole(sentence: str, plain: str) -> None:

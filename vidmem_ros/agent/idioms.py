@@ -524,6 +524,34 @@ _POSSESSED_PLACE = re.compile(
 )
 
 
+# A thing said to have been left somewhere, or to lie about there, asks whether it was seen there ("had someone
+# left a bag lying around in the hall", "was a ladder lying about near the gate").
+_LYING = (
+    r"(?:lying|lying around|lying about|lying out|left out|left behind|left|sitting|standing|parked|placed|out|behind)"
+)
+_PLACED = r"(?: (?:in|at|on|inside|near|by|beside|behind|next to) .+)"
+_LEFT_THERE = (
+    re.compile(
+        r"^(?:had|has|did) (?:someone|somebody|anyone|anybody|people) (?:left|leave|put|placed|place|dumped|dump"
+        rf"|parked|park) (?P<x>.+?)(?:(?: {_LYING})+(?P<p>{_PLACED})?|(?P<q>{_PLACED}))$"
+    ),
+    re.compile(
+        rf"^(?:was|were) (?!(?:you|we|i|it|the robot)\b)(?P<x>.+?) {_LYING}(?: around| about)?(?P<p>{_PLACED})$"
+    ),
+)
+
+
+def _seen_there(sentence: str) -> str:
+    """A thing said to have been left or to lie somewhere, asked as whether it was seen there."""
+    bare = sentence.rstrip("?.! ")
+    for left in _LEFT_THERE:
+        found = left.match(bare)
+        if found is not None:
+            place = found["p"] or found.groupdict().get("q") or ""
+            return f"did you see {found['x']}{place}{sentence[len(bare) :]}"
+    return sentence
+
+
 # "Had you already done X when Y happened" asks whether X came before Y, however the two clauses are ordered.
 _DONE_BY_THEN = (
     re.compile(
@@ -542,6 +570,7 @@ def plain_sentence(sentence: str) -> str:
     sentence = _LEADING_HEDGE.sub("", sentence)
     sentence = _DEPICTED_REMARK.sub("", _POSITION_FORM.sub("", sentence))
     sentence = _POSSESSED_PLACE.sub(lambda m: f"the {m['k']} with the {m['x']}", sentence)
+    sentence = _seen_there(sentence)
     for done in _DONE_BY_THEN:
         sentence = done.sub(lambda m: f"had {m['w']} {m['r'].rstrip(' ?')} before {m['c'].rstrip(' ?')}", sentence)
     sentence = re.sub(
