@@ -624,7 +624,8 @@ class OfflinePlanner:
         window = self._window(state, p)
         obs = (yield [call("search_transcripts", query=p.target, limit=limit, newest=newest, **window)])[0]
         lines = sorted(obs.result.findings, key=lambda f: f.stamp)
-        if not lines and p.target and p.intent is not Intent.COUNT and not window:  # (grounding is not windowed)
+        bounded = window or _BOUNDED_IN_TIME.search(state.question.lower())  # grounding the target alone bounds none
+        if not lines and p.target and p.intent is not Intent.COUNT and not bounded:
             # No sentence holds its words: one that says a kind of it ("rain" of "the weather"), or means it.
             grounded = yield from self._grounded(state, asked_kind(state.question), True, ["heard"], p.target)
             if grounded is not None:
@@ -1416,6 +1417,10 @@ class OfflinePlanner:
         return {"start_t": max(0.0, now - p.window.seconds)}
 
 
+# A question that bounds what it asks about by time or by another thing met.
+_BOUNDED_IN_TIME = re.compile(
+    r"\b(?:before|after|until|till|since|when|while|during|between|by the time|first|last|second|third|again|once)\b"
+)
 # A question that says it asks for the last time, not only when.
 _SAYS_LAST = re.compile(r"\b(?:last|latest|most recent|most recently|final)\b")
 # Which of two was met last of all, not which came second.
