@@ -346,6 +346,7 @@ def test_a_word_no_record_holds_names_what_a_records_word_is_a_kind_of(tmp_path:
     store.add_transcript(Transcript(T0 + 10, T0 + 13, "Heavy rain is expected tonight, close the hatch."))
     store.add_transcript(Transcript(T0 + 40, T0 + 43, "A truck is blocking the north gate."))
     store.add_transcript(Transcript(T0 + 70, T0 + 73, "The boiler is broken again."))
+    store.add_transcript(Transcript(T0 + 90, T0 + 91, "..."))  # a sentence of no words
 
     def kinds(description: str) -> Grounded | None:
         grounding = Grounder(store, None, (-math.inf, math.inf), MeaningCache(None), kind_of=lexicon.kind_of)

@@ -208,7 +208,8 @@ def _heads(tokens: Sequence[str], is_word: Callable[[str], bool] | None) -> list
     park", "tiger" of "tiger lily")."""
     if is_word is None:
         return list(tokens)
-    return [t for t, after in zip(tokens, [*tokens[1:], ""], strict=True) if not (after and is_word(f"{t} {after}"))]
+    after = [*tokens[1:], ""][: len(tokens)]
+    return [t for t, nxt in zip(tokens, after, strict=True) if not (nxt and is_word(f"{t} {nxt}"))]
 
 
 def meaning_score(cosine: float) -> float:
