@@ -119,6 +119,17 @@ def test_idioms_of_asking_ask_for_the_plain_forms_value(question: str, kind: Ask
         ("has someone left an umbrella behind", "did you see an umbrella"),
         ("had someone left the tap running", "had someone left the tap running"),
         ("were you standing in the lobby", "were you standing in the lobby"),
+        # getting to, staying at and leaving places, said other ways
+        ("what time did you pull into the depot", "what time did you get to the depot"),
+        ("have you looked in on the pharmacy", "have you been to the pharmacy"),
+        ("which room did you inspect right after the gym", "which room did you go to right after the gym"),
+        ("what was the length of your stay in the gym", "how long were you in the gym"),
+        ("up in the loft, how many seconds did you stay?", "how long did you stay in the loft?"),
+        ("once you were done at the gym, what was your next stop?", "where did you go right after the gym?"),
+        ("between your two visits to the gym, where did you stop", "where did you go right after the gym"),
+        ("which room came next after the gym", "which room did you go to right after the gym"),
+        ("what was the previous room before the gym", "which room did you go to right before the gym"),
+        ("the gym: what came next after it", "what came next after it"),
     ],
 )
 def test_sentences_lose_scope_and_remarks_and_say_alternatives_whole(sentence: str, plain: str) -> None:
@@ -474,3 +485,21 @@ def test_a_count_asked_as_a_request_or_as_the_number_of_things_is_a_count(
 def test_the_time_gone_since_the_run_began_asked_as_a_quantity_is_the_time_active(question: str) -> None:
     parsed = parse_question(question)
     assert parsed is not None and parsed.intent is Intent.ACTIVE, parsed
+
+
+@pytest.mark.parametrize(
+    ("question", "said"),
+    [
+        (
+            "I must call the caretaker. What's her number, going by the card on her door?",
+            "I must call the caretaker. What's the caretaker's number, going by the card on the caretaker's door?",
+        ),
+        ("The gym: which room came next after it?", "The gym: which room came next after the gym?"),
+        ("I'm looking for that grey kitten. When did you last see it?", None),  # resolved with its plan
+        ("What is her name?", None),  # no context: nobody to point back at
+    ],
+)
+def test_pronouns_that_point_back_at_the_context_are_said_as_it(question: str, said: str | None) -> None:
+    from vidmem_ros.agent.question import spelled_out
+
+    assert spelled_out(question) == (said or question)

@@ -541,6 +541,83 @@ _LEFT_THERE = (
 )
 
 
+# Getting somewhere said by how the robot moved in ("pull into", "roll up at"), and calling in at a place ("look in
+# on", "drop by"): getting to it, and going to it.
+_MOVED_IN = r"(?:into|in to|up at|up to|up in|in at)"
+_ARRIVING = (
+    (re.compile(rf"\b(?:pull|roll|drive|head|walk|step|wheel|turn) {_MOVED_IN}\b"), "get to"),
+    (re.compile(rf"\b(?:pulled|rolled|drove|headed|walked|stepped|wheeled|turned) {_MOVED_IN}\b"), "got to"),
+    (
+        re.compile(rf"\b(?:pulling|rolling|driving|heading|walking|stepping|wheeling|turning) {_MOVED_IN}\b"),
+        "getting to",
+    ),
+    (
+        re.compile(
+            r"\b(?P<aux>have|has|had) (?P<w>you|the robot|it) (?:(?:already|ever|yet) )?(?:looked in on|checked in on"
+            r"|popped into|dropped by|dropped in at|stopped by|called at|called in at|checked)\b"
+        ),
+        lambda m: f"{m['aux']} {m['w']} been to",
+    ),
+    (re.compile(r"\b(?:look in on|check in on|pop into|drop by|drop in at|stop by|call at|call in at)\b"), "go to"),
+    (
+        re.compile(
+            r"\b(?:looked in on|checked in on|popped into|dropped by|dropped in at|stopped by|called at"
+            r"|called in at)\b"
+        ),
+        "went to",
+    ),
+    (
+        re.compile(
+            r"\b(?P<q>(?:which|what) (?:room|place|area|location|spot) did (?:you|the robot)) (?:check|inspect|visit)\b"
+        ),
+        lambda m: f"{m['q']} go to",
+    ),
+)
+# The length of a stay said as a thing ("the length of your stay in X", "how long was your visit to X").
+_STAY_LENGTH = re.compile(
+    r"^(?:what was|what's|what is|how long was) (?:the (?:length|duration) of )?(?:your|the robot's|its) (?:stay|visit"
+    r"|time)s? (?:in|at|to|inside) (?P<x>.+)$"
+)
+# A place said before a question of staying ("up in the attic, how long did you stay?"): the place of the stay.
+_FRONTED_STAY = re.compile(
+    r"^(?:(?:up|down|back|over|out|once) )?(?P<p>in|at|inside) (?P<x>the [^,]+), (?P<q>how (?:long|much time|many "
+    r"(?:seconds|minutes)) did (?:you|the robot) (?:stay|spend|remain|linger|stop|wait)(?: there)?)(?P<e>[?.!]?)$"
+)
+# "Once you were done at X, what was your next stop?", "between your two visits to X, where did you stop?": where the
+# robot went right after X.
+_NEXT_STOP = re.compile(
+    r"^(?:(?:once|after|when) (?:you|the robot) (?:were|was|had) (?:done|finished|through) (?:at|in|with) (?P<x>[^,]+)"
+    r"|between (?:your|the robot's|its|the) (?:two|first and second) visits (?:to|at|in) (?P<y>[^,]+)),? "
+    r"(?:what was (?:your|its|the) next (?:stop|place|destination|room)|where did (?:you|the robot) (?:stop|go)(?: next)?"
+    r"|which (?:room|place) did (?:you|the robot) (?:go to|visit|stop at)(?: next)?)(?P<e>[?.!]?)$"
+)
+
+
+# "Which place came next after X", "what was the next room after X", "what room came before X": the place the robot
+# went to right after (or before) it.
+_PLACE_NEXT = re.compile(
+    r"^(?:which|what) (?:(?P<k>place|room|area|location|stop|spot) (?:came|was|followed) (?:next |straight |right )?"
+    r"|(?:was|is) the (?:next|following|previous|preceding) (?P<k2>place|room|area|location|stop|spot) )"
+    r"(?P<r>after|before) (?P<x>.+?)(?P<e>[?.!]?)$"
+)
+
+
+def _visits_plain(sentence: str) -> str:
+    """Questions of getting to, staying at and leaving places, in the plain words the patterns read."""
+    for pattern, plain in _ARRIVING:
+        sentence = pattern.sub(plain, sentence)
+    bare = sentence.rstrip("?.! ")
+    if (stay := _STAY_LENGTH.match(bare)) is not None:
+        return f"how long were you in {stay['x']}{sentence[len(bare) :]}"
+    if (fronted := _FRONTED_STAY.match(sentence)) is not None:
+        return f"{fronted['q']} {fronted['p']} {fronted['x']}{fronted['e']}"
+    if (near := _PLACE_NEXT.match(sentence)) is not None:
+        return f"which {near['k'] or near['k2']} did you go to right {near['r']} {near['x']}{near['e']}"
+    if (nxt := _NEXT_STOP.match(sentence)) is not None:
+        return f"where did you go right after {nxt['x'] or nxt['y']}{nxt['e']}"
+    return sentence
+
+
 def _seen_there(sentence: str) -> str:
     """A thing said to have been left or to lie somewhere, asked as whether it was seen there."""
     bare = sentence.rstrip("?.! ")
@@ -561,16 +638,26 @@ _DONE_BY_THEN = (
 )
 
 
+# A thing set before a question with a colon ("the kiosk: what came next after it?") is its context, said again in
+# it where a pronoun points back at it; two things offered so ("between the van and the bus: which came first") are
+# part of the question.
+_TOPIC_COLON = re.compile(
+    r"^(?!(?:of|between|out of|among)\b)(?![^:]* (?:or|and|vs|versus) )[^:?.!]{1,60}:\s+"
+    r"(?=(?:what|which|where|when|who|how|did|was|were|have|has"
+    r"|had|is|are|do|does|can|could)\b)"
+)
+
+
 def plain_sentence(sentence: str) -> str:
     """A lower-case sentence without the robot's patrol as its scope or a remark on how to answer, an either/or
     relation said whole, two things offered before the question that asks which said after it, and an idiom of
     seeing said with its verb."""
-    sentence = re.sub(r"\b(you|we|they|i)['’]ve\b", r"\1 have", sentence)
+    sentence = _TOPIC_COLON.sub("", re.sub(r"\b(you|we|they|i)['’]ve\b", r"\1 have", sentence))
     sentence = _CONTRACTED.sub(lambda m: f"{m['w']} {'has' if m['been'] else 'is'}{m['been'] or ''}", sentence)
     sentence = _LEADING_HEDGE.sub("", sentence)
     sentence = _DEPICTED_REMARK.sub("", _POSITION_FORM.sub("", sentence))
     sentence = _POSSESSED_PLACE.sub(lambda m: f"the {m['k']} with the {m['x']}", sentence)
-    sentence = _seen_there(sentence)
+    sentence = _visits_plain(_seen_there(sentence))
     for done in _DONE_BY_THEN:
         sentence = done.sub(lambda m: f"had {m['w']} {m['r'].rstrip(' ?')} before {m['c'].rstrip(' ?')}", sentence)
     sentence = re.sub(

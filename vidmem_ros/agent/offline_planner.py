@@ -1369,6 +1369,8 @@ class OfflinePlanner:
             value["seen_with"] = described  # the book whose title is asked, the bottle whose label
         found = []
         for place in places_named(state.question):
+            if bears_text(head_words(place)):
+                continue  # "by the plate on the door": what bore the words, not where the robot was
             step = [call("ground", description=described, how=how, at=place, limit=8, **value)]
             there = (yield step)[0].result.findings
             if any(f.data.get("claimed") for f in there):

@@ -648,6 +648,32 @@ def _context(text: str) -> str:
     return " ".join(sentences[:-1]) if len(sentences) > 1 else ""
 
 
+def spelled_out(text: str) -> str:
+    """The asking sentence with the pronouns that point back at what its context named said as that thing: "I need
+    the caretaker. What's her name, going by the plate on her door?" asks for "the caretaker's name, going by the
+    plate on the caretaker's door"; "the kiosk: what came next after it?" asks what came after the kiosk.  A pronoun
+    a pattern reads as the thing asked about ("have you seen it") is resolved later, with its plan; those after a
+    preposition or before a noun are said here, where no pattern would read them."""
+    context = _context(text)
+    thing = _antecedent(context) if context else ""
+    if not thing:
+        return text
+    sentences = [s for s in re.split(r"(?<=[.?!:])\s+", text.strip()) if s.strip()]
+    asking = sentences[-1]
+    said = _POSSESSIVE.sub(lambda m: f"{m['lead']}the {thing}'s", asking)
+    said = _AFTER_PREPOSITION.sub(lambda m: f"{m['prep']} the {thing}", said)
+    return text if said == asking else text[: text.rfind(asking)] + said
+
+
+# A pronoun after a preposition ("what came next after it", "who was near them"): the thing it points back at.
+_AFTER_PREPOSITION = re.compile(
+    r"\b(?P<prep>after|before|near|beside|by|inside|behind|around|than|from|at|in) (?:it|them)(?=[\s?.!,]|$)",
+    re.IGNORECASE,
+)
+# A possessive pronoun before a noun ("her name", "its colour"): whose it is.
+_POSSESSIVE = re.compile(r"(?P<lead>^|\s)(?:her|his|its|their)(?=\s+[a-z])", re.IGNORECASE)
+
+
 def _antecedent(context: str) -> str:
     """The thing a context sentence is about: what it says something was "about", else the first thing it
     introduces with "a" or "an", else the last it names with "the"."""
@@ -658,7 +684,7 @@ def _antecedent(context: str) -> str:
     new = re.search(rf"\b(?:a|an|some|my|our|his|her|their) (?P<t>{_NAME}){_NAME_END}", words)
     if new:
         return clean_target(new.group("t"))
-    named = re.findall(rf"\bthe (?P<t>{_NAME}){_NAME_END}", words)
+    named = re.findall(rf"\b(?:the|that|this|those|these) (?P<t>{_NAME}){_NAME_END}", words)
     return clean_target(named[-1]) if named else ""
 
 
