@@ -130,6 +130,12 @@ def test_idioms_of_asking_ask_for_the_plain_forms_value(question: str, kind: Ask
         ("which room came next after the gym", "which room did you go to right after the gym"),
         ("what was the previous room before the gym", "which room did you go to right before the gym"),
         ("the gym: what came next after it", "what came next after it"),
+        # a voice over the robot's microphone, the camera resting on a thing, what a question does not mean
+        ("how many times did a voice come over the intercom", "how many messages did you hear"),
+        ("has anyone come over your speakers", "did you hear anything"),
+        ("how long did the camera linger on the fountain", "how long was the fountain in view"),
+        ("did you see a heron, not just a picture of one", "did you see a heron"),
+        ("how many alarms are there in the recording", "how many alarms are there"),
     ],
 )
 def test_sentences_lose_scope_and_remarks_and_say_alternatives_whole(sentence: str, plain: str) -> None:

@@ -253,3 +253,14 @@ def test_what_was_heard_by_a_thing_is_heard_while_it_was_in_view(street: Reasone
     assert c is not None and (c.anchor, c.anchor_met, c.said_at) == ("giraffe", Modality.OBJECT, True)
     never = street.answer("What did you hear beside the giraffe?", as_of=T0 + 600)
     assert never.value in (None, "") and "while" not in never.text, never.text
+
+
+def test_what_a_sentence_heard_does_not_say_happened_did_not_happen(street: Reasoner) -> None:
+    for question in (
+        "Was it announced that the car park had been closed?",
+        "Did anyone say the river was frozen?",
+        "Was the flood cancelled?",
+    ):
+        said = street.answer(question, as_of=T0 + 600)
+        assert said.value is False and "does not say" in said.text, (question, said.text)
+    assert street.answer("Did anyone say the river may flood?", as_of=T0 + 600).value is True

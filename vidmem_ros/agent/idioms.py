@@ -23,7 +23,7 @@ _SCOPE = re.compile(
     rf"(?:your|its|this|today's|the robot's|the)\s+{ACTIVITY}\b"
     r"|,?\s*\b(?:on|along)\s+(?:your|its|the robot's)\s+way\b"
     # "anywhere in your records", "in your memory": every question is asked of memory
-    r"|,?\s*\b(?:anywhere |at all |at any point )?(?:in|within|among|from|on) (?:your|its|the robot's) (?:records?"
+    r"|,?\s*\b(?:anywhere |at all |at any point )?(?:in|within|among|from|on) (?:your|its|the robot's|the) (?:records?"
     r"|memory|memories|logs?|history|footage|recordings?|data)\b"
 )
 # Irregular past forms of verbs of meeting: their base form and participle (the patterns read a regular past after
@@ -310,6 +310,11 @@ _DEPICTED_REMARK = re.compile(
     rf"(?: of (?:one|it|them|some))?|(?:whether )?real or (?:{_PICTURED}|not|otherwise|fake))"
     r"(?:,? or (?:otherwise|for real|in real life|in person|real(?: ones?)?|not|in the flesh))?(?=[?.!]|$)"
 )
+
+
+# What else a question says it does not mean ("did you see a kite, not just pictures of one"): the verb already
+# says how the thing was met, so the remark asks nothing more.
+_NOT_JUST = re.compile(r",? (?:and |but )?not (?:just|only|merely|simply) [^,?.!]+(?=[,?.!]|$)")
 
 
 # How a position is to be given, said anywhere in the sentence ("where were you, in x and y, when ..."): it asks
@@ -602,6 +607,31 @@ _PLACE_NEXT = re.compile(
 )
 
 
+# A voice that came over the robot's microphone was heard; the camera that stayed on a thing had it in view.
+_AUDIO = r"(?:audio|microphone|mic|microphones|speakers?|radio|intercom|loudspeakers?|channel|feed|pa system)"
+_VOICE = r"(?:a |any |some )?(?:voice|voices|someone|somebody|anyone|anybody|people|a person)"
+_SENSED = (
+    (
+        re.compile(
+            rf"^how many times (?:has|have|did) {_VOICE} (?:come|came|spoken|speak|talked|talk)(?: (?:over|through"
+            rf"|on|in) (?:your|the|its) {_AUDIO})?(?P<r>.*)$"
+        ),
+        lambda m: f"how many messages did you hear{m['r']}",
+    ),
+    (
+        re.compile(rf"\b(?:has|have|did) {_VOICE} (?:come|came) (?:over|through|on) (?:your|the|its) {_AUDIO}\b"),
+        "did you hear anything",
+    ),
+    (
+        re.compile(
+            r"\b(?:did|does|has) (?:the|your|its) camera (?:stay|stayed|linger|lingered|remain|remained|rest|rested"
+            r"|dwell|dwelt|focus|focused) on (?P<x>[^?,]+)"
+        ),
+        lambda m: f"was {m['x'].strip()} in view",
+    ),
+)
+
+
 def _visits_plain(sentence: str) -> str:
     """Questions of getting to, staying at and leaving places, in the plain words the patterns read."""
     for pattern, plain in _ARRIVING:
@@ -656,8 +686,11 @@ def plain_sentence(sentence: str) -> str:
     sentence = _CONTRACTED.sub(lambda m: f"{m['w']} {'has' if m['been'] else 'is'}{m['been'] or ''}", sentence)
     sentence = _LEADING_HEDGE.sub("", sentence)
     sentence = _DEPICTED_REMARK.sub("", _POSITION_FORM.sub("", sentence))
+    sentence = _NOT_JUST.sub("", sentence)
     sentence = _POSSESSED_PLACE.sub(lambda m: f"the {m['k']} with the {m['x']}", sentence)
     sentence = _visits_plain(_seen_there(sentence))
+    for pattern, plain in _SENSED:
+        sentence = pattern.sub(plain, sentence)
     for done in _DONE_BY_THEN:
         sentence = done.sub(lambda m: f"had {m['w']} {m['r'].rstrip(' ?')} before {m['c'].rstrip(' ?')}", sentence)
     sentence = re.sub(

@@ -634,6 +634,11 @@ class OfflinePlanner:
         if not lines:
             yield self._not_seen(state, p, [])
             return
+        if p.intent is Intent.DID and all(f.data.get("unmet") for f in lines):  # "was the drill called off": no
+            unmet = ", ".join(str(w) for w in lines[0].data["unmet"])
+            text = f'No: the nearest I heard was "{lines[0].text}" {when_said(state, lines[0].stamp)}, which does not '
+            yield answer(text + f'say "{unmet}".', NOT_SEEN_CONFIDENCE, _refs(lines), value=False)
+            return
         if p.times is not None and p.target:  # "was X mentioned more than once": by the number of sentences
             yield self._times_checked(p, lines)
             return
@@ -1295,6 +1300,10 @@ class OfflinePlanner:
             where = xy_said(best.pose) if best.pose else "a place I have no pose for"
             text = f"At {where}: I {verb} {what} there {when_said(state, best.stamp)}."
             return answer(text, confidence, refs, best.ref, best.ref)
+        if asked is Asked.YES_NO and best.data.get("unmet"):  # "was the train announced as cancelled": it was not
+            unmet = ", ".join(str(w) for w in best.data["unmet"])
+            text = f'No: the nearest I {verb} was {what} {when_said(state, best.stamp)}, which does not say "{unmet}".'
+            return answer(text, NOT_SEEN_CONFIDENCE, refs, best.ref, best.ref, value=False)
         if asked is Asked.YES_NO:
             text = f"Yes: I {verb} {what} {when_said(state, best.stamp)}."
             return answer(text, confidence, refs, best.ref, best.ref, value=True)

@@ -28,6 +28,7 @@ from vidmem_ros.agent.grounding import (
     ValueKind,
     fused,
     holds_value,
+    source_named,
     terms,
     value_borne,
     value_spans,
@@ -109,6 +110,27 @@ def _summaries(ctx: ToolContext, lo: float, hi: float) -> list[Finding]:
     ]
 
 
+def _actions(ctx: ToolContext, description: str) -> list[str]:
+    """The words of a description that say what happened or what state a thing was in ("cancelled", "broken"):
+    verbs with no sense as a thing, other than the verbs of meeting ("announced", "seen")."""
+    wordnet = _lexicon(ctx).wordnet
+    if wordnet is None:
+        return []
+    return [
+        w for w in terms(description)
+        if wordnet.is_verb(w) and not wordnet.senses(wordnet.base_form(w)) and not source_named(w)
+    ]  # fmt: skip
+
+
+def _unmet(ctx: ToolContext, actions: list[str], text: str) -> list[str]:
+    """The actions a description says that words heard or read do not say, in any form of the verb."""
+    if not actions:
+        return []
+    wordnet = _lexicon(ctx).wordnet
+    said = {wordnet.verb_base(t) if wordnet is not None else t for t in re.findall(r"[a-z]+", text.lower())}
+    return [w for w in actions if (wordnet.verb_base(w) if wordnet is not None else w) not in said]
+
+
 def _hit_finding(ctx: ToolContext, hit: SearchHit) -> Finding:
     """A hit as a finding; a frame found by what it showed has the robot's pose then, and lasts as long as its view
     did."""
@@ -155,12 +177,14 @@ def ground(ctx: ToolContext, args: GroundArgs) -> ToolResult:
         holders = sorted((_confirmed(g) for g in holders), key=lambda g: (-g.score, g.stamp))
         grounding = Grounding(args.description, holders + rest)
         claimed = Grounding(args.description, holders).claimed(min_score=0.0)  # none holds one: none answers
+    actions = _actions(ctx, args.description)
     findings = [
         Finding(
             g.ref, "grounded", g.stamp, g.end, g.text, g.score, g.pose,
             {
                 "how": g.sense.value, "record": g.kind, "records": g.count, "words": round(g.words, 2),
                 "meaning": round(g.meaning, 2), **({"claimed": True} if g is claimed else {}),
+                **({"unmet": unmet} if g.sense is not Sense.SEEN and (unmet := _unmet(ctx, actions, g.text)) else {}),
                 **({"holds": _spans(ctx, kind, g.text)} if kind is not None and g in holders else {}), **g.data,
                 **_view_end(ctx, g.data.get("last_ref")),
             },
@@ -525,11 +549,15 @@ def search_transcripts(ctx: ToolContext, args: TranscriptArgs) -> ToolResult:
         query = " ".join([args.query, *forms.values()])
         hits = ctx.store.search_text(query, limit=100, as_of=ctx.as_of, kinds=("transcript",))
         scored = [(words_covered(args.query, h.text, forms), h) for h in hits if h.end_stamp >= lo and h.stamp <= hi]
+        actions = _actions(ctx, args.query)
         findings = [
-            Finding(f"transcript/{h.ref}", "transcript", h.stamp, h.end_stamp, h.text, score)
+            Finding(
+                f"transcript/{h.ref}", "transcript", h.stamp, h.end_stamp, h.text, score,
+                data={"unmet": unmet} if (unmet := _unmet(ctx, actions, h.text)) else {},
+            )
             for score, h in sorted(scored, key=lambda x: -x[0])
             if score >= 0.5
-        ]
+        ]  # fmt: skip
         if not findings:  # words the recogniser wrote as one ("east wing" heard as "Eastwing"): all of them
             lines = ctx.store.transcripts(lo, hi, ctx.as_of)
             findings = [
