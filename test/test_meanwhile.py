@@ -264,3 +264,4 @@ def test_what_a_sentence_heard_does_not_say_happened_did_not_happen(street: Reas
         said = street.answer(question, as_of=T0 + 600)
         assert said.value is False and "does not say" in said.text, (question, said.text)
     assert street.answer("Did anyone say the river may flood?", as_of=T0 + 600).value is True
+    assert street.answer("Could the car park flood, according to what you heard?", as_of=T0 + 600).value is True

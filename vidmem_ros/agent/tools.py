@@ -112,13 +112,15 @@ def _summaries(ctx: ToolContext, lo: float, hi: float) -> list[Finding]:
 
 def _actions(ctx: ToolContext, description: str) -> list[str]:
     """The words of a description that say what happened or what state a thing was in ("cancelled", "broken"):
-    verbs with no sense as a thing, other than the verbs of meeting ("announced", "seen")."""
+    verbs with no sense as a thing, other than the verbs of meeting ("announced", "seen") and the -ing forms that
+    serve as prepositions ("according", "regarding")."""
     wordnet = _lexicon(ctx).wordnet
     if wordnet is None:
         return []
     return [
         w for w in terms(description)
         if wordnet.is_verb(w) and not wordnet.senses(wordnet.base_form(w)) and not source_named(w)
+        and not w.endswith("ing")
     ]  # fmt: skip
 
 
