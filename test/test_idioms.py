@@ -135,7 +135,9 @@ def test_idioms_of_asking_ask_for_the_plain_forms_value(question: str, kind: Ask
         ("has anyone come over your speakers", "did you hear anything"),
         ("how long did the camera linger on the fountain", "how long was the fountain in view"),
         ("did you see a heron, not just a picture of one", "did you see a heron"),
-        ("how many alarms are there in the recording", "how many alarms are there"),
+        ("how many alarms are there in the recording", "how many alarms were there"),
+        ("by now, have you looked in on the kiosk", "have you been to the kiosk"),
+        ("all told, how many notices are in your records", "how many notices were there"),
     ],
 )
 def test_sentences_lose_scope_and_remarks_and_say_alternatives_whole(sentence: str, plain: str) -> None:

@@ -77,6 +77,10 @@ def test_names_read_on_signs_are_matched_to_the_kind_asked_for() -> None:
     assert lexicon.kinds_named("SAFETY FIRST", country) == []  # "safety" is mostly a condition, not a place
     assert lexicon.kinds_named("ANIMAL CROSSING", animal) == []  # the kind itself names no kind of it
     assert lexicon.category("thing") == [] or lexicon.kinds_named("SHOES", lexicon.category("thing")) == []
+    plant = lexicon.category("plant")
+    assert lexicon.kinds_named("duty nurse: Anna Birch", plant) == []  # a name in a line in sentence case
+    assert lexicon.kinds_named("Fresh basil for sale", plant) == ["basil"]
+    assert lexicon.kinds_named("Beware of the Dog", animal) == ["dog"]  # title case: capitals name no one
 
 
 def test_verbs_go_back_to_their_dictionary_form(nouns: WordNet) -> None:

@@ -61,6 +61,8 @@ _ASKING_FORMS: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]
         ),
         lambda m: f"how many {m['x']} did {m['w']} {_base_form(m['v'])}{m['r']}",
     ),
+    # "how many messages are there", "how many notices are in the recording" (its scope said already): were there.
+    (re.compile(r"^how many (?P<x>.+?) (?:are|is|were|was)(?: there)?$"), lambda m: f"how many {m['x']} were there"),
     # "count up the signs you read", "could you count the kites you saw": asked as "how many" ("count for me how
     # many ..." is a request that wraps the question, read as one in ``indirect``).
     (
@@ -668,6 +670,11 @@ _DONE_BY_THEN = (
 )
 
 
+# "By now", "so far", "all told" before the question: every question is asked as of its moment, of all memory.
+_AS_OF_NOW = re.compile(
+    r"^(?:by now|so far|up to now|up till now|up until now|until now|till now|to date|thus far|as of now|as yet"
+    r"|all told|in all|all in all|altogether|overall|in total),?\s+(?=\w)"
+)
 # A thing set before a question with a colon ("the kiosk: what came next after it?") is its context, said again in
 # it where a pronoun points back at it; two things offered so ("between the van and the bus: which came first") are
 # part of the question.
@@ -683,6 +690,7 @@ def plain_sentence(sentence: str) -> str:
     relation said whole, two things offered before the question that asks which said after it, and an idiom of
     seeing said with its verb."""
     sentence = _TOPIC_COLON.sub("", re.sub(r"\b(you|we|they|i)['’]ve\b", r"\1 have", sentence))
+    sentence = _AS_OF_NOW.sub("", sentence)
     sentence = _CONTRACTED.sub(lambda m: f"{m['w']} {'has' if m['been'] else 'is'}{m['been'] or ''}", sentence)
     sentence = _LEADING_HEDGE.sub("", sentence)
     sentence = _DEPICTED_REMARK.sub("", _POSITION_FORM.sub("", sentence))

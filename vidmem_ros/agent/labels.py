@@ -33,6 +33,8 @@ _CONCRETE = (
 )
 # What "what <kind> was it" may ask about: things, and places ("which country").
 _KINDS = (*_CONCRETE, wn.LEX_LOCATION)
+# Words title case leaves in lower case.
+_FUNCTION_WORDS = frozenset(("a", "an", "the", "of", "and", "or", "for", "to", "in", "on", "at", "by", "with", "from"))
 # A word's synonyms are read from this many of its most frequent senses.
 SYNONYM_SENSES = 2
 MEANT_CACHE = 16_384  # phrases whose labels are kept (a few hundred bytes each)
@@ -104,6 +106,11 @@ class LabelLexicon:
         wordnet = self.wordnet
         words = re.findall(r"[a-z][a-z'-]+", text.lower())
         names = [" ".join(words[i : i + 2]) for i in range(len(words) - 1)] + words
+        # In a line written in sentence case, a capitalised word after its first is a name ("lead: Gareth Mills");
+        # in one written in title case ("Beware of the Dog") or in capitals, none is.
+        sentence_case = any(w not in _FUNCTION_WORDS for w in re.findall(r"(?:^|(?<=\s))[a-z][a-z'-]+", text))
+        proper = set(re.findall(r"(?<=\s)[A-Z][a-z'-]+", text)) if sentence_case else set()
+        names = [n for n in names if not any(w.capitalize() in proper for w in n.split())]
         found = []
         for name in names:
             senses = [s for f in self._forms(name) for s in wordnet.senses(f)]
