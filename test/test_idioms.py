@@ -137,6 +137,7 @@ def test_idioms_of_asking_ask_for_the_plain_forms_value(question: str, kind: Ask
         ("did you see a heron, not just a picture of one", "did you see a heron"),
         ("how many alarms are there in the recording", "how many alarms were there"),
         ("by now, have you looked in on the kiosk", "have you been to the kiosk"),
+        ("was there a reptile of any kind in the shed", "was there a reptile in the shed"),
         ("all told, how many notices are in your records", "how many notices were there"),
     ],
 )

@@ -197,6 +197,7 @@ def test_a_thing_placed_at_a_place_is_only_its_occasions_there(patrol: Reasoner)
     assert first.stamp == T0 + 50, first.text  # not the cup seen earlier at the other place
     assert patrol.answer("Was the cat near the kiosk?").value is True
     assert patrol.answer("Did you see a cat in the room with the cup?").value is False
+    assert patrol.answer("Was there an animal of any kind at the spot with the cup?").value is False
     anywhere = patrol.answer("When did you first see a cup?")
     assert anywhere.stamp is not None and anywhere.stamp < T0 + 30, anywhere.text
 

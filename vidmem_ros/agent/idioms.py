@@ -319,6 +319,12 @@ _DEPICTED_REMARK = re.compile(
 _NOT_JUST = re.compile(r",? (?:and |but )?not (?:just|only|merely|simply) [^,?.!]+(?=[,?.!]|$)")
 
 
+# "A bird of any kind", "any vehicle whatsoever": every kind of the thing is meant, as its name alone means.
+_ANY_KIND = re.compile(
+    r" (?:of any (?:kind|sort|type|description)|of some (?:kind|sort)|whatsoever|at all)(?=[\s,?.!]|$)"
+)
+
+
 # How a position is to be given, said anywhere in the sentence ("where were you, in x and y, when ..."): it asks
 # nothing more.
 _POSITION_FORM = re.compile(
@@ -694,7 +700,7 @@ def plain_sentence(sentence: str) -> str:
     sentence = _CONTRACTED.sub(lambda m: f"{m['w']} {'has' if m['been'] else 'is'}{m['been'] or ''}", sentence)
     sentence = _LEADING_HEDGE.sub("", sentence)
     sentence = _DEPICTED_REMARK.sub("", _POSITION_FORM.sub("", sentence))
-    sentence = _NOT_JUST.sub("", sentence)
+    sentence = _ANY_KIND.sub("", _NOT_JUST.sub("", sentence))
     sentence = _POSSESSED_PLACE.sub(lambda m: f"the {m['k']} with the {m['x']}", sentence)
     sentence = _visits_plain(_seen_there(sentence))
     for pattern, plain in _SENSED:

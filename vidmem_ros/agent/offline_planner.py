@@ -413,6 +413,9 @@ class OfflinePlanner:
         if p.times is not None and (found or "cannot recognise" not in obs.result.note):
             yield self._times_checked(p, found)
             return
+        if not found and "never seen there" in obs.result.note:  # seen elsewhere only: not at the place named
+            yield self._not_seen(state, p, [])
+            return
         if "cannot recognise" in obs.result.note or (not found and p.modality is Modality.OBJECT):
             note = obs.result.note
             known, tagged = "cannot recognise" not in note, "tagger knows it" in note
