@@ -138,6 +138,9 @@ def test_idioms_of_asking_ask_for_the_plain_forms_value(question: str, kind: Ask
         ("how many alarms are there in the recording", "how many alarms were there"),
         ("by now, have you looked in on the kiosk", "have you been to the kiosk"),
         ("was there a reptile of any kind in the shed", "was there a reptile in the shed"),
+        ("what's the earliest time the heron shows up in your footage", "when did you first see the heron"),
+        ("what was the last time the van appeared?", "when did you last see the van?"),
+        ("straight after the kiosk, which room did you check?", "which room did you go to straight after the kiosk?"),
         ("all told, how many notices are in your records", "how many notices were there"),
     ],
 )

@@ -430,8 +430,8 @@ _BY_SENSOR = (
 # "After the fountain, which sign did you read next?", "before the gate, where were you?": a relation said before
 # the question that it bounds; the plain order puts it after ("which sign did you read after the fountain").
 _FRONTED_RELATION = re.compile(
-    r"^(?P<r>(?:right |just |directly |immediately )?(?:after|before)) (?P<x>[^,;:]+)[,;:] "
-    r"(?P<q>(?:what|which|where|who)\b.+?)(?: next| then| afterwards)?$"
+    r"^(?P<r>(?:right |just |directly |immediately |straight )?(?:after|before)) (?P<x>[^,;:]+)[,;:] "
+    r"(?P<q>(?:what|which|where|who)\b.+?)(?: next| then| afterwards)?(?P<e>[?.!]?)$"
 )
 
 
@@ -640,6 +640,14 @@ _SENSED = (
 )
 
 
+# "The earliest time X shows up", "the last time X appeared": when X was first (or last) seen.
+_SHOWED_UP = re.compile(
+    r"^what(?:'s| is| was) the (?P<e>earliest|first|latest|last|most recent|final) (?:time|moment) (?:that )?(?P<x>.+?) "
+    r"(?:showed up|shows? up|appeared|appears?|turned up|turns? up|came into view|comes? into view|popped up"
+    r"|pops? up)\b(?P<r>.*)$"
+)
+
+
 def _visits_plain(sentence: str) -> str:
     """Questions of getting to, staying at and leaving places, in the plain words the patterns read."""
     for pattern, plain in _ARRIVING:
@@ -649,6 +657,9 @@ def _visits_plain(sentence: str) -> str:
         return f"how long were you in {stay['x']}{sentence[len(bare) :]}"
     if (fronted := _FRONTED_STAY.match(sentence)) is not None:
         return f"{fronted['q']} {fronted['p']} {fronted['x']}{fronted['e']}"
+    if (shown := _SHOWED_UP.match(sentence)) is not None:
+        edge = "first" if shown["e"] in ("earliest", "first") else "last"
+        return f"when did you {edge} see {shown['x']}{shown['r']}"
     if (near := _PLACE_NEXT.match(sentence)) is not None:
         return f"which {near['k'] or near['k2']} did you go to right {near['r']} {near['x']}{near['e']}"
     if (nxt := _NEXT_STOP.match(sentence)) is not None:
@@ -724,7 +735,7 @@ def plain_sentence(sentence: str) -> str:
     sentence = _OFFERED_FIRST.sub(lambda m: f"{m['q']}, {m['a']} or {m['b']}", sentence)
     sentence = _FRONTED_MOMENT.sub(lambda m: f"{m['question']} {m['moment']}", sentence)
     sentence = _EDGE_TIME_ASKED.sub(_edge_time, _EDGE_TIME_FRONTED.sub(_edge_time, sentence))
-    sentence = _FRONTED_RELATION.sub(lambda m: f"{m['q']} {m['r']} {m['x']}", sentence)
+    sentence = _FRONTED_RELATION.sub(lambda m: f"{m['q']} {m['r']} {m['x']}{m['e']}", sentence)
     return _SPLIT_ALTERNATIVE.sub(lambda m: f"{m['r']} or {m['s']} {m['b']}" if m["r"] != m["s"] else m[0], sentence)
 
 
