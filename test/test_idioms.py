@@ -509,6 +509,7 @@ def test_the_time_gone_since_the_run_began_asked_as_a_quantity_is_the_time_activ
         ("The gym: which room came next after it?", "The gym: which room came next after the gym?"),
         ("I'm looking for that grey kitten. When did you last see it?", None),  # resolved with its plan
         ("What is her name?", None),  # no context: nobody to point back at
+        ("I was looking for the nurse. Did you see her yesterday?", None),  # "her" the object, resolved later
     ],
 )
 def test_pronouns_that_point_back_at_the_context_are_said_as_it(question: str, said: str | None) -> None:

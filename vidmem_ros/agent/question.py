@@ -670,8 +670,14 @@ _AFTER_PREPOSITION = re.compile(
     r"\b(?P<prep>after|before|near|beside|by|inside|behind|around|than|from|at|in) (?:it|them)(?=[\s?.!,]|$)",
     re.IGNORECASE,
 )
-# A possessive pronoun before a noun ("her name", "its colour"): whose it is.
-_POSSESSIVE = re.compile(r"(?P<lead>^|\s)(?:her|his|its|their)(?=\s+[a-z])", re.IGNORECASE)
+# A possessive pronoun before a noun ("her name", "its colour"): whose it is.  "Her" before a word that can open no
+# noun phrase is the object ("did you see her yesterday").
+_POSSESSIVE = re.compile(
+    r"(?P<lead>^|\s)(?:her|his|its|their)(?=\s+[a-z])(?!\s+(?:yesterday|today|tonight|again|there|here|at|in|on|by"
+    r"|near|before|after|when|while|earlier|later|first|last|once|twice|ever|anywhere|this|that|the|a|an|and|or|with"
+    r"|to|from|about)\b)",
+    re.IGNORECASE,
+)
 
 
 def _antecedent(context: str) -> str:
