@@ -61,6 +61,11 @@ _ASKING_FORMS: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]
         ),
         lambda m: f"how many {m['x']} did {m['w']} {_base_form(m['v'])}{m['r']}",
     ),
+    # "Could you read me the code on the plate", "read out the notice by the lift": what it said.
+    (
+        re.compile(r"^(?:(?:can|could|would|will) you |please )*read (?:me |us |out |aloud |back |off )+(?P<x>.+)$"),
+        lambda m: f"what was {m['x']}",
+    ),
     # "how many messages are there", "how many notices are in the recording" (its scope said already): were there.
     (re.compile(r"^how many (?P<x>.+?) (?:are|is|were|was)(?: there)?$"), lambda m: f"how many {m['x']} were there"),
     # "count up the signs you read", "could you count the kites you saw": asked as "how many" ("count for me how
