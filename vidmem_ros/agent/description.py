@@ -97,9 +97,15 @@ def head_words(phrase: str) -> str:
 def description_rest(phrase: str) -> str:
     """What a description says beyond the thing it names ("flying a kite" of "three children flying a kite"),
     leaving out phrases that place it (a shelf that books were on is not seen with them in every frame)."""
-    head = head_words(phrase)
-    rest = phrase.strip()[len(head) :].strip() if phrase.strip().startswith(head) else ""
+    rest = after_head(phrase)
     return "" if not rest or _PREPOSITION.match(rest) else rest
+
+
+def after_head(phrase: str) -> str:
+    """Everything a description says after the thing it names: "at the front desk" of "the person at the front
+    desk", "flying a kite" of "children flying a kite"."""
+    head = head_words(phrase)
+    return phrase.strip()[len(head) :].strip() if phrase.strip().startswith(head) else ""
 
 
 def held_in(phrase: str) -> list[str]:

@@ -348,7 +348,8 @@ _SEEING = (
     (re.compile(r"\bin front of (?:you|the robot|it|(?:your|the|its) cameras?)\b"), "in view"),
 )
 
-_MESSAGES = r"(?:messages?|announcements?|reminders?|warnings?|sentences?|utterances?|remarks?|things said)"
+# What the robot hears called by its kind ("the announcements", "a reminder").
+MESSAGES = r"(?:messages?|announcements?|reminders?|warnings?|sentences?|utterances?|remarks?|things said)"
 # Hearing said by its manner ("overheard"), a topic that "came up in conversation", and the robot told or warned
 # of a thing: heard, mentioned, and heard about.
 _HEARING = (
@@ -370,7 +371,7 @@ _HEARING = (
     # Messages the robot "picked up", "caught" or "received" were heard.
     (
         re.compile(
-            rf"\b(?P<m>{_MESSAGES}) (?:that )?(?P<w>you|the robot) (?P<aux>have |has |had )?(?:picked up|caught"
+            rf"\b(?P<m>{MESSAGES}) (?:that )?(?P<w>you|the robot) (?P<aux>have |has |had )?(?:picked up|caught"
             r"|received|got|registered|captured)\b"
         ),
         lambda m: f"{m['m']} {m['w']} {m['aux'] or ''}heard",

@@ -29,7 +29,7 @@ from vidmem_ros.agent.grounding import (
     value_kind,
 )
 from vidmem_ros.agent.harness import AgentState, Observation, PlannerError
-from vidmem_ros.agent.idioms import BEARER, plain_sentence
+from vidmem_ros.agent.idioms import BEARER, MESSAGES, plain_sentence
 from vidmem_ros.agent.interval import Interval, interval_question
 from vidmem_ros.agent.labels import singular
 from vidmem_ros.agent.meanwhile import Meanwhile, meanwhile_question
@@ -770,8 +770,7 @@ class OfflinePlanner:
         been to the archive before ...") by its first and last visits, where one matches; else as met."""
         if _arrived_at(question, name):
             found = (yield [call("places", about=name)])[0].result.findings
-            runner_up = found[1].score if len(found) > 1 else 0.0
-            if found and found[0].score >= CLAIM_MIN and found[0].score - runner_up >= CLAIM_MARGIN:
+            if _stands_out(found):
                 best, visits = found[0], found[0].data["visits"]
                 first, last = visits[0], visits[-1]
                 return (
@@ -942,10 +941,10 @@ class OfflinePlanner:
         found = obs.result.findings
         # "How long were you in X" presumes X was visited: the best match answers.  "Have you been to X" does not:
         # a yes needs a place that matches well and stands out from the next one.
-        runner_up = found[1].score if len(found) > 1 else 0.0
-        sure = p.intent is not Intent.DID or (bool(found) and found[0].score - runner_up >= CLAIM_MARGIN)
-        least = CLAIM_MIN if p.intent is Intent.DID else PLACE_MATCH_MIN
-        best = found[0] if found and found[0].score >= least and sure else None
+        if p.intent is Intent.DID:
+            best = found[0] if _stands_out(found) else None
+        else:
+            best = found[0] if found and found[0].score >= PLACE_MATCH_MIN else None
         if best is None:
             why = "my path shows no place I stayed at" if not found else f"no place I stayed at matches {about}"
             value = (
@@ -1514,10 +1513,7 @@ def _main_sign(read: list[Finding]) -> tuple[str, Finding] | None:
 # The things a count asks for: "how many boxes" counts boxes; "how many times" counts occasions, not a thing said.
 _COUNTED = re.compile(r"\bhow many (?P<n>[a-z][a-z-]+)")
 _NOT_A_THING = frozenset(("times", "occasions", "visits", "separate", "different", "distinct", "of", "more"))
-_MESSAGE_NOUNS = re.compile(
-    r"(?:messages?|announcements?|reminders?|warnings?|sentences?|utterances?|remarks?|calls?"
-    r"|things|words|people|voices|speakers)"
-)
+_MESSAGE_NOUNS = re.compile(rf"(?:{MESSAGES}|calls?|things|words|people|voices|speakers)")
 
 
 def _amount_said(question: str, lines: list[Finding]) -> tuple[float, Finding] | None:
@@ -1591,6 +1587,12 @@ def _arrived_at(question: str, name: str) -> bool:
     X")."""
     lower, at = _found_in_question(question, name)
     return at >= 0 and _ARRIVED.search(lower[:at]) is not None
+
+
+def _stands_out(found: list[Finding]) -> bool:
+    """Whether the best of the places found matches well and ahead of the next by the margin a claim needs."""
+    runner_up = found[1].score if len(found) > 1 else 0.0
+    return bool(found) and found[0].score >= CLAIM_MIN and found[0].score - runner_up >= CLAIM_MARGIN
 
 
 def _found_in_question(question: str, name: str) -> tuple[str, int]:

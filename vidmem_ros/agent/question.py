@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from enum import Enum
 
 from vidmem_ros.agent.asked import cites_a_source, interrogative
-from vidmem_ros.agent.idioms import ACTIVITY, BEARER, plain_asking, plain_sentence
+from vidmem_ros.agent.idioms import ACTIVITY, BEARER, MESSAGES, plain_asking, plain_sentence
 from vidmem_ros.errors import InputError
 from vidmem_ros.spoken_numbers import parse_duration
 
@@ -113,9 +113,8 @@ _SAYING = (
 _ANCHOR = rf"(?:(?:you )?(?:saw|seeing|{_SEE}) )?"
 # Things heard named only by their kind ("spoken messages", "radio calls"): every one of them, not what they said.
 _MESSAGE_KINDS = (
-    r"(?:(?:spoken|voice|radio|audio|verbal|different|separate|distinct|individual) )*(?:messages?|announcements?"
-    r"|reminders?|warnings?"
-    r"|sentences?|utterances?|remarks?|calls?|things? said)"
+    r"(?:(?:spoken|voice|radio|audio|verbal|different|separate|distinct|individual) )*"
+    rf"(?:{MESSAGES}|calls?|thing said)"
 )
 # One thing of a yes-or-no order question ("was the boiler fixed before the shutter?"): who met it and how, what it
 # was about, and what happened to it are not part of its name.
@@ -644,8 +643,13 @@ def _resolved(parsed: ParsedQuestion, context: str) -> ParsedQuestion:
 
 def _context(text: str) -> str:
     """What comes before the asking sentence ("I lost a glove." of "I lost a glove. Did you see one?")."""
-    sentences = [s for s in re.split(r"(?<=[.?!:])\s+", text.strip()) if s.strip()]
+    sentences = _sentences(text)
     return " ".join(sentences[:-1]) if len(sentences) > 1 else ""
+
+
+def _sentences(text: str) -> list[str]:
+    """A question's sentences, a thing set before a colon counted as one ("the kiosk: what came after it?")."""
+    return [s for s in re.split(r"(?<=[.?!:])\s+", text.strip()) if s.strip()]
 
 
 def spelled_out(text: str) -> str:
@@ -658,8 +662,7 @@ def spelled_out(text: str) -> str:
     thing = _antecedent(context) if context else ""
     if not thing:
         return text
-    sentences = [s for s in re.split(r"(?<=[.?!:])\s+", text.strip()) if s.strip()]
-    asking = sentences[-1]
+    asking = _sentences(text)[-1]
     said = _POSSESSIVE.sub(lambda m: f"{m['lead']}the {thing}'s", asking)
     said = _AFTER_PREPOSITION.sub(lambda m: f"{m['prep']} the {thing}", said)
     return text if said == asking else text[: text.rfind(asking)] + said

@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from vidmem_ros.agent.description import description_rest, head_words, wanted_count, without_count
+from vidmem_ros.agent.description import after_head, description_rest, head_words, wanted_count, without_count
 from vidmem_ros.agent.grounding import (
     CLAIM_MARGIN,
     CLAIM_MIN,
@@ -464,9 +464,7 @@ _AT_PLACE = re.compile(r"^(?:at|in|inside|near|by|beside|next to|close to)\s+(.+
 def _at_place(ctx: ToolContext, name: str, runs: list[list[Sighting]]) -> tuple[list[list[Sighting]], str]:
     """Where a description places the thing at a place the robot stayed at, only the occasions there; none where
     it was never seen there.  A place that does not stand out restricts nothing."""
-    head = head_words(name)
-    rest = name.strip()[len(head) :].strip() if name.strip().startswith(head) else ""
-    where = _AT_PLACE.match(rest.lower())
+    where = _AT_PLACE.match(after_head(name).lower())
     if where is None or not runs:
         return runs, ""
     place = place_claimed(ctx, where.group(1))

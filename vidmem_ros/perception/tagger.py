@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import threading
 import warnings
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -207,20 +208,22 @@ def classes_of(config: TaggerConfig) -> list[tuple[str, ...]]:
     if config.backend == "none":
         return []
     model_dir = Path(config.model_path).expanduser().parent if config.model_path else packaged_model_dir()
+    return next((read_labels(path) for path in _label_files(model_dir)), [])
+
+
+def _label_files(model_dir: Path | None) -> Iterator[Path]:
+    """The class-name files to read, in order: beside the model, then the packaged one."""
     for directory in (model_dir, packaged_model_dir()):
         if directory is not None and (directory / LABELS_FILE).is_file():
-            return read_labels(directory / LABELS_FILE)
-    return []
+            yield directory / LABELS_FILE
 
 
 def _read_classes(model_path: Path, num_classes: int) -> list[tuple[str, ...]]:
     """Class synonyms from the label file beside the model, else the packaged one."""
-    packaged = packaged_model_dir()
-    for directory in (model_path.parent, packaged):
-        if directory is not None and (directory / LABELS_FILE).is_file():
-            classes = read_labels(directory / LABELS_FILE)
-            if len(classes) == num_classes:
-                return classes
+    for path in _label_files(model_path.parent):
+        classes = read_labels(path)
+        if len(classes) == num_classes:
+            return classes
     raise ModelUnavailableError(
         f"tagger.model_path={model_path} has {num_classes} classes but no {LABELS_FILE} with as many lines "
         "beside it; put the class names there, one per line"
