@@ -120,7 +120,7 @@ def test_idioms_of_asking_ask_for_the_plain_forms_value(question: str, kind: Ask
         ("had someone left the tap running", "had someone left the tap running"),
         ("were you standing in the lobby", "were you standing in the lobby"),
         # getting to, staying at and leaving places, said other ways
-        ("what time did you pull into the depot", "what time did you get to the depot"),
+        ("what time did you pull into the boathouse", "what time did you get to the boathouse"),
         ("have you looked in on the pharmacy", "have you been to the pharmacy"),
         ("which room did you inspect right after the gym", "which room did you go to right after the gym"),
         ("what was the length of your stay in the gym", "how long were you in the gym"),

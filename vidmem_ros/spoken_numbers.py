@@ -79,7 +79,7 @@ def _first_duration(tokens: Sequence[str]) -> float | None:
 
 
 def amount_of(text: str, noun: str, gap: int = 3) -> float | None:
-    """The number a text gives of a thing: "14 boxes of new books" holds 14 boxes; up to ``gap`` words may stand
+    """The number a text gives of a thing: "9 crates of fresh pears" holds 9 crates; up to ``gap`` words may stand
     between the number and the thing ("twelve large blue crates")."""
     tokens = number_tokens(text)
     stem = noun.lower().rstrip("s")

@@ -289,7 +289,7 @@ class Grounder:
         kept: dict[tuple[str, float, float], Any] | None = None,
         kind_of: Callable[[str, str], bool] | None = None,
     ) -> None:
-        """``kind_of(word, broader)``: whether a word names a kind of what a broader word names ("wind", "weather")."""
+        """``kind_of(word, broader)``: whether a word names a kind of what a broader word names ("sparrow", "bird")."""
         self.store = store
         self.as_of = as_of
         self.lo, self.hi = window
@@ -464,7 +464,7 @@ class Grounder:
             known_words(wanted, (_words_of(r) for r in records), synonyms) if sense is not Sense.SEEN else set(wanted)
         )
         if sense is not Sense.SEEN and self.kind_of is not None and set(wanted) - known:
-            # A word no record holds may name what a record's word is a kind of ("weather" of "strong winds").
+            # A word no record holds may name what a record's word is a kind of ("bird" of "a pair of swans").
             synonyms = self._with_kinds(wanted, known, records)
             known = known_words(wanted, (_words_of(r) for r in records), synonyms)
         one_of_each = {r.text: r for r in records}  # a tag's label has the same broader words on every frame

@@ -38,7 +38,9 @@ _FUNCTION_WORDS = frozenset(("a", "an", "the", "of", "and", "or", "for", "to", "
 # A word's synonyms are read from this many of its most frequent senses.
 SYNONYM_SENSES = 2
 MEANT_CACHE = 16_384  # phrases whose labels are kept (a few hundred bytes each)
-KIND_LEVELS = 4  # a word names a kind of a broader one at most this many steps below it ("wind" is one below "weather")
+KIND_LEVELS = (
+    4  # a word names a kind of a broader one at most this many steps below it ("sparrow" is a few below "bird")
+)
 _NATURAL_KINDS = (wn.LEX_ANIMAL, wn.LEX_PERSON, wn.LEX_FOOD, wn.LEX_PLANT, wn.LEX_TOPS)
 _MADE_THINGS = ((wn.LEX_ARTIFACT,), (wn.LEX_COMMUNICATION,))
 _BY_SUPERCATEGORY: dict[str, tuple[tuple[int, ...], ...]] = {
@@ -194,7 +196,7 @@ class LabelLexicon:
 
     def kind_of(self, word: str, broader: str) -> bool:
         """Whether a word, in its most frequent sense, names a kind of what ``broader`` names in one of its two most
-        frequent senses ("wind" of "weather", "sparrow" of "bird"), a few steps below it; a sense too broad to
+        frequent senses ("sparrow" of "bird", "truck" of "vehicle"), a few steps below it; a sense too broad to
         narrow anything down ("thing", "entity") names no kind."""
         key = (word, broader)
         found = self._kinds.get(key)

@@ -629,7 +629,7 @@ class OfflinePlanner:
         lines = sorted(obs.result.findings, key=lambda f: f.stamp)
         bounded = window or _BOUNDED_IN_TIME.search(state.question.lower())  # grounding the target alone bounds none
         if not lines and p.target and p.intent is not Intent.COUNT and not bounded:
-            # No sentence holds its words: one that says a kind of it ("rain" of "the weather"), or means it.
+            # No sentence holds its words: one that says a kind of it ("swans" of "birds"), or means it.
             grounded = yield from self._grounded(state, asked_kind(state.question), True, ["heard"], p.target)
             if grounded is not None:
                 yield grounded
@@ -1302,7 +1302,7 @@ class OfflinePlanner:
             where = xy_said(best.pose) if best.pose else "a place I have no pose for"
             text = f"At {where}: I {verb} {what} there {when_said(state, best.stamp)}."
             return answer(text, confidence, refs, best.ref, best.ref)
-        if asked is Asked.YES_NO and best.data.get("unmet"):  # "was the train announced as cancelled": it was not
+        if asked is Asked.YES_NO and best.data.get("unmet"):  # "was the concert called off": not if nothing says so
             unmet = ", ".join(str(w) for w in best.data["unmet"])
             text = f'No: the nearest I {verb} was {what} {when_said(state, best.stamp)}, which does not say "{unmet}".'
             return answer(text, NOT_SEEN_CONFIDENCE, refs, best.ref, best.ref, value=False)
