@@ -108,6 +108,10 @@ def test_targets_map_onto_the_detector_vocabulary(phrase: str, labels: list[str]
         ("Have you read the words 'KEEP CLEAR' on your rounds?", Intent.DID, Modality.TEXT, "keep clear", ""),
         # talk named as a thing, a place passed through, the robot named as such, a thing owned in context
         ("Was there any mention of a rooftop party?", Intent.DID, Modality.SPEECH, "rooftop party", ""),
+        # a thing with "a" or "any" said, not seen: "was a ... mentioned" is no "was there a ..."
+        ("Was a parcel mentioned?", Intent.DID, Modality.SPEECH, "parcel", ""),
+        ("Were any ladders talked about?", Intent.DID, Modality.SPEECH, "ladders", ""),
+        ("Has an umbrella been brought up?", Intent.DID, Modality.SPEECH, "umbrella", ""),
         ("How often did you walk through the lobby?", Intent.COUNT, Modality.PLACE, "lobby", ""),
         ("Where was the robot when it heard about the flood?", Intent.WHERE, Modality.SPEECH, "flood", ""),
         ("I misplaced my scarf. Have you seen it?", Intent.DID, Modality.OBJECT, "scarf", ""),

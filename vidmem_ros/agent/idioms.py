@@ -284,11 +284,13 @@ _ASKING_FORMS: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]
         "have you ",
     ),
     (re.compile(r"^(?=any(?:thing|one|body)?\b)"), "was there "),
-    # "is a fox anywhere (in your records)?", "were any foxes around?": whether there was one.
+    # "is a fox anywhere (in your records)?", "were any foxes around?": whether there was one; "was a fox mentioned"
+    # asks what was said.
     (
         re.compile(
             r"^(?:is|was|are|were) (?P<t>(?:a|an|any|some)(?: (?!(?:seen|ever|spotted|noticed|detected|visible|observed"
-            r"|sighted|in|on|at|to|among|or|and|anywhere|around|about|present|here|there)\b)[\w'-]+){1,2})(?: (?:anywhere|around|about|present|here|there"
+            r"|sighted|in|on|at|to|among|or|and|anywhere|around|about|present|here|there|mentioned|said|announced|reported"
+            r"|discussed|heard|read|raised|talked|spoken|brought|told|called|written)\b)[\w'-]+){1,2})(?: (?:anywhere|around|about|present|here|there"
             r"|at all))*$"
         ),
         r"was there \g<t>",
