@@ -145,6 +145,19 @@ def test_a_place_nothing_matches_is_said_so(patrol: Reasoner) -> None:
     assert answer.value is None and answer.text.startswith("I cannot give a duration"), answer.text
 
 
+def test_being_at_an_activity_up_to_now_is_the_time_since_memory_began(patrol: Reasoner) -> None:
+    """ "Duty" is only ever an act; "a round" may be a thing too, and no place stayed at matches it."""
+    since = patrol.answer("How long have you been on patrol?", as_of=T0 + 60).value
+    assert since is not None and since > 30
+    for text in (
+        "How long have you been on duty?",
+        "For how long has the robot been on this round so far?",
+        "How long have you been doing the inspection?",
+    ):
+        assert patrol.answer(text, as_of=T0 + 60).value == since, text
+    assert patrol.answer("How long were you in the boiler room?", as_of=T0 + 60).value is None
+
+
 def test_a_place_named_by_a_word_never_seen_is_found_by_what_its_description_says_was_there(patrol: Reasoner) -> None:
     """Neither "lounge" nor "feline" occurs in memory; the cat detected at B is a feline."""
     stayed = patrol.answer("How long were you in the lounge (the one with the feline)?")

@@ -229,6 +229,18 @@ class LabelLexicon:
                 return any(c == s or wordnet.is_a(c, s) for s in senses for c in self._classes)
         return False
 
+    def activity_named(self, phrase: str) -> str:
+        """Whether a phrase ends in a noun one of whose commoner senses is an act, an event or a span of time ("this
+        round", "your shift", "the inspection"): what the robot is doing, not where it is.  "only" where none of
+        those senses is a made thing or a location ("duty"), "some" where one is ("round"), else ""."""
+        words = re.findall(r"[a-z]+", phrase.lower())
+        if self.wordnet is None or not words:
+            return ""
+        kinds = {self.wordnet.lexfile(s) for s in self.wordnet.senses(self.wordnet.base_form(words[-1]))[:3]}
+        if not kinds & {wn.LEX_ACT, wn.LEX_EVENT, wn.LEX_TIME}:
+            return ""
+        return "some" if kinds & {wn.LEX_ARTIFACT, wn.LEX_LOCATION} else "only"
+
     def _class_senses(self, model_classes: Sequence[tuple[str, ...]]) -> list[tuple[int, ...]]:
         if self.wordnet is None:
             return []

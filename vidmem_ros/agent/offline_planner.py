@@ -58,7 +58,7 @@ from vidmem_ros.agent.runs import group_runs
 from vidmem_ros.agent.steps import NOT_SEEN_CONFIDENCE, Script, Step, answer, call, when_said, xy_said
 from vidmem_ros.agent.text_match import SAME_SIGN, distinct_signs, squash, text_match, words_covered
 from vidmem_ros.agent.tool_args import TRANSCRIPTS_MAX
-from vidmem_ros.agent.tool_context import Finding
+from vidmem_ros.agent.tool_context import NAMES_ACTIVITY, NAMES_ONLY_ACTIVITY, Finding
 from vidmem_ros.agent.tool_registry import ANSWER_TOOL
 from vidmem_ros.agent.who import who_question, who_script
 from vidmem_ros.memory.captions import NOTHING_RECOGNISED
@@ -945,6 +945,13 @@ class OfflinePlanner:
             best = found[0] if _stands_out(found) else None
         else:
             best = found[0] if found and found[0].score >= PLACE_MATCH_MIN else None
+        # "How long have you been on duty", "... on this round (which names no place I stayed at)": since memory
+        # began.
+        if p.intent is Intent.DURATION and _ON_IT_SINCE.search(state.question.lower()):
+            note = obs.result.note
+            if NAMES_ONLY_ACTIVITY in note or (best is None and NAMES_ACTIVITY in note):
+                yield self._active(state)
+                return
         if best is None:
             why = "my path shows no place I stayed at" if not found else f"no place I stayed at matches {about}"
             value = (
@@ -1587,6 +1594,10 @@ def _arrived_at(question: str, name: str) -> bool:
     X")."""
     lower, at = _found_in_question(question, name)
     return at >= 0 and _ARRIVED.search(lower[:at]) is not None
+
+
+# Being at something up to now, said in the present perfect ("how long have you been on this round").
+_ON_IT_SINCE = re.compile(r"\b(?:have|has) (?:you|it|the robot|this|your \w+) been\b")
 
 
 def _stands_out(found: list[Finding]) -> bool:

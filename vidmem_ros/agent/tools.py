@@ -55,6 +55,8 @@ from vidmem_ros.agent.tool_args import (
     WhenNearArgs,
 )
 from vidmem_ros.agent.tool_context import (
+    NAMES_ACTIVITY,
+    NAMES_ONLY_ACTIVITY,
     SOURCE_KINDS,
     SOURCES,
     Finding,
@@ -828,7 +830,10 @@ def find_places(ctx: ToolContext, args: PlacesArgs) -> ToolResult:
         ranked.sort(key=lambda sp: -sp[0])
     findings = [_place_finding(ctx, place, score) for score, place in ranked]
     order = " > ".join(f"place/{v.place}" for v in found)
-    return ToolResult("places", findings, f"visits in order: {order}")
+    named = _lexicon(ctx).activity_named(args.about)
+    activity = f"; {args.about!r} {NAMES_ONLY_ACTIVITY if named == 'only' else NAMES_ACTIVITY}" if named else ""
+    return ToolResult("places", findings, f"visits in order: {order}{activity}")
+
 
 
 def place_claimed(ctx: ToolContext, about: str) -> stays.Place | None:

@@ -18,6 +18,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 # Lexicographer files of the noun synsets (WordNet's lexnames, fixed by the format).
+LEX_ACT, LEX_EVENT, LEX_TIME = 4, 11, 28  # acts and activities, events, time periods
 LEX_TOPS, LEX_ANIMAL, LEX_ARTIFACT, LEX_COMMUNICATION, LEX_FOOD, LEX_LOCATION, LEX_PERSON, LEX_PLANT = (
     3, 5, 6, 10, 13, 15, 18, 20,
 )  # fmt: skip
