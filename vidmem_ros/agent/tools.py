@@ -835,7 +835,6 @@ def find_places(ctx: ToolContext, args: PlacesArgs) -> ToolResult:
     return ToolResult("places", findings, f"visits in order: {order}{activity}")
 
 
-
 def place_claimed(ctx: ToolContext, about: str) -> stays.Place | None:
     """The place ``about`` describes, where one matches well enough and ahead of the next by the margin."""
     lo, hi = ctx.window(None, None)
