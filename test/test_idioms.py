@@ -251,6 +251,10 @@ def test_sentences_lose_scope_and_remarks_and_say_alternatives_whole(sentence: s
         ("Where's the wheelbarrow?", Intent.WHERE, Modality.OBJECT, "wheelbarrow", ""),
         ("What's been said about the boiler?", Intent.SAID, Modality.SPEECH, "boiler", ""),
         ("How long have you been out and about?", Intent.ACTIVE, Modality.OBJECT, "", ""),
+        # a sign, trace or hint of a thing is the thing met
+        ("Any sign of a heron on the way?", Intent.DID, Modality.OBJECT, "heron", ""),
+        ("Did you notice any trace of the lost kitten?", Intent.DID, Modality.OBJECT, "lost kitten", ""),
+        ("Was there no sign of the courier?", Intent.DID, Modality.OBJECT, "courier", ""),
         # hearing by chance is hearing; a topic that came up in conversation was mentioned
         ("Have you overheard anything about the boiler?", Intent.DID, Modality.SPEECH, "boiler", ""),
         ("How many remarks did you overhear?", Intent.COUNT, Modality.SPEECH, "", ""),

@@ -43,6 +43,11 @@ COCO_LEXICON = LabelLexicon(VOCAB)
         ("What were your coordinates when you spotted the trolley?", Intent.WHERE, "trolley"),
         ("Report your position when you looked at the fountain.", Intent.WHERE, "fountain"),
         ("When was the lift reported broken?", Intent.LAST, "lift broken"),
+        ("When did you first hear the siren?", Intent.FIRST, "siren"),
+        # an occasion named by its order, asked with "what"
+        ("What was the first time you heard the siren?", Intent.FIRST, "siren"),
+        ("What's the most recent time you saw the scooter?", Intent.LAST, "scooter"),
+        ("What is the latest time the scooter was in view?", Intent.LAST, "scooter"),
         ("How many radio calls have you heard up to now?", Intent.COUNT, ""),
         ("How long have you been driving around, from the start until now?", Intent.ACTIVE, ""),
         ("How many minutes have passed since you set off?", Intent.ACTIVE, ""),

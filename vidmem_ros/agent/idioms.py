@@ -471,11 +471,11 @@ def _seen_when(m: re.Match[str]) -> str:
     return f"{m['q']} did you {which}see {m['t']}{'' if edge else nth}"
 
 
-# "When was the last time you saw X", "the first time a van was in view, when was that?": the moment of an occasion
+# "When (what) was the last time you saw X", "the first time a van was in view, when was that?": the moment of an occasion
 # named by its order, asked as "when did you last see X", "when was a van first in view".
 _EDGE = r"(?P<w>first|last|latest|most recent|final|earliest)"
 _EDGE_TIME_ASKED = re.compile(
-    rf"^(?P<q>when|where|at what time|what time) (?:was|is) the (?:very )?{_EDGE} time (?:that |when )?(?P<c>.+)$"
+    rf"^(?P<q>when|where|at what time|what time|what) (?:was|is) the (?:very )?{_EDGE} time (?:that |when )?(?P<c>.+)$"
 )
 _EDGE_TIME_FRONTED = re.compile(
     rf"^(?:the )?(?:very )?{_EDGE} time (?:that |when )?(?P<c>[^,;:]+)[,;:]? (?P<q>when|where|at what time|what time)"
@@ -486,11 +486,12 @@ _EDGE_TIME_FRONTED = re.compile(
 def _edge_time(m: re.Match[str]) -> str:
     """The plain question of an occasion named by its order: the robot's own verb, or a thing's state."""
     which, clause = _first_or_last(m["w"]), m["c"]
+    asked = "when" if m["q"] == "what" else m["q"]  # "what is the last time you ..." asks a time
     robot = _ROBOT_DID.match(clause)
     if robot is not None:
-        return f"{m['q']} did you {which} {_base_form(robot['v'])}{robot['rest']}"
+        return f"{asked} did you {which} {_base_form(robot['v'])}{robot['rest']}"
     state = _THING_WAS.match(clause)
-    return f"{m['q']} {state['v']} {state['s']} {which} {state['p']}" if state is not None else m.group(0)
+    return f"{asked} {state['v']} {state['s']} {which} {state['p']}" if state is not None else m.group(0)
 
 
 def _first_or_last(word: str) -> str:
@@ -675,6 +676,16 @@ def _visits_plain(sentence: str) -> str:
     return sentence
 
 
+# "Any sign of a fox", "some trace of the van", "no sign of the dog": an indication of a thing is the thing met.
+_SIGN_OF = r"(?:signs?|traces?|evidence|indications?|hints?) of"
+_INDICATION = re.compile(rf"\b(?:any|some|a) {_SIGN_OF} (?=(?:a|an|any|some|the|that|this)\s)")
+_NO_INDICATION = re.compile(rf"\bno {_SIGN_OF} (?:(?:a|an|any|the) )?")
+
+
+def _indicated(m: re.Match[str]) -> str:
+    return "was there " if m.start() == 0 else ""  # "any sign of a fox?" on its own asks whether there was one
+
+
 def _seen_there(sentence: str) -> str:
     """A thing said to have been left or to lie somewhere, asked as whether it was seen there."""
     bare = sentence.rstrip("?.! ")
@@ -719,7 +730,7 @@ def plain_sentence(sentence: str) -> str:
     sentence = _CONTRACTED.sub(lambda m: f"{m['w']} {'has' if m['been'] else 'is'}{m['been'] or ''}", sentence)
     sentence = _LEADING_HEDGE.sub("", sentence)
     sentence = _DEPICTED_REMARK.sub("", _POSITION_FORM.sub("", sentence))
-    sentence = _ANY_KIND.sub("", _NOT_JUST.sub("", sentence))
+    sentence = _ANY_KIND.sub("", _NOT_JUST.sub("", _INDICATION.sub(_indicated, _NO_INDICATION.sub("no ", sentence))))
     sentence = _POSSESSED_PLACE.sub(lambda m: f"the {m['k']} with the {m['x']}", sentence)
     sentence = _visits_plain(_seen_there(sentence))
     for pattern, plain in _SENSED:

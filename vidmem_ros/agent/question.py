@@ -316,6 +316,7 @@ _PATTERNS: list[tuple[Intent, Modality, str]] = [
     (Intent.WHAT, Modality.OBJECT, rf"^what (?:did|have) you {_SEE}(?P<w>.*)$"),
     (Intent.FIRST, Modality.SPEECH, rf"^when (?:did|have) {_WHO} first {_SAY} (?P<t>.+)$"),
     (Intent.LAST, Modality.SPEECH, rf"^when (?:did|have) {_WHO} (?:last )?{_SAY} (?P<t>.+)$"),
+    (Intent.FIRST, Modality.SPEECH, rf"^when (?:did|have) you first {_HEAR} (?P<t>.+)$"),
     (Intent.LAST, Modality.SPEECH, rf"^when did you (?:last )?{_HEAR} (?P<t>.+)$"),
     (Intent.WHERE, Modality.SPEECH, rf"^{_WHERE_WERE_YOU} when {_WHO} {_SAY} (?P<t>.+)$"),
     (
