@@ -74,6 +74,10 @@ def test_questions_no_pattern_knows_are_read_by_likeness_to_examples(
         "What time will the bus leave?",
         "Quelle heure est-il ?",
         "In which aisle was the ladder standing?",  # a name asked for, though it has a place in it
+        # a thing read named, though warning and announcing are ways of saying; and a voice named, the reverse
+        "What did the placard warning about loose tiles say?",
+        "The tag on the crate, the one announcing a recall: which batch number?",
+        "What did the voice on the tannoy write about?",
     ],
 )
 def test_a_value_asked_about_or_a_question_like_no_example_is_left_to_the_search(

@@ -16,6 +16,7 @@ import threading
 import numpy as np
 
 from vidmem_ros.agent.asked import Asked, asked_kind
+from vidmem_ros.agent.grounding import Sense, source_named
 from vidmem_ros.agent.question import (
     CALENDAR,
     Intent,
@@ -192,6 +193,8 @@ class SimilarityParser:
         intent, modality, _ = EXAMPLES[nearest]
         if similarity < self.min_similarity or intent is Intent.SEARCH:
             return None
+        if _other_source(modality, source_named(question)):
+            return None  # "the code on the plate warning about X": read, though warning is a way of saying
         if intent in (Intent.BEFORE, Intent.AFTER):
             relation = _NEIGHBOUR.search(clause)
             if relation is None:
@@ -233,6 +236,14 @@ class SimilarityParser:
         scores = self._examples @ vector
         best = int(np.argmax(scores))
         return best, float(scores[best])
+
+
+def _other_source(modality: Modality, named: list[Sense]) -> bool:
+    """Whether an example's modality is one the question's named source rules out: what was said where the
+    question names a thing read, or the reverse."""
+    return (modality is Modality.SPEECH and named == [Sense.READ]) or (
+        modality is Modality.TEXT and named == [Sense.HEARD]
+    )
 
 
 # What the form of the question says is asked, which an embedding blurs: the intents each answer may be.
