@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from vidmem_ros.agent.answer import Answer
-from vidmem_ros.agent.asked import Asked, asked_kind, interrogative, settle
+from vidmem_ros.agent.asked import Asked, asked_kind, asks_a_time_said, interrogative, settle
 from vidmem_ros.memory.records import Pose
 
 CASES = [
@@ -100,3 +100,18 @@ def test_a_when_clause_with_its_own_subject_sets_the_time_and_the_clause_after_i
     question: str, kind: Asked
 ) -> None:
     assert asked_kind(question) is kind
+
+
+@pytest.mark.parametrize(
+    ("question", "said"),
+    [
+        ("The last tram is at what time?", True),
+        ("Closing time for the sauna: at what time does it close?", True),
+        ("When does the kiosk open?", True),
+        ("Viewing hours are at what time tomorrow?", True),
+        ("At what time did you see the tram?", False),
+        ("When was the sauna mentioned?", False),
+    ],
+)
+def test_a_time_asked_of_what_is_or_will_be_is_a_time_said_not_a_moment_met(question: str, said: bool) -> None:
+    assert asks_a_time_said(question) is said

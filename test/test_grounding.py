@@ -76,6 +76,8 @@ def grounder(store: SqliteStore, meaning: MeaningCache | None = None, as_of: flo
         ("Which hours were printed on the card at the desk?", [Sense.READ]),
         ("You saw a plaque near the lift. What did it name?", [Sense.READ]),  # seeing a plaque is reading it
         ("When does the pool open?", []),
+        ("When did the request for more blankets come in?", [Sense.HEARD]),  # a request is made in words
+        ("What was the complaint about the lift?", [Sense.HEARD]),
     ],
 )
 def test_the_source_a_question_names_restricts_the_search(question: str, expected: list[Sense]) -> None:
@@ -356,3 +358,25 @@ def test_a_word_no_record_holds_names_what_a_records_word_is_a_kind_of(tmp_path:
     assert bird is not None and bird.stamp == T0 + 10
     assert vehicle is not None and vehicle.stamp == T0 + 40
     assert kinds("an instrument") is None  # no word heard names a kind of instrument
+
+
+def test_what_an_events_caption_says_was_heard_is_no_sighting(tmp_path: Path, photos) -> None:  # type: ignore[no-untyped-def]
+    """A sentence heard during an event is in its caption; grounding a thing seen must not find it there."""
+    from vidmem_ros.config import load_config
+    from vidmem_ros.ingest.frames import DecodedImage, FrameInput
+    from vidmem_ros.ingest.worker import IngestPipeline
+    from vidmem_ros.perception.embedding import ColorLayoutEmbedder
+
+    path = tmp_path / "m.db"
+    pipeline = IngestPipeline(
+        load_config(overrides={"store.path": str(path)}), SqliteStore(path), None, ColorLayoutEmbedder()
+    )
+    pipeline.engine.add_transcript(Transcript(T0 - 3, T0, "Please take the canoe paddles back to the boathouse."))
+    for k in range(8):
+        pipeline.ingest(FrameInput(T0 + k, "/cam", DecodedImage(photos["coffee"])))
+    pipeline.finish()
+    store = pipeline.store
+    assert any("canoe" in e.caption for e in store.events(-math.inf, math.inf, None))
+    assert grounder(store).ground("a canoe", [Sense.SEEN, Sense.READ]).claimed() is None
+    heard = grounder(store).ground("a canoe", [Sense.HEARD]).claimed()
+    assert heard is not None and heard.kind == "transcript"

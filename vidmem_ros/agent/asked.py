@@ -52,6 +52,11 @@ _TIME_SAID = re.compile(
     r"^when (?:is|are|will|does|do|should|shall|must|would)\b(?! (?:the |your )?(?:first|last|next) time\b)"
     r"|\b(?:supposed to|scheduled|due|planned|expected to)\b"
 )
+# A time asked of what is, will be or should be ("last orders are at what time", "what time does it open"):
+# said or read, not when something was met.
+_TIME_STATED = re.compile(
+    r"\b(?:is|are|will be)(?: \w+)? at what time\b|\bwhat time (?:is|are|will|does|do|should|shall|must)\b"
+)
 _YES_NO = re.compile(rf"^{_AUXILIARY}\b")
 # "Where was it made, according to the label?": the answer is what a text or a person says, in words.
 _CITED = re.compile(r"\baccording to\b")
@@ -95,6 +100,13 @@ def asked_kind(question: str) -> Asked:
             said = kind is Asked.TIME and _TIME_SAID.search(clause)
             return Asked.NAME if said or (kind in (Asked.TIME, Asked.POSITION) and cites_a_source(clause)) else kind
     return Asked.NAME
+
+
+def asks_a_time_said(question: str) -> bool:
+    """Whether a question asks for a time that was said or read ("when does the pool open", "the bus is at what
+    time"), not for when something was met."""
+    clause = interrogative(question)
+    return bool(_TIME_SAID.search(clause) or _TIME_STATED.search(clause))
 
 
 def asks_negated(question: str) -> bool:

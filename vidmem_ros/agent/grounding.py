@@ -32,6 +32,7 @@ from vidmem_ros.agent.labels import singular
 from vidmem_ros.agent.question import without_asking
 from vidmem_ros.agent.runs import group_runs
 from vidmem_ros.agent.text_match import holds_numbers, identifiers, squash, stem
+from vidmem_ros.memory.captions import seen_part
 from vidmem_ros.memory.records import Pose
 from vidmem_ros.memory.view import MemoryView
 from vidmem_ros.perception.embedding import TextEmbedder
@@ -394,10 +395,11 @@ class Grounder:
 
     def _captions(self) -> list[_Record]:
         events = self.store.events(self.lo, self.hi, self.as_of)
+        # what an event's caption says was heard is the sentences' own record, never a sighting
         return [
-            _Record("caption", f"event/{e.id}", e.start, e.end, e.caption, e.start_pose)
+            _Record("caption", f"event/{e.id}", e.start, e.end, seen, e.start_pose)
             for e in events
-            if e.caption and e.status == "closed"
+            if e.caption and e.status == "closed" and (seen := seen_part(e.caption))
         ]
 
     def _seen(self, description: str) -> list[Grounded]:
@@ -619,6 +621,7 @@ def bears_text(head: str) -> bool:
 _HEARD_WORDS = (
     r"hear|heard|hearing|voice|voices|spoken|speaker|loudspeaker|announcement|announcements|announced|broadcast"
     r"|intercom|radio|said|say|says|saying|told|tell you|mention|mentioned|talk|talked|spoke|speak"
+    r"|requests?|requested|complaints?|complained|calls?|called out|paged|asked for|asking for|shouted|whispered"
 )
 _SEEN_WORDS = (
     r"see|saw|seen|spot|spotted|watch|watched|look at|looked at|notice|noticed|in view|come across|came across"

@@ -581,8 +581,9 @@ class OfflinePlanner:
         if known:
             named = yield from self._named(p.target, head_words(p.target), ["moments"], self._window(state, p))
             hits = [f for f in named if f.text.startswith("looked like")]
-        else:  # whatever holds it: a scene tag or a caption, or a sign or sentence that names it, with a margin
-            best, hits = yield from self._occasions_of(p.target, [], weak=True, sighting=True)
+        else:  # whatever shows it: a scene tag or a caption, or a sign that names it, with a margin; a sentence
+            # heard about it ("the pool towels") is no sighting
+            best, hits = yield from self._occasions_of(p.target, ["seen", "read"], weak=True, sighting=True)
             if best is not None and best.score < CLAIM_MIN:  # one weak guess: said as such, never a sighting
                 yield self._weak_guess(state, p, best)
                 return

@@ -15,7 +15,7 @@ import threading
 
 import numpy as np
 
-from vidmem_ros.agent.asked import Asked, asked_kind
+from vidmem_ros.agent.asked import Asked, asked_kind, asks_a_time_said
 from vidmem_ros.agent.grounding import Sense, source_named
 from vidmem_ros.agent.question import (
     CALENDAR,
@@ -193,8 +193,13 @@ class SimilarityParser:
         intent, modality, _ = EXAMPLES[nearest]
         if similarity < self.min_similarity or intent is Intent.SEARCH:
             return None
-        if _other_source(modality, source_named(question)):
+        if intent in (Intent.FIRST, Intent.LAST) and asks_a_time_said(question):
+            return None  # "the last bus is at what time": a time said or read, found by the search
+        named = source_named(question)
+        if _other_source(modality, named):
             return None  # "the code on the plate warning about X": read, though warning is a way of saying
+        if modality is Modality.OBJECT and named == [Sense.HEARD]:
+            modality = Modality.SPEECH  # "when did the request for towels come in": when it was said
         if intent in (Intent.BEFORE, Intent.AFTER):
             relation = _NEIGHBOUR.search(clause)
             if relation is None:

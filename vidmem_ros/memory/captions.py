@@ -58,6 +58,15 @@ class EventCaptioner(Protocol):
     def caption(self, facts: EventFacts, previous: Event | None) -> Caption: ...
 
 
+HEARD_LEAD = "Heard "  # a composed caption's last part: the speech of its event
+
+
+def seen_part(caption: str) -> str:
+    """A caption without the speech it repeats: what was seen and read, as evidence of a sighting."""
+    at = caption.find(f" {HEARD_LEAD}")
+    return caption[:at] if at >= 0 else ("" if caption.startswith(HEARD_LEAD) else caption)
+
+
 class ComposedCaptioner:
     """Captions built only from detector labels, text read and speech heard."""
 
@@ -72,7 +81,7 @@ class ComposedCaptioner:
         if facts.texts:
             parts.append("Read " + _join([f'"{t}"' for t in facts.texts[:5]]) + ".")
         if facts.transcript:
-            parts.append("Heard " + _join([f'"{t}"' for t in facts.transcript[:3]]) + ".")
+            parts.append(HEARD_LEAD + _join([f'"{t}"' for t in facts.transcript[:3]]) + ".")
         text = " ".join(parts) or NOTHING_RECOGNISED
         return Caption(text, describe_change(facts, previous))
 
