@@ -426,6 +426,23 @@ def test_right_after_a_thing_is_what_came_into_view_later_and_was_seen_more_than
     assert after.value == "book" and after.stamp == T0 + 56, after.text
 
 
+def test_a_sign_looked_at_is_what_was_seen_right_before_a_thing(answerer: Reasoner) -> None:
+    """A notice read in the view before a thing is nearer than the last object detected before it."""
+    from vidmem_ros.memory.records import Moment
+    from vidmem_ros.perception.types import Detection, TextLine
+
+    box = (0.0, 0.0, 10.0, 10.0)
+    for offset in (40, 41):
+        answerer.store.add_moment(Moment(T0 + offset, "/cam", 64, 48, None, detections=[Detection("vase", 0.9, box)]))
+    for offset in (50, 51, 52):
+        answerer.store.add_moment(Moment(T0 + offset, "/cam", 64, 48, None, texts=[TextLine("TICKET OFFICE", 0.95)]))
+    for offset in (58, 59):
+        answerer.store.add_moment(Moment(T0 + offset, "/cam", 64, 48, None, detections=[Detection("book", 0.9, box)]))
+    for question in ("What did you look at just before the book?", "What was in view right before the book?"):
+        before = answerer.answer(question)
+        assert before.value == "TICKET OFFICE" and before.stamp == T0 + 50, before.text
+
+
 def test_a_thing_known_by_a_sign_read_over_a_stretch_lasts_until_its_last_read(answerer: Reasoner) -> None:
     from vidmem_ros.memory.records import Moment
     from vidmem_ros.perception.types import Detection, TextLine

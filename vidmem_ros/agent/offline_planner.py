@@ -857,7 +857,9 @@ class OfflinePlanner:
         window = (
             (edge + 0.01, edge + NEIGHBOUR_WINDOW_S) if after else (max(0.0, edge - NEIGHBOUR_WINDOW_S), edge - 0.01)
         )
-        obs = (yield [call("timeline", start_t=window[0], end_t=window[1], what=[what], limit=50)])[0]
+        # a sign is a thing looked at as much as an object is: "what did you see before X" may be a notice
+        kinds = ["text"] if what == "text" else ["objects", "text"]
+        obs = (yield [call("timeline", start_t=window[0], end_t=window[1], what=kinds, limit=50)])[0]
         # Not the thing itself (a sign's other readings and clipped parts of it are the sign), not what was in view
         # together with it (a frame's other detections are not "after" it), and not a thing detected in one frame
         # only where others were seen over several (a detector's passing mistake).
@@ -890,6 +892,7 @@ class OfflinePlanner:
         if what == "text":  # a reading clipped at the frame's edge ("FLOOR") by the sign's fullest reading nearby
             read = [str(f.data.get("read") or f.text) for f in others]
             names = list(dict.fromkeys(max((r for r in read if squash(n) in squash(r)), key=len) for n in names))
+        names = [n for n in names if re.search(r"[^\W_]{2}", n)] or names  # not a reading of stray marks ("(((")
         verb = "read" if what == "text" else "saw"
         relation = "after" if after else "before"
         listed = " and ".join(f'"{n}"' for n in names[:4])

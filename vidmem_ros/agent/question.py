@@ -278,6 +278,16 @@ _PATTERNS: list[tuple[Intent, Modality, str]] = [
     ),
     (Intent.AFTER, Modality.OBJECT, rf"^what did you {_SEE} (?:right |just |directly )?after {_ANCHOR}(?P<o>.+)$"),
     (Intent.BEFORE, Modality.OBJECT, rf"^what did you {_SEE} (?:right |just |directly )?before {_ANCHOR}(?P<o>.+)$"),
+    (  # "what was in view just before the kiosk": what was seen then
+        Intent.BEFORE,
+        Modality.OBJECT,
+        rf"^what (?:was|came) (?:into |in )?(?:{IN_SIGHT}|view) (?:right |just |directly )?before {_ANCHOR}(?P<o>.+)$",
+    ),
+    (
+        Intent.AFTER,
+        Modality.OBJECT,
+        rf"^what (?:was|came) (?:into |in )?(?:{IN_SIGHT}|view) (?:right |just |directly )?after {_ANCHOR}(?P<o>.+)$",
+    ),
     (Intent.READ, Modality.TEXT, rf"^what (?:text |words |sign )?did you read (?P<r>after|before) {_ANCHOR}(?P<o>.+)$"),
     (Intent.READ, Modality.TEXT, r"^what (?:text |words |signs? )?(?:did|have) you read(?P<w>.*)$"),
     (Intent.READ, Modality.TEXT, rf"^what (?:did|does) {_SIGN}(?P<w>.*?) (?:say|read|show|display|state)(?: .+)?$"),
