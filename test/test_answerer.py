@@ -443,6 +443,25 @@ def test_a_sign_looked_at_is_what_was_seen_right_before_a_thing(answerer: Reason
         assert before.value == "TICKET OFFICE" and before.stamp == T0 + 50, before.text
 
 
+def test_a_thing_that_bears_words_is_met_where_they_were_read_not_where_its_namesake_was_detected(
+    answerer: Reasoner,
+) -> None:
+    """A dining table is a "board" too; "the lunch board" is the board that was read."""
+    from vidmem_ros.memory.records import Moment, Transcript
+    from vidmem_ros.perception.types import Detection, TextLine
+
+    box = (0.0, 0.0, 10.0, 10.0)
+    for offset in (20, 21):
+        answerer.store.add_moment(
+            Moment(T0 + offset, "/cam", 64, 48, None, detections=[Detection("dining table", 0.9, box)])
+        )
+    answerer.store.add_transcript(Transcript(T0 + 40, T0 + 43, "The fire drill starts in five minutes."))
+    for offset in (60, 61, 62):
+        answerer.store.add_moment(Moment(T0 + offset, "/cam", 64, 48, None, texts=[TextLine("LUNCH MENU", 0.95)]))
+    before = answerer.answer("Had you seen the lunch board by the time the fire drill was announced?")
+    assert before.value is False, before.text
+
+
 def test_a_thing_known_by_a_sign_read_over_a_stretch_lasts_until_its_last_read(answerer: Reasoner) -> None:
     from vidmem_ros.memory.records import Moment
     from vidmem_ros.perception.types import Detection, TextLine

@@ -793,6 +793,12 @@ class OfflinePlanner:
         self, name: str, senses: list[str] | None = None
     ) -> Generator[Step, list[Observation], tuple[Finding | None, Finding | None]]:
         """The first and the last occasion something was met, as ``_first_seen`` finds them."""
+        if (not senses or senses == ["seen"]) and bears_text(head_words(name)):
+            # "the breakfast board": a thing that bears words is met where they were read, not where a detector
+            # saw something of the same name (a dining table is a "board" too)
+            _, read = yield from self._occasions_of(name, ["read"])
+            if read:
+                return read[0], read[-1]
         if not senses or senses == ["seen"]:
             obs = (yield [call("find_object", name=name)])[0]
             occasions = [f for f in obs.result.findings if f.kind == "occasion"]
