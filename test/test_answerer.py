@@ -462,6 +462,24 @@ def test_a_thing_that_bears_words_is_met_where_they_were_read_not_where_its_name
     assert before.value is False, before.text
 
 
+def test_whether_someone_was_doing_something_somewhere_needs_a_person_seen_there(answerer: Reasoner) -> None:
+    from vidmem_ros.memory.records import Moment
+    from vidmem_ros.perception.types import Detection, TextLine
+
+    box = (0.0, 0.0, 10.0, 10.0)
+    for offset in (300, 301, 302):
+        answerer.store.add_moment(Moment(T0 + offset, "/cam", 64, 48, None, texts=[TextLine("ROWING CLUB", 0.95)]))
+    for offset in (400, 401, 402):
+        seen = [Detection("person", 0.9, box)] if offset > 400 else []
+        answerer.store.add_moment(
+            Moment(T0 + offset, "/cam", 64, 48, None, texts=[TextLine("CLIMBING WALL", 0.95)], detections=seen)
+        )
+    nobody = answerer.answer("I'd like to know whether anybody was rowing at the rowing club.")
+    assert nobody.value is False and "nobody" in nobody.text, nobody.text
+    somebody = answerer.answer("I'd like to know whether somebody was climbing on the climbing wall.")
+    assert somebody.value is True, somebody.text
+
+
 def test_a_thing_known_by_a_sign_read_over_a_stretch_lasts_until_its_last_read(answerer: Reasoner) -> None:
     from vidmem_ros.memory.records import Moment
     from vidmem_ros.perception.types import Detection, TextLine

@@ -1323,6 +1323,13 @@ class OfflinePlanner:
             unmet = ", ".join(str(w) for w in best.data["unmet"])
             text = f'No: the nearest I {verb} was {what} {when_said(state, best.stamp)}, which does not say "{unmet}".'
             return answer(text, NOT_SEEN_CONFIDENCE, refs, best.ref, best.ref, value=False)
+        if asked is Asked.YES_NO and verb != "heard" and _SOMEONE.search(interrogative(state.question)):
+            # "was anybody swimming in the pool": the pool's sign is no person; someone must have been seen then
+            span = {"start_t": best.stamp - state.t0 - PERSON_NEAR_S, "end_t": best.end - state.t0 + PERSON_NEAR_S}
+            people = (yield [call("find_object", name="person", **span)])[0].result.findings
+            if not any(f.kind == "occasion" for f in people):
+                text = f"No: I {verb} {what} {when_said(state, best.stamp)}, but saw nobody there."
+                return answer(text, NOT_SEEN_CONFIDENCE, refs, best.ref, best.ref, value=False)
         if asked is Asked.YES_NO:
             text = f"Yes: I {verb} {what} {when_said(state, best.stamp)}."
             return answer(text, confidence, refs, best.ref, best.ref, value=True)
@@ -1608,6 +1615,12 @@ def _arrived_at(question: str, name: str) -> bool:
 
 # Being at something up to now, said in the present perfect ("how long have you been on this round").
 _ON_IT_SINCE = re.compile(r"\b(?:have|has) (?:you|it|the robot|this|your \w+) been\b")
+
+
+# Someone unnamed as the subject of a yes-or-no question ("was anybody swimming"): a yes needs a person seen
+# within this many seconds of what the rest of the question is grounded in.
+_SOMEONE = re.compile(r"\b(?:anybody|anyone|someone|somebody|any(?:one)? person|a person|any people|people)\b")
+PERSON_NEAR_S = 10.0
 
 
 def _stands_out(found: list[Finding]) -> bool:
