@@ -16,6 +16,7 @@ from vidmem_ros.agent.grounding import (
     ValueKind,
     found_in,
     naming_words,
+    sight_named,
     source_named,
     terms,
     value_kind,
@@ -380,3 +381,16 @@ def test_what_an_events_caption_says_was_heard_is_no_sighting(tmp_path: Path, ph
     assert grounder(store).ground("a canoe", [Sense.SEEN, Sense.READ]).claimed() is None
     heard = grounder(store).ground("a canoe", [Sense.HEARD]).claimed()
     assert heard is not None and heard.kind == "transcript"
+
+
+@pytest.mark.parametrize(
+    ("question", "sight"),
+    [
+        ("Your position while looking into the fuse box, please.", True),
+        ("Where were you when you spotted the kayak?", True),
+        ("Where were you when you heard about the kayak?", False),
+        ("Where is the kayak?", False),
+    ],
+)
+def test_a_question_says_when_what_it_asks_about_was_looked_at(question: str, sight: bool) -> None:
+    assert sight_named(question) is sight

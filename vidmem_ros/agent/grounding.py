@@ -624,7 +624,8 @@ _HEARD_WORDS = (
     r"|requests?|requested|complaints?|complained|calls?|called out|paged|asked for|asking for|shouted|whispered"
 )
 _SEEN_WORDS = (
-    r"see|saw|seen|spot|spotted|watch|watched|look at|looked at|notice|noticed|in view|come across|came across"
+    r"see|saw|seen|spot|spotted|watch|watched|look(?:ed|ing)? (?:at|into|over|through)|notice|noticed|in view"
+    r"|come across|came across"
 )
 _SOURCE = re.compile(rf"\b(?:(?P<read>{_READ_WORDS})|(?P<heard>{_HEARD_WORDS})|(?P<seen>{_SEEN_WORDS}))\b")
 
@@ -638,6 +639,13 @@ def source_named(question: str) -> list[Sense]:
         if match.group("heard"):
             return [Sense.HEARD]
     return []
+
+
+def sight_named(question: str) -> bool:
+    """Whether the first word of a question that names how something was met names seeing it ("where were you
+    while looking into the cabinet"): not what was heard."""
+    first = next(_SOURCE.finditer(without_asking(question.lower())), None)
+    return first is not None and first.group("seen") is not None
 
 
 class ValueKind(str, Enum):

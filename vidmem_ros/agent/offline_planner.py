@@ -25,6 +25,7 @@ from vidmem_ros.agent.grounding import (
     Sense,
     ValueKind,
     bears_text,
+    sight_named,
     source_named,
     value_kind,
 )
@@ -150,7 +151,9 @@ class OfflinePlanner:
         if _unsupported(final) and asked not in (Asked.NAME, Asked.YES_NO) and p.intent is not Intent.ACTIVE:
             # The plan found nothing: the question read as a whole may still be grounded in memory (a "no" stands:
             # the plan looked for that very thing, and a partial match is no sighting of it).
-            grounded = yield from self._grounded(state, asked, claimed_only=True)
+            sighting = p.modality in (Modality.OBJECT, Modality.TEXT) and sight_named(state.question)
+            senses = ["seen", "read"] if sighting else None  # what the robot looked at is not what it heard
+            grounded = yield from self._grounded(state, asked, claimed_only=True, senses=senses)
             final = grounded or final
         yield final
 
