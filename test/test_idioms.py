@@ -251,6 +251,25 @@ def test_sentences_lose_scope_and_remarks_and_say_alternatives_whole(sentence: s
         ("Where's the wheelbarrow?", Intent.WHERE, Modality.OBJECT, "wheelbarrow", ""),
         ("What's been said about the boiler?", Intent.SAID, Modality.SPEECH, "boiler", ""),
         ("How long have you been out and about?", Intent.ACTIVE, Modality.OBJECT, "", ""),
+        # a remark before the question, a moment asked as a point, a count asked as a number, a topic before a dash
+        (
+            "For the record: at what time did the robot reach the boathouse?",
+            Intent.FIRST,
+            Modality.PLACE,
+            "boathouse",
+            "",
+        ),
+        ("At what point in the shift did you spot the heron?", Intent.LAST, Modality.OBJECT, "heron", ""),
+        (
+            "Please state the number of visits the robot made to the boathouse.",
+            Intent.COUNT,
+            Modality.PLACE,
+            "boathouse",
+            "",
+        ),
+        ("boathouse - how many visits?", Intent.COUNT, Modality.PLACE, "boathouse", ""),
+        ("The boathouse. How long were you there?", Intent.DURATION, Modality.PLACE, "boathouse", ""),
+        ("How long did your second stop at the boathouse last?", Intent.DURATION, Modality.PLACE, "boathouse", ""),
         # a sign, trace or hint of a thing is the thing met
         ("Any sign of a heron on the way?", Intent.DID, Modality.OBJECT, "heron", ""),
         ("Did you notice any trace of the lost kitten?", Intent.DID, Modality.OBJECT, "lost kitten", ""),

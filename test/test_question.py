@@ -47,6 +47,7 @@ COCO_LEXICON = LabelLexicon(VOCAB)
         # an occasion named by its order, asked with "what"
         ("What was the first time you heard the siren?", Intent.FIRST, "siren"),
         ("What's the most recent time you saw the scooter?", Intent.LAST, "scooter"),
+        ("How long did your first stop in the atrium last?", Intent.DURATION, "atrium"),
         ("What is the latest time the scooter was in view?", Intent.LAST, "scooter"),
         ("How many radio calls have you heard up to now?", Intent.COUNT, ""),
         ("How long have you been driving around, from the start until now?", Intent.ACTIVE, ""),

@@ -32,7 +32,10 @@ class Asked(str, Enum):
 
 _AUXILIARY = r"(?:did|do|does|was|were|is|are|am|have|has|had|can|could|will|would|should|shall|may|might|must)(?:n't)?"
 # Words that open an interrogative clause or an imperative request.
-_OPENER = re.compile(rf"^(?:{_AUXILIARY}|what|which|who|whom|whose|when|where|why|how|tell|give|name|list|say|show)\b")
+_OPENER = re.compile(
+    rf"^(?:{_AUXILIARY}|what|which|who|whom|whose|when|where|why|how|tell|give|name|list|say|show|state|report"
+    r"|provide|count|(?:at|in|on|from|by|to|for|during|after|before|until|since|with) (?:what|which|whose|how))\b"
+)
 _DURATION = re.compile(
     r"\bhow long\b|\bhow much time\b|\bfor how many (?:seconds|minutes|hours)\b"
     r"|\bhow many (?:seconds|minutes|hours)\b"
@@ -42,8 +45,10 @@ _POSITION = re.compile(
     r"^where\b|\bcoordinates?\b|\bposition\b|\blocation\b|\(\s*x\s*,\s*y\s*\)|\bx\s*,\s*y\b|\bx and y\b"
 )
 # "when ..." and "at what time did ..." ask for a moment of memory; "what time will ..." asks what was said.
+# A moment asked for: "what time", "what moment", "what point in the round".
+WHAT_MOMENT = r"what (?:time|moment|point)(?: of day| (?:in|of|during) (?:the|your|this|my) \w+)?"
 _TIME = re.compile(
-    r"^when\b|^(?:at )?what (?:time|moment)(?: of day)? (?:did|was|were|had)\b"
+    rf"^when\b|^(?:at )?{WHAT_MOMENT} (?:did|was|were|had)\b"
     r"|^what(?:'s| is| was) the (?:very )?(?:first|last|latest|earliest|most recent) (?:time|moment)\b"
 )
 # "When will / is / should ..." and "when was it due / supposed to ..." ask for a time that was said or written (what

@@ -12,6 +12,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from vidmem_ros.config import LexiconConfig
+from vidmem_ros.perception import wordnet as wn
+
 _UNIT = r"(?:seconds?|minutes?|hours?)"
 # Things that bear words, and the verbs of meeting one.
 BEARER = r"(?:sign|notice|label|poster|placard|plaque|board|banner)"
@@ -39,7 +42,13 @@ _THING_WAS = re.compile(r"(?P<s>.+?) (?P<v>was|were) (?P<p>.+)$")
 
 
 def _base_form(past: str) -> str:
-    return _IRREGULAR.get(past, (past, past))[0]
+    """A verb's base form: the table above, else WordNet's list of irregular forms ("made" -> "make"); a regular
+    past is read as it is."""
+    if past in _IRREGULAR:
+        return _IRREGULAR[past][0]
+    wordnet = wn.load(LexiconConfig().wordnet_dir)
+    base = wordnet.irregular_verb(past) if wordnet is not None else ""
+    return base or past
 
 
 def _participle(past: str) -> str:
@@ -56,10 +65,11 @@ _ASKING_FORMS: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]
     # number of the room", a number read).
     (
         re.compile(
-            r"^(?:what(?: is| was|'s)|tell me|give me|say) the (?:total |overall )?number of (?!the\b|this\b|that\b)"
+            r"^(?:please )?(?:what(?: is| was|'s)|tell me|give me|say|state|report|give) the (?:total |overall )?"
+            r"number of (?!the\b|this\b|that\b)"
             r"(?P<x>\w[^?]*?) (?:that )?(?P<w>you|the robot) (?:have |has |had )?(?P<v>\w+)(?P<r>.*)$"
         ),
-        lambda m: f"how many {m['x']} did {m['w']} {_base_form(m['v'])}{m['r']}",
+        lambda m: f"how many {m['x']} did you {_base_form(m['v'])}{m['r']}",  # the robot asked of is "you"
     ),
     # "Could you read me the code on the plate", "read out the notice by the lift": what it said.
     (
@@ -75,7 +85,7 @@ _ASKING_FORMS: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]
             r"^(?:(?:can|could|would|will) you |please )*count(?: up)?(?: for me)? (?:the |all the |up the )?"
             r"(?P<x>.+?) (?:that )?(?P<w>you|the robot) (?:have |had |has )?(?P<v>\w+)(?P<r>.*)$"
         ),
-        lambda m: f"how many {m['x']} did {m['w']} {_base_form(m['v'])}{m['r']}",
+        lambda m: f"how many {m['x']} did you {_base_form(m['v'])}{m['r']}",  # the robot asked of is "you"
     ),
     # "how much of the shift has gone by", "how far into the patrol are you": how long the robot has been on duty.
     (
@@ -597,8 +607,9 @@ _ARRIVING = (
 )
 # The length of a stay said as a thing ("the length of your stay in X", "how long was your visit to X").
 _STAY_LENGTH = re.compile(
-    r"^(?:what was|what's|what is|how long was) (?:the (?:length|duration) of )?(?:your|the robot's|its) (?:stay|visit"
-    r"|time)s? (?:in|at|to|inside) (?P<x>.+)$"
+    r"^(?:what was|what's|what is|how long (?:was|did)) (?:the (?:length|duration) of )?(?:your|the robot's|its|the) "
+    r"(?:(?P<n>first|second|third|fourth|fifth) )?(?:stay|visit|stop|time)s? (?:in|at|to|inside) (?P<x>.+?)"
+    r"(?: (?:last|take))?$"
 )
 # A place said before a question of staying ("up in the attic, how long did you stay?"): the place of the stay.
 _FRONTED_STAY = re.compile(
@@ -662,8 +673,9 @@ def _visits_plain(sentence: str) -> str:
     for pattern, plain in _ARRIVING:
         sentence = pattern.sub(plain, sentence)
     bare = sentence.rstrip("?.! ")
-    if (stay := _STAY_LENGTH.match(bare)) is not None:
-        return f"how long were you in {stay['x']}{sentence[len(bare) :]}"
+    if (stay := _STAY_LENGTH.match(bare)) is not None:  # "how long did your second stop at X last"
+        nth = f" on your {stay['n']} visit" if stay["n"] else ""
+        return f"how long were you in {stay['x']}{nth}{sentence[len(bare) :]}"
     if (fronted := _FRONTED_STAY.match(sentence)) is not None:
         return f"{fronted['q']} {fronted['p']} {fronted['x']}{fronted['e']}"
     if (shown := _SHOWED_UP.match(sentence)) is not None:
@@ -711,13 +723,13 @@ _AS_OF_NOW = re.compile(
     r"^(?:by now|so far|up to now|up till now|up until now|until now|till now|to date|thus far|as of now|as yet"
     r"|all told|in all|all in all|altogether|overall|in total),?\s+(?=\w)"
 )
-# A thing set before a question with a colon ("the kiosk: what came next after it?") is its context, said again in
+# A thing set before a question with a colon or a dash ("the kiosk: what came next after it?") is its context, said again in
 # it where a pronoun points back at it; two things offered so ("between the van and the bus: which came first") are
 # part of the question.
 _TOPIC_COLON = re.compile(
-    r"^(?!(?:of|between|out of|among)\b)(?![^:]* (?:or|and|vs|versus) )[^:?.!]{1,60}:\s+"
-    r"(?=(?:what|which|where|when|who|how|did|was|were|have|has"
-    r"|had|is|are|do|does|can|could)\b)"
+    r"^(?!(?:of|between|out of|among)\b)(?![^:]* (?:or|and|vs|versus) )[^:?.!]{1,60}(?::|\s[-–—])\s+"
+    r"(?=(?:what|which|where|when|who|how|did|was|were|have|has|had|is|are|do|does|can|could|tell|give|state|report"
+    r"|list|name|(?:at|in|on|from|by|to|for|during) (?:what|which|whose|how))\b)"
 )
 
 

@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass, replace
 from enum import Enum
 
-from vidmem_ros.agent.asked import cites_a_source, interrogative
+from vidmem_ros.agent.asked import WHAT_MOMENT, cites_a_source, interrogative
 from vidmem_ros.agent.idioms import ACTIVITY, BEARER, MESSAGES, plain_asking, plain_sentence
 from vidmem_ros.errors import InputError
 from vidmem_ros.spoken_numbers import parse_duration
@@ -460,7 +460,7 @@ def validate_question(text: str, max_chars: int) -> str:
 
 
 # "At what time did ..." asks what "when did ..." asks.
-_WHAT_TIME = re.compile(r"^(?:at )?what (?:time|moment) (?=(?:did|was|were|had|have|has) )")
+_WHAT_TIME = re.compile(rf"^(?:at )?{WHAT_MOMENT} (?=(?:did|was|were|had|have|has) )")
 
 
 # A remark on the form of a position ("(x, y)", "(x, y in the map frame)"): no part of what is asked about.
@@ -556,7 +556,7 @@ def times_hold(check: str, n: float, found: float) -> bool:
 _ORDINALS = {"second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "2nd": 2, "3rd": 3, "4th": 4, "5th": 5}
 _ORDINAL = re.compile(
     rf"(?:,?\s*\b(?:for|on|during|at|in)\s+)?\b(?:the|your|its|my)\s+(?P<n>{'|'.join(_ORDINALS)})\s+"
-    r"(?:time|visit|occasion|stay|pass|trip|round)\b"
+    r"(?:time|visit|occasion|stay|stop|pass|trip|round)\b"
     r"(?:\s+(?:that\s+)?(?:you|it|the robot)\s+\w+(?:\s+(?:it|them|one|there|by|past))?\b)?"
 )
 
@@ -573,7 +573,7 @@ def ordinal_of(text: str) -> int:
 
 # "How long did you see X the first time": the first occasion's length (elsewhere "first" asks when it began).
 _FIRST_OCCASION = re.compile(
-    r"(?:,?\s*\b(?:for|on|during|at|in)\s+)?\b(?:the|your|its) (?:very )?first (?:time|visit|occasion|stay)\b"
+    r"(?:,?\s*\b(?:for|on|during|at|in)\s+)?\b(?:the|your|its) (?:very )?first (?:time|visit|occasion|stay|stop)\b"
 )
 
 
@@ -646,7 +646,9 @@ def _resolved(parsed: ParsedQuestion, context: str) -> ParsedQuestion:
         # Words quoted are words read or heard, never a thing's name ("when did you pass the 'WET FLOOR' sign").
         said = modality_named(parsed.text) is Modality.SPEECH
         target, modality = words.group("q").strip(), (Modality.SPEECH if said else Modality.TEXT)
-    if context and (_PRONOUN.match(target) or (not target and parsed.intent in (Intent.SAID, Intent.READ))):
+    unnamed = not target and (parsed.intent in (Intent.SAID, Intent.READ) or parsed.modality is Modality.PLACE)
+    there = parsed.modality is Modality.PLACE and target in ("there", "that place", "it")
+    if context and (_PRONOUN.match(target) or unnamed or there):  # "the gym - how many visits?": visits to the gym
         target = _antecedent(context) or target
     changed = target != parsed.target or modality is not parsed.modality
     return replace(parsed, target=target, modality=modality) if changed else parsed
@@ -660,7 +662,11 @@ def _context(text: str) -> str:
 
 def _sentences(text: str) -> list[str]:
     """A question's sentences, a thing set before a colon counted as one ("the kiosk: what came after it?")."""
-    return [s for s in re.split(r"(?<=[.?!:])\s+", text.strip()) if s.strip()]
+    return [s for s in re.split(rf"(?<=[.?!:])\s+|\s+[-–—]\s+(?={_ASKING_WORD})", text.strip()) if s.strip()]
+
+
+# A word that opens a question ("courtyard - how many visits?": what follows the dash asks).
+_ASKING_WORD = r"(?:what|which|where|when|who|how|did|was|were|have|has|had|is|are|do|does|can|could)\b"
 
 
 def spelled_out(text: str) -> str:
@@ -705,7 +711,11 @@ def _antecedent(context: str) -> str:
     if new:
         return clean_target(new.group("t"))
     named = re.findall(rf"\b(?:the|that|this|those|these) (?P<t>{_NAME}){_NAME_END}", words)
-    return clean_target(named[-1]) if named else ""
+    if named:
+        return clean_target(named[-1])
+    # a bare topic set before a colon or dash ("courtyard garden - how many visits?"): the thing itself
+    topic = re.fullmatch(r"\s*(?P<t>[a-z][\w' -]{0,40}?)\s*[:\-–—]?\s*", words)
+    return clean_target(topic.group("t")) if topic and len(topic.group("t").split()) <= 4 else ""
 
 
 def _parse_clause(text: str) -> ParsedQuestion | None:

@@ -90,6 +90,11 @@ class WordNet:
                     return candidate
         return word
 
+    def irregular_verb(self, word: str) -> str:
+        """The base form of an irregular verb form ("made" -> "make"), or "" for any other word."""
+        _, irregular = self._verb_tables()
+        return irregular.get(_key(word), "")
+
     def is_verb(self, word: str) -> bool:
         """Whether a word is a form of a verb WordNet lists ("read", "heard", "passes")."""
         verbs, _ = self._verb_tables()
