@@ -480,6 +480,19 @@ def test_whether_someone_was_doing_something_somewhere_needs_a_person_seen_there
     assert somebody.value is True, somebody.text
 
 
+def test_which_thing_of_a_kind_a_message_named_is_read_out_of_the_message(answerer: Reasoner) -> None:
+    """ "Which room" after a message is the room it named, not the kinds of room the tagger saw."""
+    from vidmem_ros.memory.records import Moment, Transcript
+    from vidmem_ros.perception.types import Tag
+
+    library = Tag("library", 0.7, ("library", "room"))
+    for offset in (500, 501, 502):
+        answerer.store.add_moment(Moment(T0 + offset, "/cam", 64, 48, None, tags=[library]))
+    answerer.store.add_transcript(Transcript(T0 + 520, T0 + 523, "Please bring the stepladder to storeroom 4."))
+    said = answerer.answer("The message earlier - which room was the stepladder to be taken to?")
+    assert "storeroom 4" in said.text.lower(), said.text
+
+
 def test_a_thing_known_by_a_sign_read_over_a_stretch_lasts_until_its_last_read(answerer: Reasoner) -> None:
     from vidmem_ros.memory.records import Moment
     from vidmem_ros.perception.types import Detection, TextLine

@@ -145,6 +145,12 @@ def test_a_place_nothing_matches_is_said_so(patrol: Reasoner) -> None:
     assert answer.value is None and answer.text.startswith("I cannot give a duration"), answer.text
 
 
+def test_a_count_of_visits_after_a_topic_counts_the_visits_to_it(patrol: Reasoner) -> None:
+    assert patrol.answer("The room with the cup - how many visits?").value == 2
+    assert patrol.answer("The spot with the cat: how many visits?").value == 1
+    assert patrol.answer("How many stops have you made?").value == 3
+
+
 def test_being_at_an_activity_up_to_now_is_the_time_since_memory_began(patrol: Reasoner) -> None:
     """ "Duty" is only ever an act; "a round" may be a thing too, and no place stayed at matches it."""
     since = patrol.answer("How long have you been on patrol?", as_of=T0 + 60).value

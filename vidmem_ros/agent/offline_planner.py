@@ -946,7 +946,10 @@ class OfflinePlanner:
     def _place(self, state: AgentState, p: ParsedQuestion) -> Script:
         """Visits to a place found by its description: how many, how long, which place came before or after."""
         about = p.other if p.intent in (Intent.BEFORE, Intent.AFTER) else p.target
-        if p.intent is Intent.COUNT and (not about or places_counted(state.question) is not None):
+        counted = places_counted(state.question)
+        # "how many visits?" counts every stay, unless the question's topic names the place ("the gym - how many
+        # visits?"): then the visits to it
+        if p.intent is Intent.COUNT and (not about or (counted is not None and counted.target)):
             yield from self._count_places(state, p)
             return
         state.plan(f"find the place that matches {about}", "compose the answer")
@@ -1240,7 +1243,9 @@ class OfflinePlanner:
         words = content_words(state.question)[:12]
         asks_name = asked_kind(state.question) is Asked.NAME
         kind = _KIND_ASKED.match(interrogative(state.question))
-        if kind and asks_name:
+        # "which room was the doctor asked to come to, in the message": what was said, not the kinds of room seen
+        said = source_named(state.question) == [Sense.HEARD] or re.search(rf"\b{MESSAGES}", state.question.lower())
+        if kind and asks_name and not said:
             named = yield from self._kinds(state, kind.group("kind"))
             if named:
                 return
