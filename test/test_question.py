@@ -116,6 +116,8 @@ def test_targets_map_onto_the_detector_vocabulary(phrase: str, labels: list[str]
         ("Was there any mention of a rooftop party?", Intent.DID, Modality.SPEECH, "rooftop party", ""),
         # a thing with "a" or "any" said, not seen: "was a ... mentioned" is no "was there a ..."
         ("Was a parcel mentioned?", Intent.DID, Modality.SPEECH, "parcel", ""),
+        ("Did anyone ask for a plumber?", Intent.DID, Modality.SPEECH, "plumber", ""),
+        ("Has somebody complained about the draught?", Intent.DID, Modality.SPEECH, "draught", ""),
         ("Were any ladders talked about?", Intent.DID, Modality.SPEECH, "ladders", ""),
         ("Has an umbrella been brought up?", Intent.DID, Modality.SPEECH, "umbrella", ""),
         ("How often did you walk through the lobby?", Intent.COUNT, Modality.PLACE, "lobby", ""),

@@ -152,6 +152,8 @@ class LabelLexicon:
                 other = lemma.lower()
                 if other != form and not lemma[:1].isupper() and wordnet.senses(other)[:1] == (sense,):
                     out.append(other)
+                elif lemma.endswith(".") and sense in wordnet.senses(other):
+                    out.append(other.rstrip("."))  # an abbreviation ("Dr." of doctor), as a reader finds it
         return tuple(dict.fromkeys(out))
 
     def _by_meaning(self, words: str) -> list[str]:

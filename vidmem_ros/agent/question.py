@@ -98,7 +98,7 @@ _SELF = r"(?:you|it|the robot)"  # the robot, as a question names it
 _WHO = r"(?:someone|anyone|somebody|anybody|they|people|a person|the person|you)"
 _SAY = (
     r"(?:say|said|mention|mentioned|talk about|talked about|speak about|spoke about|bring up|brought up|refer to"
-    r"|referred to)"
+    r"|referred to|ask for|asked for|call for|called for|request|requested|complain about|complained about)"
 )
 _HEAR = rf"(?:hear (?:{_WHO} )?(?:say|mention|talk about)|hear|heard|(?:were|was|got) told(?: that| about)?)"
 _READ = r"(?:read|see written|see the words?)"
