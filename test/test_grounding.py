@@ -202,17 +202,17 @@ def test_synonyms_are_other_words_for_a_words_own_frequent_concrete_sense() -> N
     assert "cookie" in lexicon.synonyms("biscuits") and "couch" in lexicon.synonyms("sofa")
     assert "machine" not in lexicon.synonyms("car")  # a car is not what "machine" mostly means
     assert not lexicon.synonyms("rubbish")  # talk called rubbish is no synonym of a thing
-    assert "prof" in lexicon.synonyms("professor")  # an abbreviation, as a reader or a recogniser writes it
+    assert "dr" in lexicon.synonyms("physician")  # WordNet's abbreviation ("Dr."), as a recogniser writes it
 
 
 def test_a_description_is_found_by_an_abbreviation_of_its_word(tmp_path: Path) -> None:
     store = SqliteStore(tmp_path / "memory.db")
-    store.add_transcript(Transcript(T0 + 10, T0 + 13, "Paging Prof. Lindahl, to the east lab please."))
+    store.add_transcript(Transcript(T0 + 10, T0 + 13, "Paging Dr. Lindahl, to the east lab please."))
     store.add_transcript(Transcript(T0 + 40, T0 + 43, "The van is parked by the gate."))
     lexicon = _lexicon()
     found = Grounder(
         store, None, (-math.inf, math.inf), MeaningCache(None), lambda phrase: [], synonyms_of=lexicon.synonyms
-    ).ground("a call for a professor", [Sense.HEARD])
+    ).ground("a physician", [Sense.HEARD])
     best = found.claimed()
     assert best is not None and best.stamp == T0 + 10
 
