@@ -493,6 +493,23 @@ def test_which_thing_of_a_kind_a_message_named_is_read_out_of_the_message(answer
     assert "storeroom 4" in said.text.lower(), said.text
 
 
+def test_a_sign_asked_about_by_its_words_is_one_that_was_read_not_any_sign_detected(answerer: Reasoner) -> None:
+    from vidmem_ros.memory.records import Moment
+    from vidmem_ros.perception.types import Detection, TextLine
+
+    box = (0.0, 0.0, 10.0, 10.0)
+    for offset in (600, 601):
+        answerer.store.add_moment(
+            Moment(T0 + offset, "/cam", 64, 48, None, detections=[Detection("stop sign", 0.9, box)])
+        )
+    for offset in (620, 621, 622):
+        texts = [TextLine("FLOOD WARNING", 0.95), TextLine("NO ENTRY", 0.9)]
+        answerer.store.add_moment(Moment(T0 + offset, "/cam", 64, 48, None, texts=texts))
+    assert answerer.answer("Did you see a stop sign?").value is True
+    assert answerer.answer("Have you come across any flood warning signs?").value is True
+    assert answerer.answer("Have you come across any avalanche warning signs?").value is False
+
+
 def test_a_thing_known_by_a_sign_read_over_a_stretch_lasts_until_its_last_read(answerer: Reasoner) -> None:
     from vidmem_ros.memory.records import Moment
     from vidmem_ros.perception.types import Detection, TextLine

@@ -25,6 +25,7 @@ from vidmem_ros.agent.grounding import (
     Sense,
     ValueKind,
     bears_text,
+    found_in,
     sight_named,
     source_named,
     value_kind,
@@ -64,6 +65,7 @@ from vidmem_ros.agent.tool_registry import ANSWER_TOOL
 from vidmem_ros.agent.who import who_question, who_script
 from vidmem_ros.memory.captions import NOTHING_RECOGNISED
 from vidmem_ros.memory.runs import runs_named
+from vidmem_ros.perception.colour_names import colour_named
 from vidmem_ros.spoken_numbers import amount_of
 
 # Absence of a detection is weak evidence (detectors miss things): the confidence of "not seen".
@@ -413,6 +415,10 @@ class OfflinePlanner:
         obs = (yield [call(tool, **{key: p.target}, **self._window(state, p))])[0]
         found = [f for f in obs.result.findings if f.kind == "occasion"]
         weak = [f for f in obs.result.findings if f.kind == "weak"]
+        if p.intent is Intent.DID and (said := _read_not_detected(p, found)):
+            # "any oxygen warning signs": a sign detected ("stop sign") is not one that says so; what was read is
+            yield from self._sign_saying(state, p, said)
+            return
         if p.times is not None and (found or "cannot recognise" not in obs.result.note):
             yield self._times_checked(p, found)
             return
@@ -437,6 +443,20 @@ class OfflinePlanner:
             args["text"] = f"{args['text']} I did not make out {', '.join(not_with)} with it, though."
             args["confidence"] = min(float(args.get("confidence", 0.5)), 0.5)
         yield step
+
+    def _sign_saying(self, state: AgentState, p: ParsedQuestion, said: list[str]) -> Script:
+        """Whether a sign that says certain words was read: the best reading, yes only where it holds them all."""
+        best, occasions = yield from self._occasions_of(p.target, ["read"])
+        if best is None:
+            yield answer(f"No, I have not read {p.target}.", NOT_SEEN_CONFIDENCE, value=False)
+            return
+        when, what = when_said(state, best.stamp), f'"{best.text}"'
+        missing = [w for w in said if not found_in(w, best.text)]
+        if missing:
+            text = f'No: the nearest I read was {what} {when}, which does not say "{" ".join(missing)}".'
+            yield answer(text, NOT_SEEN_CONFIDENCE, _refs(occasions), best.ref, best.ref, value=False)
+            return
+        yield answer(f"Yes: I read {what} {when}.", 0.7 * best.score, _refs(occasions), best.ref, best.ref, value=True)
 
     def _value_met(self, state: AgentState, p: ParsedQuestion | None, kind: ValueKind) -> Script:
         """Whether any value of a kind was read or heard ("have you read anyone's name", "did you hear a phone
@@ -1623,6 +1643,21 @@ def _arrived_at(question: str, name: str) -> bool:
 
 # Being at something up to now, said in the present perfect ("how long have you been on this round").
 _ON_IT_SINCE = re.compile(r"\b(?:have|has) (?:you|it|the robot|this|your \w+) been\b")
+
+
+def _read_not_detected(p: ParsedQuestion, found: list[Finding]) -> list[str]:
+    """The words a thing asked about bears by the question ("oxygen warning" of "an oxygen warning sign") where no
+    detector label found for it holds them: then only what was read shows it.  Empty otherwise."""
+    if p.modality is not Modality.OBJECT or not bears_text(head_words(p.target)):
+        return []
+    said = sign_words(p.target)
+    # "a red sign" says nothing of its words, and "a flood warning sign" is one about a flood, whatever kind of
+    # message it calls itself
+    words = [w for w in content_words(said) if colour_named(w) is None and not re.fullmatch(MESSAGES, w)]
+    if said == p.target or not words:
+        return []
+    labels = {str(f.data.get("label", "")).lower() for f in found}
+    return [] if any(set(words) <= set(label.split()) for label in labels) else words
 
 
 # Someone unnamed as the subject of a yes-or-no question ("was anybody swimming"): a yes needs a person seen
