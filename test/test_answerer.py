@@ -510,6 +510,19 @@ def test_a_sign_asked_about_by_its_words_is_one_that_was_read_not_any_sign_detec
     assert answerer.answer("Have you come across any avalanche warning signs?").value is False
 
 
+def test_a_day_asked_of_a_notice_that_names_another_day_is_a_no(answerer: Reasoner) -> None:
+    from vidmem_ros.memory.records import Moment
+    from vidmem_ros.perception.types import TextLine
+
+    for offset in (700, 701, 702):
+        texts = [TextLine("CHESS CLUB", 0.95), TextLine("Tuesdays 18:00", 0.9)]
+        answerer.store.add_moment(Moment(T0 + offset, "/cam", 64, 48, None, texts=texts))
+    other = answerer.answer("According to the notice, does the chess club meet on Fridays?")
+    assert other.value is False and "tuesday" in other.text.lower(), other.text
+    same = answerer.answer("According to the notice, does the chess club meet on Tuesdays?")
+    assert same.value is True, same.text
+
+
 def test_a_thing_known_by_a_sign_read_over_a_stretch_lasts_until_its_last_read(answerer: Reasoner) -> None:
     from vidmem_ros.memory.records import Moment
     from vidmem_ros.perception.types import Detection, TextLine

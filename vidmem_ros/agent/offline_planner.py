@@ -1347,6 +1347,12 @@ class OfflinePlanner:
             where = xy_said(best.pose) if best.pose else "a place I have no pose for"
             text = f"At {where}: I {verb} {what} there {when_said(state, best.stamp)}."
             return answer(text, confidence, refs, best.ref, best.ref)
+        other_days = _other_dates(state.question, best.text) if verb != "saw" else []
+        if asked is Asked.YES_NO and other_days:  # "does it open on Sundays" of a notice that says Saturdays
+            text = f'No: I {verb} {what} {when_said(state, best.stamp)}, which says "{other_days[0]}"'
+            return answer(
+                text + f', not "{other_days[1]}".', NOT_SEEN_CONFIDENCE, refs, best.ref, best.ref, value=False
+            )
         if asked is Asked.YES_NO and best.data.get("unmet"):  # "was the concert called off": not if nothing says so
             unmet = ", ".join(str(w) for w in best.data["unmet"])
             text = f'No: the nearest I {verb} was {what} {when_said(state, best.stamp)}, which does not say "{unmet}".'
@@ -1643,6 +1649,24 @@ def _arrived_at(question: str, name: str) -> bool:
 
 # Being at something up to now, said in the present perfect ("how long have you been on this round").
 _ON_IT_SINCE = re.compile(r"\b(?:have|has) (?:you|it|the robot|this|your \w+) been\b")
+
+
+# Days of the week and months: a question that names one of them of a text that names only others asks of
+# something the text contradicts.
+_DATES = re.compile(
+    r"(?<![a-z])(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|march|april|june|july"
+    r"|august|september|october|november|december)s?(?![a-z])"
+)
+
+
+def _other_dates(question: str, text: str) -> list[str]:
+    """[what the text says, what the question asked] where the question names a day or month the text does not
+    while the text names another; else empty."""
+    asked = {singular(d) for d in _DATES.findall(interrogative(question))}
+    said = [singular(d) for d in _DATES.findall(text.lower())]
+    if not asked or not said or asked & set(said):
+        return []
+    return [said[0], sorted(asked)[0]]
 
 
 def _read_not_detected(p: ParsedQuestion, found: list[Finding]) -> list[str]:

@@ -15,7 +15,7 @@ import threading
 
 import numpy as np
 
-from vidmem_ros.agent.asked import Asked, asked_kind, asks_a_time_said
+from vidmem_ros.agent.asked import Asked, asked_kind, asks_a_time_said, cites_a_source
 from vidmem_ros.agent.grounding import Sense, source_named
 from vidmem_ros.agent.question import (
     CALENDAR,
@@ -196,6 +196,8 @@ class SimilarityParser:
         if intent in (Intent.FIRST, Intent.LAST) and asks_a_time_said(question):
             return None  # "the last bus is at what time": a time said or read, found by the search
         named = source_named(question)
+        if intent is Intent.DID and cites_a_source(question) and named:
+            return None  # "according to the notice, does the dog visit on Sundays": what the notice says, searched
         if _other_source(modality, named):
             return None  # "the code on the plate warning about X": read, though warning is a way of saying
         if modality is Modality.OBJECT and named == [Sense.HEARD]:
