@@ -523,6 +523,17 @@ def test_a_day_asked_of_a_notice_that_names_another_day_is_a_no(answerer: Reason
     assert same.value is True, same.text
 
 
+def test_a_notice_that_names_things_is_no_count_of_them(answerer: Reasoner) -> None:
+    from vidmem_ros.memory.records import Moment
+    from vidmem_ros.perception.types import TextLine
+
+    for offset in (800, 801, 802):
+        texts = [TextLine("KEEP LADDERS STACKED", 0.95)]
+        answerer.store.add_moment(Moment(T0 + offset, "/cam", 64, 48, None, texts=texts))
+    count = answerer.answer("How many ladders were leaning by the stacking notice?")
+    assert count.value is None and "cannot count" in count.text, count.text
+
+
 def test_a_thing_known_by_a_sign_read_over_a_stretch_lasts_until_its_last_read(answerer: Reasoner) -> None:
     from vidmem_ros.memory.records import Moment
     from vidmem_ros.perception.types import Detection, TextLine

@@ -1371,6 +1371,10 @@ class OfflinePlanner:
             amount = said[0]  # "how many chairs were we asked to bring": the number the words give
             text = f"{amount:g}: I {verb} {what} {when_said(state, best.stamp)}."
             return answer(text, confidence, refs, best.ref, best.ref, value=amount)
+        if asked is Asked.COUNT and verb != "saw" and not _COUNTS_MEETINGS.search(interrogative(state.question)):
+            # "how many cylinders were by the oxygen notice": a notice that names them is no count of them
+            text = f"I cannot count that: what I {verb} of it, {what} {when_said(state, best.stamp)}, gives no number."
+            return answer(text, NOT_SEEN_CONFIDENCE, refs, best.ref, best.ref)
         if asked is Asked.COUNT:
             text = f"{len(occasions)}: I {verb} {what} on {_times(len(occasions))}."
             return answer(text, confidence, refs, value=len(occasions))
@@ -1649,6 +1653,10 @@ def _arrived_at(question: str, name: str) -> bool:
 
 # Being at something up to now, said in the present perfect ("how long have you been on this round").
 _ON_IT_SINCE = re.compile(r"\b(?:have|has) (?:you|it|the robot|this|your \w+) been\b")
+
+
+# A count of meetings with words read or heard ("how many times", "how many notices"), not of things they name.
+_COUNTS_MEETINGS = re.compile(rf"\bhow often\b|\bhow many (?:\w+ )?(?:times|occasions|{MESSAGES}|{BEARER}s?)\b")
 
 
 # Days of the week and months: a question that names one of them of a text that names only others asks of
