@@ -269,6 +269,8 @@ def test_a_record_holds_the_kind_of_value_asked_for(text: str, kind: ValueKind, 
         ("who fixed the boiler", ValueKind.PERSON),
         ("what job title does the sign give", ValueKind.OCCUPATION),
         ("which number was on the locker", ValueKind.NUMBER),
+        ("what temperature did the kiln's gauge show", ValueKind.NUMBER),  # a quantity is read as a number
+        ("what fee was printed on the ticket", ValueKind.NUMBER),
         ("did you hear a number of complaints", None),
         ("what colour was the van", None),
     ],

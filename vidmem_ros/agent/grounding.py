@@ -675,7 +675,8 @@ _VALUE_KINDS = (
     (
         ValueKind.NUMBER,
         re.compile(
-            r"^(?:what|which) (?:\w+ )?(?:number|code|digits?)\b|^how much\b|\b(?:any|a|some) numbers?\b(?! of)"
+            r"^(?:what|which) (?:\w+ )?(?:number|code|digits?|temperature|weight|height|price|cost|fee|speed|pressure"
+            r"|voltage|percentage)\b|^how much\b|\b(?:any|a|some) numbers?\b(?! of)"
         ),
     ),
 )
