@@ -270,6 +270,8 @@ def test_sentences_lose_scope_and_remarks_and_say_alternatives_whole(sentence: s
         ("boathouse - how many visits?", Intent.COUNT, Modality.PLACE, "boathouse", ""),
         ("The boathouse. How long were you there?", Intent.DURATION, Modality.PLACE, "boathouse", ""),
         ("How long did your second stop at the boathouse last?", Intent.DURATION, Modality.PLACE, "boathouse", ""),
+        ("How long were you watching the heron?", Intent.DURATION, Modality.OBJECT, "heron", ""),
+        ("The heron: how long were you looking at it?", Intent.DURATION, Modality.OBJECT, "heron", ""),
         # a sign, trace or hint of a thing is the thing met
         ("Any sign of a heron on the way?", Intent.DID, Modality.OBJECT, "heron", ""),
         ("Did you notice any trace of the lost kitten?", Intent.DID, Modality.OBJECT, "lost kitten", ""),

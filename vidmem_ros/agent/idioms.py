@@ -688,6 +688,13 @@ def _visits_plain(sentence: str) -> str:
     return sentence
 
 
+# "How long were you watching the kettle": how long it was looked at, not a stay somewhere.
+_LOOKING_LONG = re.compile(
+    r"^(?P<q>how long|for how long|how much time) (?:were|was) (?:you|the robot|it) (?:looking (?:at|into)|watching"
+    r"|observing|viewing|staring at|facing|studying|examining) "
+)
+
+
 # "Any sign of a fox", "some trace of the van", "no sign of the dog": an indication of a thing is the thing met.
 _SIGN_OF = r"(?:signs?|traces?|evidence|indications?|hints?) of"
 _INDICATION = re.compile(rf"\b(?:any|some|a) {_SIGN_OF} (?=(?:a|an|any|some|the|that|this)\s)")
@@ -744,7 +751,7 @@ def plain_sentence(sentence: str) -> str:
     sentence = _DEPICTED_REMARK.sub("", _POSITION_FORM.sub("", sentence))
     sentence = _ANY_KIND.sub("", _NOT_JUST.sub("", _INDICATION.sub(_indicated, _NO_INDICATION.sub("no ", sentence))))
     sentence = _POSSESSED_PLACE.sub(lambda m: f"the {m['k']} with the {m['x']}", sentence)
-    sentence = _visits_plain(_seen_there(sentence))
+    sentence = _LOOKING_LONG.sub(r"\g<q> did you look at ", _visits_plain(_seen_there(sentence)))
     for pattern, plain in _SENSED:
         sentence = pattern.sub(plain, sentence)
     for done in _DONE_BY_THEN:

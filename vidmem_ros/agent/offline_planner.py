@@ -15,7 +15,7 @@ from collections import Counter
 from collections.abc import Generator
 from dataclasses import replace
 
-from vidmem_ros.agent.asked import Asked, asked_kind, interrogative
+from vidmem_ros.agent.asked import Asked, asked_kind, cites_a_source, interrogative
 from vidmem_ros.agent.bounded import Bound, occasion_bound
 from vidmem_ros.agent.comparison import Comparison, DurationCheck, comparison_question, duration_check
 from vidmem_ros.agent.description import head_words, held_in
@@ -1263,8 +1263,11 @@ class OfflinePlanner:
         words = content_words(state.question)[:12]
         asks_name = asked_kind(state.question) is Asked.NAME
         kind = _KIND_ASKED.match(interrogative(state.question))
-        # "which room was the doctor asked to come to, in the message": what was said, not the kinds of room seen
-        said = source_named(state.question) == [Sense.HEARD] or re.search(rf"\b{MESSAGES}", state.question.lower())
+        said = (  # "which room ... in the message", "according to the rota, which doctor ...": what it says
+            source_named(state.question) == [Sense.HEARD]
+            or re.search(rf"\b{MESSAGES}", state.question.lower()) is not None
+            or cites_a_source(state.question)
+        )
         if kind and asks_name and not said:
             named = yield from self._kinds(state, kind.group("kind"))
             if named:
