@@ -179,6 +179,11 @@ def test_the_time_between_two_things_is_from_the_first_occasion_of_one_to_that_o
     assert len(answer.evidence) == 2
 
 
+def test_how_long_after_a_thing_something_came_that_came_before_it_has_no_duration(compared: Reasoner) -> None:
+    answer = compared.answer("How long after reading NO ENTRY did you see the cat?", as_of=T0 + 700)
+    assert answer.value is None and "not after" in answer.text, answer.text
+
+
 def test_the_time_between_a_thing_met_and_one_never_met_is_not_guessed(compared: Reasoner) -> None:
     answer = compared.answer("How long was it between seeing the dog and seeing a giraffe?", as_of=T0 + 700)
     assert answer.value is None and "have not met giraffe" in answer.text

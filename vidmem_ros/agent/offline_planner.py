@@ -269,8 +269,10 @@ class OfflinePlanner:
         seconds = b.stamp - a.stamp if c.after else abs(b.stamp - a.stamp)
         times = f"{c.first} at {a.stamp - state.t0:.0f} s and {c.second} at {b.stamp - state.t0:.0f} s"
         text = f"About {seconds:.0f} s: I first met {times} after my memory begins."
-        if c.after and seconds < 0:
+        if c.after and seconds < 0:  # no time "after" to give: the answer says which came first, with no duration
             text = f"{c.second[0].upper()}{c.second[1:]} came {-seconds:.0f} s before {c.first}, not after: {times}."
+            yield answer(text, min(a.score, b.score), [a.ref, b.ref])
+            return
         yield answer(text, min(a.score, b.score), [a.ref, b.ref], value=round(seconds, 1))
 
     def _between_occasions(self, state: AgentState, c: Interval) -> Script:
