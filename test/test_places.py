@@ -152,13 +152,13 @@ def test_a_count_of_visits_after_a_topic_counts_the_visits_to_it(patrol: Reasone
 
 
 def test_being_at_an_activity_up_to_now_is_the_time_since_memory_began(patrol: Reasoner) -> None:
-    """ "Duty" is only ever an act; "a round" may be a thing too, and no place stayed at matches it."""
+    """ "Duty" is only ever an act; "a circuit" may be a thing too, and no place stayed at matches it."""
     since = patrol.answer("How long have you been on patrol?", as_of=T0 + 60).value
     assert since is not None and since > 30
     for text in (
         "How long have you been on duty?",
-        "For how long has the robot been on this round so far?",
-        "How long have you been doing the inspection?",
+        "For how long has the robot been on this circuit so far?",
+        "How long have you been doing the survey?",
     ):
         assert patrol.answer(text, as_of=T0 + 60).value == since, text
     assert patrol.answer("How long were you in the boiler room?", as_of=T0 + 60).value is None

@@ -45,7 +45,7 @@ _POSITION = re.compile(
     r"^where\b|\bcoordinates?\b|\bposition\b|\blocation\b|\(\s*x\s*,\s*y\s*\)|\bx\s*,\s*y\b|\bx and y\b"
 )
 # "when ..." and "at what time did ..." ask for a moment of memory; "what time will ..." asks what was said.
-# A moment asked for: "what time", "what moment", "what point in the round".
+# A moment asked for: "what time", "what moment", "what point in the shift".
 WHAT_MOMENT = r"what (?:time|moment|point)(?: of day| (?:in|of|during) (?:the|your|this|my) \w+)?"
 _TIME = re.compile(
     rf"^when\b|^(?:at )?{WHAT_MOMENT} (?:did|was|were|had)\b"
@@ -108,7 +108,7 @@ def asked_kind(question: str) -> Asked:
 
 
 def asks_a_time_said(question: str) -> bool:
-    """Whether a question asks for a time that was said or read ("when does the pool open", "the bus is at what
+    """Whether a question asks for a time that was said or read ("when does the kiosk open", "the ferry is at what
     time"), not for when something was met."""
     clause = interrogative(question)
     return bool(_TIME_SAID.search(clause) or _TIME_STATED.search(clause))

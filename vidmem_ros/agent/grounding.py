@@ -643,7 +643,7 @@ def source_named(question: str) -> list[Sense]:
 
 def sight_named(question: str) -> bool:
     """Whether the first word of a question that names how something was met names seeing it ("where were you
-    while looking into the cabinet"): not what was heard."""
+    while looking into the fuse box"): not what was heard."""
     first = next(_SOURCE.finditer(without_asking(question.lower())), None)
     return first is not None and first.group("seen") is not None
 

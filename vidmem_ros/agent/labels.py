@@ -153,7 +153,7 @@ class LabelLexicon:
                 if other != form and not lemma[:1].isupper() and wordnet.senses(other)[:1] == (sense,):
                     out.append(other)
                 elif lemma.endswith(".") and sense in wordnet.senses(other):
-                    out.append(other.rstrip("."))  # an abbreviation ("Dr." of doctor), as a reader finds it
+                    out.append(other.rstrip("."))  # an abbreviation ("Dr." of physician), as a reader finds it
         return tuple(dict.fromkeys(out))
 
     def _by_meaning(self, words: str) -> list[str]:
@@ -233,8 +233,8 @@ class LabelLexicon:
 
     def activity_named(self, phrase: str) -> str:
         """Whether a phrase ends in a noun one of whose commoner senses is an act, an event or a span of time ("this
-        round", "your shift", "the inspection"): what the robot is doing, not where it is.  "only" where none of
-        those senses is a made thing or a location ("duty"), "some" where one is ("round"), else ""."""
+        circuit", "your shift", "the survey"): what the robot is doing, not where it is.  "only" where none of
+        those senses is a made thing or a location ("duty"), "some" where one is ("circuit"), else ""."""
         words = re.findall(r"[a-z]+", phrase.lower())
         if self.wordnet is None or not words:
             return ""

@@ -418,7 +418,7 @@ class OfflinePlanner:
         found = [f for f in obs.result.findings if f.kind == "occasion"]
         weak = [f for f in obs.result.findings if f.kind == "weak"]
         if p.intent is Intent.DID and (said := _read_not_detected(p, found)):
-            # "any oxygen warning signs": a sign detected ("stop sign") is not one that says so; what was read is
+            # "any flood warning signs": a sign detected ("stop sign") is not one that says so; what was read is
             yield from self._sign_saying(state, p, said)
             return
         if p.times is not None and (found or "cannot recognise" not in obs.result.note):
@@ -607,7 +607,7 @@ class OfflinePlanner:
             named = yield from self._named(p.target, head_words(p.target), ["moments"], self._window(state, p))
             hits = [f for f in named if f.text.startswith("looked like")]
         else:  # whatever shows it: a scene tag or a caption, or a sign that names it, with a margin; a sentence
-            # heard about it ("the pool towels") is no sighting
+            # heard about it ("the canoe paddles") is no sighting
             best, hits = yield from self._occasions_of(p.target, ["seen", "read"], weak=True, sighting=True)
             if best is not None and best.score < CLAIM_MIN:  # one weak guess: said as such, never a sighting
                 yield self._weak_guess(state, p, best)
@@ -819,7 +819,7 @@ class OfflinePlanner:
     ) -> Generator[Step, list[Observation], tuple[Finding | None, Finding | None]]:
         """The first and the last occasion something was met, as ``_first_seen`` finds them."""
         if (not senses or senses == ["seen"]) and bears_text(head_words(name)):
-            # "the breakfast board": a thing that bears words is met where they were read, not where a detector
+            # "the lunch board": a thing that bears words is met where they were read, not where a detector
             # saw something of the same name (a dining table is a "board" too)
             _, read = yield from self._occasions_of(name, ["read"])
             if read:
@@ -969,8 +969,8 @@ class OfflinePlanner:
         """Visits to a place found by its description: how many, how long, which place came before or after."""
         about = p.other if p.intent in (Intent.BEFORE, Intent.AFTER) else p.target
         counted = places_counted(state.question)
-        # "how many visits?" counts every stay, unless the question's topic names the place ("the gym - how many
-        # visits?"): then the visits to it
+        # "how many visits?" counts every stay, unless the question's topic names the place ("the boathouse - how
+        # many visits?"): then the visits to it
         if p.intent is Intent.COUNT and (not about or (counted is not None and counted.target)):
             yield from self._count_places(state, p)
             return
@@ -983,7 +983,7 @@ class OfflinePlanner:
             best = found[0] if _stands_out(found) else None
         else:
             best = found[0] if found and found[0].score >= PLACE_MATCH_MIN else None
-        # "How long have you been on duty", "... on this round (which names no place I stayed at)": since memory
+        # "How long have you been on duty", "... on this circuit (which names no place I stayed at)": since memory
         # began.
         if p.intent is Intent.DURATION and _ON_IT_SINCE.search(state.question.lower()):
             note = obs.result.note
@@ -1265,7 +1265,7 @@ class OfflinePlanner:
         words = content_words(state.question)[:12]
         asks_name = asked_kind(state.question) is Asked.NAME
         kind = _KIND_ASKED.match(interrogative(state.question))
-        said = (  # "which room ... in the message", "according to the rota, which doctor ...": what it says
+        said = (  # "which room ... in the message", "according to the timetable, which surgeon ...": what it says
             source_named(state.question) == [Sense.HEARD]
             or re.search(rf"\b{MESSAGES}", state.question.lower()) is not None
             or cites_a_source(state.question)
@@ -1353,7 +1353,7 @@ class OfflinePlanner:
             text = f"At {where}: I {verb} {what} there {when_said(state, best.stamp)}."
             return answer(text, confidence, refs, best.ref, best.ref)
         other_days = _other_dates(state.question, best.text) if verb != "saw" else []
-        if asked is Asked.YES_NO and other_days:  # "does it open on Sundays" of a notice that says Saturdays
+        if asked is Asked.YES_NO and other_days:  # "does it open on Fridays" of a notice that says Tuesdays
             text = f'No: I {verb} {what} {when_said(state, best.stamp)}, which says "{other_days[0]}"'
             return answer(
                 text + f', not "{other_days[1]}".', NOT_SEEN_CONFIDENCE, refs, best.ref, best.ref, value=False
@@ -1363,7 +1363,7 @@ class OfflinePlanner:
             text = f'No: the nearest I {verb} was {what} {when_said(state, best.stamp)}, which does not say "{unmet}".'
             return answer(text, NOT_SEEN_CONFIDENCE, refs, best.ref, best.ref, value=False)
         if asked is Asked.YES_NO and verb != "heard" and _SOMEONE.search(interrogative(state.question)):
-            # "was anybody swimming in the pool": the pool's sign is no person; someone must have been seen then
+            # "was anybody rowing at the club": the club's sign is no person; someone must have been seen then
             span = {"start_t": best.stamp - state.t0 - PERSON_NEAR_S, "end_t": best.end - state.t0 + PERSON_NEAR_S}
             people = (yield [call("find_object", name="person", **span)])[0].result.findings
             if not any(f.kind == "occasion" for f in people):
@@ -1377,7 +1377,7 @@ class OfflinePlanner:
             text = f"{amount:g}: I {verb} {what} {when_said(state, best.stamp)}."
             return answer(text, confidence, refs, best.ref, best.ref, value=amount)
         if asked is Asked.COUNT and verb != "saw" and not _COUNTS_MEETINGS.search(interrogative(state.question)):
-            # "how many cylinders were by the oxygen notice": a notice that names them is no count of them
+            # "how many ladders were by the stacking notice": a notice that names them is no count of them
             text = f"I cannot count that: what I {verb} of it, {what} {when_said(state, best.stamp)}, gives no number."
             return answer(text, NOT_SEEN_CONFIDENCE, refs, best.ref, best.ref)
         if asked is Asked.COUNT:
@@ -1656,7 +1656,7 @@ def _arrived_at(question: str, name: str) -> bool:
     return at >= 0 and _ARRIVED.search(lower[:at]) is not None
 
 
-# Being at something up to now, said in the present perfect ("how long have you been on this round").
+# Being at something up to now, said in the present perfect ("how long have you been on this circuit").
 _ON_IT_SINCE = re.compile(r"\b(?:have|has) (?:you|it|the robot|this|your \w+) been\b")
 
 
@@ -1683,7 +1683,7 @@ def _other_dates(question: str, text: str) -> list[str]:
 
 
 def _read_not_detected(p: ParsedQuestion, found: list[Finding]) -> list[str]:
-    """The words a thing asked about bears by the question ("oxygen warning" of "an oxygen warning sign") where no
+    """The words a thing asked about bears by the question ("flood warning" of "a flood warning sign") where no
     detector label found for it holds them: then only what was read shows it.  Empty otherwise."""
     if p.modality is not Modality.OBJECT or not bears_text(head_words(p.target)):
         return []
@@ -1697,7 +1697,7 @@ def _read_not_detected(p: ParsedQuestion, found: list[Finding]) -> list[str]:
     return [] if any(set(words) <= set(label.split()) for label in labels) else words
 
 
-# Someone unnamed as the subject of a yes-or-no question ("was anybody swimming"): a yes needs a person seen
+# Someone unnamed as the subject of a yes-or-no question ("was anybody rowing"): a yes needs a person seen
 # within this many seconds of what the rest of the question is grounded in.
 _SOMEONE = re.compile(r"\b(?:anybody|anyone|someone|somebody|any(?:one)? person|a person|any people|people)\b")
 PERSON_NEAR_S = 10.0

@@ -648,7 +648,7 @@ def _resolved(parsed: ParsedQuestion, context: str) -> ParsedQuestion:
         target, modality = words.group("q").strip(), (Modality.SPEECH if said else Modality.TEXT)
     unnamed = not target and (parsed.intent in (Intent.SAID, Intent.READ) or parsed.modality is Modality.PLACE)
     there = parsed.modality is Modality.PLACE and target in ("there", "that place", "it")
-    if context and (_PRONOUN.match(target) or unnamed or there):  # "the gym - how many visits?": visits to the gym
+    if context and (_PRONOUN.match(target) or unnamed or there):  # "the boathouse - how many visits?": visits to it
         target = _antecedent(context) or target
     changed = target != parsed.target or modality is not parsed.modality
     return replace(parsed, target=target, modality=modality) if changed else parsed
@@ -665,7 +665,7 @@ def _sentences(text: str) -> list[str]:
     return [s for s in re.split(rf"(?<=[.?!:])\s+|\s+[-–—]\s+(?={_ASKING_WORD})", text.strip()) if s.strip()]
 
 
-# A word that opens a question ("courtyard - how many visits?": what follows the dash asks).
+# A word that opens a question ("boathouse - how many visits?": what follows the dash asks).
 _ASKING_WORD = r"(?:what|which|where|when|who|how|did|was|were|have|has|had|is|are|do|does|can|could)\b"
 
 
@@ -713,7 +713,7 @@ def _antecedent(context: str) -> str:
     named = re.findall(rf"\b(?:the|that|this|those|these) (?P<t>{_NAME}){_NAME_END}", words)
     if named:
         return clean_target(named[-1])
-    # a bare topic set before a colon or dash ("courtyard garden - how many visits?"): the thing itself
+    # a bare topic set before a colon or dash ("boat shed - how many visits?"): the thing itself
     topic = re.fullmatch(r"\s*(?P<t>[a-z][\w' -]{0,40}?)\s*[:\-–—]?\s*", words)
     return clean_target(topic.group("t")) if topic and len(topic.group("t").split()) <= 4 else ""
 

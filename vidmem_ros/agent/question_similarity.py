@@ -194,14 +194,14 @@ class SimilarityParser:
         if similarity < self.min_similarity or intent is Intent.SEARCH:
             return None
         if intent in (Intent.FIRST, Intent.LAST) and asks_a_time_said(question):
-            return None  # "the last bus is at what time": a time said or read, found by the search
+            return None  # "the last ferry is at what time": a time said or read, found by the search
         named = source_named(question)
         if intent is Intent.DID and cites_a_source(question) and named:
-            return None  # "according to the notice, does the dog visit on Sundays": what the notice says, searched
+            return None  # "according to the notice, does the club meet on Fridays": what the notice says, searched
         if _other_source(modality, named):
-            return None  # "the code on the plate warning about X": read, though warning is a way of saying
+            return None  # "the number on the tag warning about X": read, though warning is a way of saying
         if modality is Modality.OBJECT and named == [Sense.HEARD]:
-            modality = Modality.SPEECH  # "when did the request for towels come in": when it was said
+            modality = Modality.SPEECH  # "when did the request for blankets come in": when it was said
         if intent in (Intent.BEFORE, Intent.AFTER):
             relation = _NEIGHBOUR.search(clause)
             if relation is None:

@@ -67,7 +67,7 @@ class Finding:
         return out
 
 
-# What the places tool notes of a description whose head is an activity ("this round"), which may be no place,
+# What the places tool notes of a description whose head is an activity ("this circuit"), which may be no place,
 # and of one whose head is nothing else ("duty").
 NAMES_ACTIVITY = "names an activity"
 NAMES_ONLY_ACTIVITY = "names an activity and no place"
