@@ -9,6 +9,7 @@ type and the thing asked about are found the same way whichever form was used.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 
@@ -46,9 +47,15 @@ def _base_form(past: str) -> str:
     past is read as it is."""
     if past in _IRREGULAR:
         return _IRREGULAR[past][0]
-    wordnet = wn.load(LexiconConfig().wordnet_dir)
+    wordnet = _wordnet()
     base = wordnet.irregular_verb(past) if wordnet is not None else ""
     return base or past
+
+
+@functools.lru_cache(maxsize=1)
+def _wordnet() -> wn.WordNet | None:
+    """WordNet where the lexicon's default settings find it, looked up once."""
+    return wn.load(LexiconConfig().wordnet_dir)
 
 
 def _participle(past: str) -> str:

@@ -647,7 +647,7 @@ def _resolved(parsed: ParsedQuestion, context: str) -> ParsedQuestion:
         said = modality_named(parsed.text) is Modality.SPEECH
         target, modality = words.group("q").strip(), (Modality.SPEECH if said else Modality.TEXT)
     unnamed = not target and (parsed.intent in (Intent.SAID, Intent.READ) or parsed.modality is Modality.PLACE)
-    there = parsed.modality is Modality.PLACE and target in ("there", "that place", "it")
+    there = parsed.modality is Modality.PLACE and target in ("there", "that place")  # "it" is a pronoun already
     if context and (_PRONOUN.match(target) or unnamed or there):  # "the boathouse - how many visits?": visits to it
         target = _antecedent(context) or target
     changed = target != parsed.target or modality is not parsed.modality

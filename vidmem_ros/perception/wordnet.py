@@ -79,10 +79,10 @@ class WordNet:
         """A verb's dictionary form, as morphy finds it: verb.exc's irregular forms ("bought" -> "buy", "left" ->
         "leave"), then its suffix rules ("stays" -> "stay", "closed" -> "close"); the word itself if none is a
         verb."""
-        verbs, irregular = self._verb_tables()
+        verbs, _ = self._verb_tables()
         key = _key(word)
-        if key in irregular:
-            return irregular[key]
+        if irregular := self.irregular_verb(word):
+            return irregular
         for suffix, ending in _VERB_SUFFIXES:
             if key.endswith(suffix) and len(key) > len(suffix) + 1:
                 candidate = key[: len(key) - len(suffix)] + ending
