@@ -150,6 +150,38 @@ def test_the_time_between_two_things_is_read_from_between_and_after(
 
 
 @pytest.mark.parametrize(
+    ("question", "edges"),
+    [
+        ("How long was the ride from the greenhouse to the bakery?", ("left", "reached")),
+        ("What was the walking time from the greenhouse to the bakery?", ("left", "reached")),
+        ("How many seconds did the trip from the greenhouse to the bakery take?", ("left", "reached")),
+        ("How much time went by between leaving the greenhouse and entering the bakery?", ("left", "reached")),
+        ("How long after you reached the greenhouse did you hear the bakery mentioned?", ("reached", "")),
+        ("How long before departing from the greenhouse did you see the kettle?", ("", "left")),
+        ("How long did it take to get to the bakery?", ("", "reached")),
+        ("How long was it from the kettle sighting to the van sighting?", ("", "")),
+    ],
+)
+def test_leaving_or_reaching_a_place_marks_which_edge_of_the_stay_a_side_means(
+    question: str, edges: tuple[str, str]
+) -> None:
+    c = interval_question(question)
+    assert c is not None and (c.first_edge, c.second_edge) == edges, c
+    said = f"{c.first} {c.second}"
+    assert not any(verb in said for verb in ("leaving", "entering", "reached", "departing", "get to")), c
+
+
+def test_a_trip_joins_the_first_visit_to_the_second_place_with_the_last_stay_before_it() -> None:
+    from vidmem_ros.agent.interval import journey
+
+    lab, yard = [(0.0, 10.0, "p1"), (40.0, 50.0, "p1"), (90.0, 95.0, "p1")], [(20.0, 30.0, "p2"), (60.0, 70.0, "p2")]
+    assert journey(lab, yard, "left", "reached") == ((0.0, 10.0, "p1"), (20.0, 30.0, "p2"))
+    assert journey(yard, lab, "left", "reached") == ((20.0, 30.0, "p2"), (40.0, 50.0, "p1"))
+    assert journey(lab[2:], yard, "left", "reached") is None  # the yard was never reached after that stay
+    assert journey(lab, lab, "left", "reached") == ((0.0, 10.0, "p1"), (40.0, 50.0, "p1"))  # back to the same place
+
+
+@pytest.mark.parametrize(
     "question",
     [
         "How long after the start did you first see the van?",  # a moment counted from the start

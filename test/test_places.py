@@ -277,3 +277,24 @@ def test_places_counted_with_a_thing_met_there(patrol: Reasoner) -> None:
     assert patrol.answer("How many rooms with a notice did you visit?").value == 1  # NO ENTRY, read at the cat's
     none = patrol.answer("How many spots with a giraffe did you stop at?")
     assert none.value == 0 and "2 places" in none.text, none.text
+
+
+def test_a_trip_between_two_places_runs_from_leaving_one_to_reaching_the_other(patrol: Reasoner) -> None:
+    """Not from the first moment each was in view: the cup was in view from the start, the cat from about 42 s."""
+    there = patrol.answer("How long did it take you to get from the room with the cup to the spot with the cat?")
+    assert there.value == pytest.approx(12, abs=3), there.text
+    for text in (
+        "How many seconds was the drive from the room with the cup to the spot with the cat?",
+        "What was the travel time from the room with the cup to the spot with the cat?",
+        "How much time passed between leaving the room with the cup and arriving at the spot with the cat?",
+    ):
+        assert patrol.answer(text).value == there.value, text
+    back = patrol.answer("How long did the journey from the spot with the cat to the room with the cup take?")
+    assert back.value == pytest.approx(11, abs=3) and "left" in back.text, back.text  # to the second visit there
+    reach = patrol.answer("How long did it take you to reach the spot with the cat?")
+    assert reach.value == pytest.approx(42, abs=3), reach.text
+
+
+def test_an_interval_after_leaving_a_place_counts_from_the_end_of_the_stay(patrol: Reasoner) -> None:
+    after = patrol.answer("How long after leaving the room with the cup did you first see the cat?")
+    assert after.value is not None and 10 <= after.value <= 20 and "left" in after.text, after.text  # not 46 s

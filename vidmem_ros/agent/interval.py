@@ -56,7 +56,17 @@ _DELAY = re.compile(
     r"|went|go|headed|head) back\b|(?:(?:you|the robot|it) )?return(?:ed)?\b).+)$"
 )
 # "how long did it take to get from A to B": the time from the one to the other.
-_TRAVEL = re.compile(r"^(?:get|go|travel|drive|walk|move|come|make it) from (?P<a>.+?) (?:to|until|till) (?P<b>.+)$")
+_TRAVEL = re.compile(
+    r"^(?:get|go|travel|drive|walk|move|come|make it|head|return|get back|go back|come back) from (?P<a>.+?)"
+    r"(?: back)? (?:to|until|till|into|as far as) (?P<b>.+)$"
+)
+# A journey named by its noun: "how long was the drive from A to B", "what was the travel time from A to B".
+_JOURNEY = re.compile(
+    rf"^(?:{_MEASURE}(?: (?:was|is|did|does))?(?: the| your| its)? (?:trip|drive|journey|ride|walk|transit"
+    r"|transfer|crossing|way|passage)|what (?:was|is) the (?:travel|transit|driving|walking|journey) time"
+    r"(?: in seconds)?)(?: take)?(?: back)? from (?P<a>.+?)(?: back)? (?:to|until|till|into|as far as) (?P<b>.+?)"
+    r"(?: take)?$"
+)
 _DELAY_FRONTED = re.compile(
     r"^after how (?:long|much time|many (?:seconds|minutes|hours))(?: of \w+)? (?:did|had|were|was) (?:you|the robot"
     r"|it) (?P<b>.+)$"
@@ -96,6 +106,40 @@ class Interval:
     after: bool  # "how long after A did B": B's moment less A's, not the distance between them
     from_start: bool = False  # "how long did it take to find B": B's first moment less the start of memory
     repeat: bool = False  # "the gap between the two B sightings": from the end of B's first occasion to its second
+    # Where a side is a place and the question says which edge of a stay it means ("leaving A", "reaching B"):
+    # LEFT is the end of a visit, REACHED its start; "" a thing met, or a place's first moment.
+    first_edge: str = ""
+    second_edge: str = ""
+
+
+LEFT, REACHED = "left", "reached"
+# Leaving or reaching a place, said before its name.
+_EDGE_VERB = (
+    (
+        LEFT,
+        re.compile(
+            r"^(?:(?:you|the robot|it) )?(?:leaving|left|leave|exiting|exited|exit|departing|departed"
+            r"|depart(?:ing|ed)? from|getting out of|got out of|moving off from|moved off from)\s+"
+        ),
+    ),
+    (
+        REACHED,
+        re.compile(
+            r"^(?:(?:you|the robot|it) )?(?:arriving (?:at|in)|arrived (?:at|in)|arrive (?:at|in)"
+            r"|reaching|reached|reach|getting to|got to|get to|entering|entered|enter|coming to"
+            r"|came to|come to|pulling into|pulled into|making it to|made it to)\s+"
+        ),
+    ),
+)
+
+
+def _edged(words: str) -> tuple[str, str]:
+    """A side's words less a verb of leaving or reaching a place, and which edge of the stay that verb names."""
+    for edge, verb in _EDGE_VERB:
+        bare = verb.sub("", words.strip())
+        if bare != words.strip():
+            return edge, bare
+    return "", words
 
 
 def interval_question(text: str) -> Interval | None:
@@ -107,14 +151,19 @@ def interval_question(text: str) -> Interval | None:
         met = met or _MET_BY_OCCASION.get(twice["k"] or twice["k2"] or "")  # "the two mentions of X": X was heard
         return Interval(name, name, met, met, True, repeat=True) if name else None
     delay = _DELAY.match(sentence) or _DELAY_FRONTED.match(sentence)
+    journey = _JOURNEY.match(sentence) or (_TRAVEL.match(delay["b"]) if delay is not None else None)
+    if journey is not None:  # from leaving one place to reaching the other
+        (first, first_met), (second, second_met) = side_named(journey["a"]), side_named(journey["b"])
+        return (
+            Interval(first, second, first_met, second_met, True, False, False, LEFT, REACHED)
+            if first and second
+            else None
+        )
     if delay is not None and not _BEFORE.match(sentence):
-        travel = _TRAVEL.match(delay["b"])
-        if travel is not None:
-            (first, first_met), (second, second_met) = side_named(travel["a"]), side_named(travel["b"])
-            return Interval(first, second, first_met, second_met, True) if first and second else None
-        second, second_met = side_named(re.sub(r"^(?:you|the robot|it) ", "", delay["b"]))
+        edge, words = _edged(re.sub(r"^(?:you|the robot|it) ", "", delay["b"]))
+        second, second_met = side_named(words)
         second = _FIRST.sub("", second)
-        return Interval("", second, None, second_met, True, from_start=True) if second else None
+        return Interval("", second, None, second_met, True, from_start=True, second_edge=edge) if second else None
     for pattern in (_BETWEEN, _FRONTED, _SEPARATED, _AFTER, _BEFORE):
         match = pattern.match(sentence)
         if match is None:
@@ -123,6 +172,7 @@ def interval_question(text: str) -> Interval | None:
         a, b = match["a"] or match.groupdict().get("a2") or "", match["b"]
         if pattern in (_AFTER, _BEFORE):
             b = re.sub(r"^(?:you|the robot|it) ", "", b)
+        (first_edge, a), (second_edge, b) = _edged(a), _edged(b)
         (first, first_met), (second, second_met) = side_named(a), side_named(b)
         if directed and _START.match(first):  # "from the start to B": the delay to B's first occasion
             # "first" goes before the name is read: "the first announcement" is any announcement
@@ -131,8 +181,9 @@ def interval_question(text: str) -> Interval | None:
         if not first or not second or _NO_THING.match(first) or _NO_THING.match(second):
             return None  # "between the first and the last time you saw X": one thing's span, not two things
         if pattern is _BEFORE:  # B came first: the time from it to A
-            return Interval(second, first, second_met, first_met, True)
-        return Interval(first, second, first_met, second_met, pattern is _AFTER or directed)
+            return Interval(second, first, second_met, first_met, True, first_edge=second_edge, second_edge=first_edge)
+        after = pattern is _AFTER or directed
+        return Interval(first, second, first_met, second_met, after, first_edge=first_edge, second_edge=second_edge)
     return None
 
 
@@ -166,3 +217,23 @@ def side_named(words: str) -> tuple[str, Modality | None]:
     elif _SIGHTING_NOUN.search(name):
         name, met = _SIGHTING_NOUN.sub("", name), met or Modality.OBJECT
     return name, met
+
+
+Visit = tuple[float, float, str]  # start, end, reference
+
+
+def edge_of(visit: Visit, edge: str) -> float:
+    """The moment of a stay an edge names: its end where the robot left, else its start."""
+    return visit[1] if edge == LEFT else visit[0]
+
+
+def journey(first: list[Visit], second: list[Visit], first_edge: str, second_edge: str) -> tuple[Visit, Visit] | None:
+    """The visits a trip from the first place to the second joins: the earliest visit to the second place that
+    some visit to the first came before, with the last such visit to the first (the robot may pass the first place
+    twice before it goes on). None where the second place was never met after the first."""
+    for there in sorted(second, key=lambda v: edge_of(v, second_edge)):
+        reached = edge_of(there, second_edge)
+        before = [v for v in first if edge_of(v, first_edge) <= reached and v[:2] != there[:2]]
+        if before:
+            return max(before, key=lambda v: edge_of(v, first_edge)), there
+    return None

@@ -32,7 +32,7 @@ from vidmem_ros.agent.grounding import (
 )
 from vidmem_ros.agent.harness import AgentState, Observation, PlannerError
 from vidmem_ros.agent.idioms import BEARER, MESSAGES, plain_sentence
-from vidmem_ros.agent.interval import Interval, interval_question
+from vidmem_ros.agent.interval import LEFT, Interval, edge_of, interval_question, journey
 from vidmem_ros.agent.labels import singular
 from vidmem_ros.agent.meanwhile import Meanwhile, meanwhile_question
 from vidmem_ros.agent.own_moments import own_question, own_script
@@ -260,6 +260,11 @@ class OfflinePlanner:
         if c.repeat:
             yield from self._between_occasions(state, c)
             return
+        if c.first_edge or c.second_edge:
+            trip = yield from self._between_stays(state, c)
+            if trip is not None:
+                yield trip
+                return
         state.plan(f"find when I first met {c.first}", f"find when I first met {c.second}", "subtract")
         a = yield from self._first_seen(c.first, _SENSES_OF.get(c.first_met) if c.first_met else None)
         b = yield from self._first_seen(c.second, _SENSES_OF.get(c.second_met) if c.second_met else None)
@@ -274,6 +279,56 @@ class OfflinePlanner:
             yield answer(text, min(a.score, b.score), [a.ref, b.ref])
             return
         yield answer(text, min(a.score, b.score), [a.ref, b.ref], value=round(seconds, 1))
+
+    def _between_stays(self, state: AgentState, c: Interval) -> Generator[Step, list[Observation], Step | None]:
+        """The time from leaving (or reaching) one place to reaching (or leaving) another: the visits the trip
+        joins, not the first moment each place was in view; where one side is a thing met, from the first stay at
+        the place to that thing's first occasion.  None where no side said to be left or reached is a place."""
+        state.plan(f"find my visits to {c.first}", f"find my visits to {c.second}", "pair them and subtract")
+        first = yield from self._stays_of(c.first, c.first_edge, c.first_met, state.t0)
+        second = yield from self._stays_of(c.second, c.second_edge, c.second_met, state.t0)
+        if first and second:
+            trip = journey(first, second, c.first_edge, c.second_edge)
+            if trip is None:
+                text = f"I cannot tell: I never came to {c.second} after {c.first}."
+                return answer(text, NOT_SEEN_CONFIDENCE, [first[0][2], second[0][2]], value=None)
+            a, b = trip
+            moments = [(edge_of(a, c.first_edge), a[2]), (edge_of(b, c.second_edge), b[2])]
+        elif (first and c.first_edge) or (second and c.second_edge):
+            other, met = (c.second, c.second_met) if first else (c.first, c.first_met)
+            occasions = yield from self._spans_of(other, met, state.t0)
+            if not occasions:
+                return None
+            stay = (edge_of(first[0], c.first_edge), first[0][2]) if first else None
+            stay = stay or (edge_of(second[0], c.second_edge), second[0][2])
+            # The thing's occasion on the side of the stay the question puts it: the first after leaving a place,
+            # the last before reaching one; its first occasion where none lies there.
+            after = [o for o in occasions if o[0] >= stay[0]]
+            before = [o for o in occasions if o[0] <= stay[0]]
+            near = (after[0] if after else occasions[0]) if first else (before[-1] if before else occasions[0])
+            moments = [stay, (near[0], near[2])] if first else [(near[0], near[2]), stay]
+        else:
+            return None
+        (start, a_ref), (end, b_ref) = moments
+        seconds = end - start if c.after else abs(end - start)
+        said = [_moment_said(c.first, c.first_edge, bool(first)), _moment_said(c.second, c.second_edge, bool(second))]
+        times = f"{said[0]} at {start - state.t0:.0f} s and {said[1]} at {end - state.t0:.0f} s after my memory begins"
+        if seconds < 0:  # no time "after" to give: say which came first, with no duration
+            return answer(
+                f"The second came {-seconds:.0f} s before the first, not after: {times}.", 0.5, [a_ref, b_ref]
+            )
+        return answer(
+            f"About {seconds:.0f} s: {times}.", 0.7, list(dict.fromkeys([a_ref, b_ref])), value=round(seconds, 1)
+        )
+
+    def _stays_of(
+        self, name: str, edge: str, met: Modality | None, t0: float
+    ) -> Generator[Step, list[Observation], list[tuple[float, float, str]]]:
+        """The visits to the place a side names, where it may be a place: one left or reached, or one said with no
+        sense of its own ("the lab", not "the alarm heard")."""
+        if not edge and met is not None:
+            return []
+        return (yield from self._spans_of(name, None, t0, place=True))
 
     def _between_occasions(self, state: AgentState, c: Interval) -> Script:
         """The gap between the first two occasions of one thing: from the end of the first to the start of the
@@ -293,6 +348,13 @@ class OfflinePlanner:
         """How long after the start of memory a thing was first met ("how long did it take to find X"); a thing
         named by its kind alone ("the first sign", "anything said") is the first thing met that way."""
         state.plan(f"find when I first met {c.second}", "count from the start of memory")
+        stays = (yield from self._spans_of(c.second, None, state.t0, place=True)) if c.second_edge else []
+        if stays:  # "how long did it take to reach B": the start of the first visit (its end, for "leave")
+            moment = edge_of(stays[0], c.second_edge)
+            came = "left" if c.second_edge == LEFT else "reached"
+            text = f"About {moment - state.t0:.0f} s: I first {came} {c.second} {when_said(state, moment)}."
+            yield answer(text, 0.7, [stays[0][2]], value=round(moment - state.t0, 1))
+            return
         senses = _SENSES_OF.get(c.second_met) if c.second_met else None
         kind_only = re.fullmatch(rf"(?:{BEARER}|text|writing|words?)s?", c.second) or names_any_message(c.second)
         if _ANYTHING.match(c.second) or kind_only:
@@ -1867,3 +1929,10 @@ def _empty_value(p: ParsedQuestion | None) -> bool | float | None:
     if p is None:
         return None
     return {Intent.DID: False, Intent.COUNT: 0, Intent.DURATION: 0.0}.get(p.intent)
+
+
+def _moment_said(name: str, edge: str, place: bool) -> str:
+    """One side of a trip as the answer gives it: "I left the lab", "I reached the yard", "I first met the cat"."""
+    if not place:
+        return f"I first met {name}"
+    return f"I {'left' if edge == LEFT else 'reached'} {name}"
