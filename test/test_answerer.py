@@ -1221,3 +1221,32 @@ def test_an_occasion_checked_against_an_amount_of_time_and_visits_ordered() -> N
     assert order is not None and order.intent.value == "order" and {order.target, order.other} == {"kiosk", "picnic"}
     when = parse_question("At which second did you hear about the picnic?")
     assert when is not None and when.intent.value in ("first", "last") and when.target == "picnic"
+
+
+@pytest.mark.parametrize(
+    ("question", "holds"),
+    [
+        ("Is the ice rink open on Tuesdays?", False),  # the notice says the opposite
+        ("Does the ice rink stay open on a Tuesday?", False),
+        ("Was the ice rink shut on Tuesdays, according to the notice?", True),  # a word of like meaning
+        ("Is the ice rink closed on Tuesdays?", True),
+        ("Are scooters allowed in the hall?", False),  # the sign negates what is asked
+        ("Were scooters permitted in the hall?", False),
+        ("Did you read a sign about scooters?", True),  # only what the sign was about
+        ("Will the side door be unlocked overnight?", False),
+        ("Is the side door going to stay locked overnight?", True),
+        ("Did you hear anything about the side door?", True),
+    ],
+)
+def test_words_that_say_the_opposite_of_the_question_answer_no(answerer: Reasoner, question: str, holds: bool) -> None:
+    from vidmem_ros.memory.records import Moment, Transcript
+    from vidmem_ros.perception.types import TextLine
+
+    rink = [TextLine("ICE RINK", 0.95), TextLine("CLOSED TUESDAYS", 0.95)]
+    answerer.store.add_moment(Moment(T0 + 45, "/cam", 64, 48, None, texts=rink))
+    answerer.store.add_moment(Moment(T0 + 47, "/cam", 64, 48, None, texts=[TextLine("NO SCOOTERS IN THE HALL", 0.95)]))
+    answerer.store.add_transcript(Transcript(T0 + 50, T0 + 53, "The side door stays locked overnight."))
+    answer = answerer.answer(question)
+    assert answer.value is holds, answer.text
+    if not holds:
+        assert "which says" in answer.text, answer.text

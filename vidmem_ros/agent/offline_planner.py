@@ -1420,6 +1420,10 @@ class OfflinePlanner:
             return answer(
                 text + f', not "{other_days[1]}".', NOT_SEEN_CONFIDENCE, refs, best.ref, best.ref, value=False
             )
+        if asked is Asked.YES_NO and (opposed := _says_otherwise(state.question, best)):
+            # "is the pool open on Mondays" of a sign that reads "CLOSED MONDAYS", "are bikes allowed" of "NO BIKES"
+            text = f'No: I {verb} {what} {when_said(state, best.stamp)}, which says "{opposed[1]}", not "{opposed[0]}".'
+            return answer(text, NOT_SEEN_CONFIDENCE, refs, best.ref, best.ref, value=False)
         if asked is Asked.YES_NO and best.data.get("unmet"):  # "was the concert called off": not if nothing says so
             unmet = ", ".join(str(w) for w in best.data["unmet"])
             text = f'No: the nearest I {verb} was {what} {when_said(state, best.stamp)}, which does not say "{unmet}".'
@@ -1936,3 +1940,18 @@ def _moment_said(name: str, edge: str, place: bool) -> str:
     if not place:
         return f"I first met {name}"
     return f"I {'left' if edge == LEFT else 'reached'} {name}"
+
+
+# A question that negates itself ("isn't it open", "a no-smoking sign") or asks only what something was about.
+_NEGATED = re.compile(r"\b(?:no|not|never|nobody|none|nothing|without)\b|n't\b")
+_TOPIC_ONLY = re.compile(r"\b(?:about|regarding|concerning|mention(?:ed|ing|s)?|on the subject of)\b")
+
+
+def _says_otherwise(question: str, best: Finding) -> list[str] | None:
+    """The word a question asks with and the opposite that words read or heard say instead, where the question
+    asserts something of its own (neither negated nor only asking what was said about a topic)."""
+    opposed = best.data.get("opposed")
+    if not opposed or best.data.get("how") == "seen":
+        return None
+    text = question.lower()
+    return None if _NEGATED.search(text) or _TOPIC_ONLY.search(text) else [str(w) for w in opposed]

@@ -34,6 +34,7 @@ from vidmem_ros.agent.grounding import (
     value_spans,
 )
 from vidmem_ros.agent.labels import LabelLexicon
+from vidmem_ros.agent.polarity import contradiction, said_alike
 from vidmem_ros.agent.question import GENERIC_PLACES, content_words
 from vidmem_ros.agent.runs import group_runs
 from vidmem_ros.agent.text_blocks import block_in_colour, text_blocks
@@ -72,6 +73,7 @@ from vidmem_ros.memory.hierarchy import ROOT_KEY
 from vidmem_ros.memory.reader import Place
 from vidmem_ros.memory.records import Event, Moment, Pose, SearchHit, Sighting, TextRead
 from vidmem_ros.perception.colour_names import colour_named
+from vidmem_ros.perception.opposites import opposites_of
 from vidmem_ros.perception.wordnet import LEX_PERSON
 
 
@@ -127,12 +129,25 @@ def _actions(ctx: ToolContext, description: str) -> list[str]:
 
 
 def _unmet(ctx: ToolContext, actions: list[str], text: str) -> list[str]:
-    """The actions a description says that words heard or read do not say, in any form of the verb."""
+    """The actions a description says that words heard or read do not say, in any form of the verb or by a word
+    of like meaning ("shut" for "closed")."""
     if not actions:
         return []
     wordnet = _lexicon(ctx).wordnet
-    said = {wordnet.verb_base(t) if wordnet is not None else t for t in re.findall(r"[a-z]+", text.lower())}
-    return [w for w in actions if (wordnet.verb_base(w) if wordnet is not None else w) not in said]
+    if wordnet is None:
+        said = set(re.findall(r"[a-z]+", text.lower()))
+        return [w for w in actions if w not in said]
+    return [w for w in actions if not said_alike(wordnet, opposites_of(wordnet), w, text)]
+
+
+def _opposed(ctx: ToolContext, description: str, text: str) -> dict[str, list[str]]:
+    """Where words heard or read say the opposite of a word of the description, or negate one: that word and
+    what they say instead, as a finding's ``opposed``."""
+    wordnet = _lexicon(ctx).wordnet
+    if wordnet is None:
+        return {}
+    against = contradiction(wordnet, opposites_of(wordnet), terms(description), text)
+    return {"opposed": list(against)} if against else {}
 
 
 def _hit_finding(ctx: ToolContext, hit: SearchHit) -> Finding:
@@ -189,6 +204,7 @@ def ground(ctx: ToolContext, args: GroundArgs) -> ToolResult:
                 "how": g.sense.value, "record": g.kind, "records": g.count, "words": round(g.words, 2),
                 "meaning": round(g.meaning, 2), **({"claimed": True} if g is claimed else {}),
                 **({"unmet": unmet} if g.sense is not Sense.SEEN and (unmet := _unmet(ctx, actions, g.text)) else {}),
+                **(_opposed(ctx, args.description, g.text) if g.sense is not Sense.SEEN else {}),
                 **({"holds": _spans(ctx, kind, g.text)} if kind is not None and g in holders else {}), **g.data,
                 **_view_end(ctx, g.data.get("last_ref")),
             },
