@@ -1250,3 +1250,21 @@ def test_words_that_say_the_opposite_of_the_question_answer_no(answerer: Reasone
     assert answer.value is holds, answer.text
     if not holds:
         assert "which says" in answer.text, answer.text
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Where were you when the ferry delay was announced?",
+        "When the ferry delay was announced, where were you?",
+        "At the moment the ferry delay was mentioned, what were your coordinates?",
+    ],
+)
+def test_where_a_sentence_was_heard_is_where_the_robot_was_then(answerer: Reasoner, question: str) -> None:
+    """A sentence heard has no pose of its own: the robot's path gives it."""
+    from vidmem_ros.memory.records import Transcript
+
+    answerer.store.add_transcript(Transcript(T0 + 30, T0 + 33, "The ferry is delayed by twenty minutes."))
+    answer = answerer.answer(question)
+    assert answer.pose is not None and answer.pose.x == pytest.approx(3.0, abs=0.5), answer.text
+    assert "no pose" not in answer.text

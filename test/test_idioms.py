@@ -311,6 +311,20 @@ def test_sentences_lose_scope_and_remarks_and_say_alternatives_whole(sentence: s
         # a sign described by what it mentions is the words read on it
         ("Did you read any notice mentioning a fire door?", Intent.DID, Modality.TEXT, "fire door", ""),
         ("When did you pass the poster referring to the gym?", Intent.LAST, Modality.TEXT, "gym", ""),
+        # messages named by how they came ("voice messages", "radio calls") are every message heard
+        ("Across the whole shift, how many voice messages came through?", Intent.COUNT, Modality.SPEECH, "", ""),
+        ("How many radio calls reached you in total?", Intent.COUNT, Modality.SPEECH, "", ""),
+        # a moment set before the question, by anything that happened then
+        ("When the ferry horn was heard, where were you?", Intent.WHERE, Modality.SPEECH, "ferry horn", ""),
+        (
+            "At the moment the gate alarm was mentioned, where was the robot?",
+            Intent.WHERE,
+            Modality.SPEECH,
+            "gate alarm",
+            "",
+        ),
+        # a report is heard
+        ("Where were you when the burst pipe was reported?", Intent.WHERE, Modality.SPEECH, "burst pipe", ""),
         # the places stayed at, counted with none described
         ("How many different rooms did you go to?", Intent.COUNT, Modality.PLACE, "", ""),
         ("How many stops did the robot make?", Intent.COUNT, Modality.PLACE, "", ""),

@@ -91,6 +91,9 @@ def test_unsupported_questions_do_not_parse(text: str) -> None:
         ("mug", []),  # its most frequent sense is a quantity; a fool's "mug" is no reason to say person
         ("rocket", []),
         ("unicorn", []),
+        ("kitchen table", ["dining table"]),  # a compound's tail, in a sense close to the compound's
+        ("circuit board", []),  # not the dining table "board" also names: a compound keeps its head's sense
+        ("notice board", ["snowboard", "skateboard", "surfboard"]),  # boards of its kind, never a table
     ],
 )
 def test_targets_map_onto_the_detector_vocabulary(phrase: str, labels: list[str]) -> None:
@@ -295,6 +298,8 @@ def test_where_or_when_according_to_a_text_asks_for_its_words_not_a_position_or_
         ("Which room did you head to after leaving the laundry?", Intent.AFTER, "", "laundry"),
         ("Where had you been right before you entered the archive?", Intent.BEFORE, "", "archive"),
         ("Right before arriving in the chapel, where were you?", Intent.BEFORE, "", "chapel"),
+        ("Once you had finished at the gym, where did you go next?", Intent.AFTER, "", "gym"),  # through with it
+        ("When you were done in the laundry, which room did you head to?", Intent.AFTER, "", "laundry"),
     ],
 )
 def test_questions_about_being_at_a_place_are_read_from_their_verb_of_motion(
@@ -490,3 +495,23 @@ def test_a_count_bounded_by_a_thing_met_names_it(text: str, anchor: str | None, 
     bound = occasion_bound(text)
     found = (None, None) if bound is None else (bound.anchor, bound.before)
     assert found == (anchor, before)
+
+
+@pytest.mark.parametrize(
+    ("question", "plain"),
+    [
+        ("Once you'd left the yard, where did you go?", "Once you had left the yard, where did you go?"),
+        ("Had you'd already finished? I'd like to know.", "Had you had already finished? I would like to know."),
+        ("Where would you say you've been?", "Where would you say you have been?"),
+        ("They're sure it'll rain", "They are sure it will rain"),
+        ("You’d found the key by then?", "You had found the key by then?"),  # a typographic apostrophe
+        ("Did the dog's owner call?", "Did the dog's owner call?"),  # a possessive stays
+    ],
+)
+def test_a_pronouns_contracted_auxiliary_is_written_out(question: str, plain: str) -> None:
+    from vidmem_ros.agent.question import expanded_contractions
+    from vidmem_ros.perception import wordnet
+
+    nouns = wordnet.load(LexiconConfig().wordnet_dir)
+    assert nouns is not None
+    assert expanded_contractions(question, lambda w: bool(nouns.irregular_verb(w))) == plain

@@ -622,6 +622,7 @@ _HEARD_WORDS = (
     r"hear|heard|hearing|voice|voices|spoken|speaker|loudspeaker|announcement|announcements|announced|broadcast"
     r"|intercom|radio|said|say|says|saying|told|tell you|mention|mentioned|talk|talked|spoke|speak"
     r"|requests?|requested|complaints?|complained|calls?|called out|paged|asked for|asking for|shouted|whispered"
+    r"|reported"
 )
 _SEEN_WORDS = (
     r"see|saw|seen|spot|spotted|watch|watched|look(?:ed|ing)? (?:at|into|over|through)|notice|noticed|in view"

@@ -463,8 +463,9 @@ _FRONTED_RELATION = re.compile(
 # "When you saw the fox, where were you?": a clause that sets the moment, said before the question; the plain order
 # puts it after ("where were you when you saw the fox").
 _FRONTED_MOMENT = re.compile(
-    r"^(?P<moment>(?:when|while|as|just as|at the moment) (?:you|the robot|it|we|someone|somebody|anyone|anybody)"
-    r" [^,;:]+)[,;:] (?P<question>(?:where|what|which|who|how)\b.+)$"
+    r"^(?P<moment>(?:(?:when|while|just as|right as|as soon as|at the (?:moment|time|instant)|the (?:moment|instant))"
+    r" |as (?=(?:you|the robot|it|we|someone|somebody|anyone|anybody) ))[^,;:]+)[,;:]"
+    r" (?P<question>(?:where|what|which|who|how)\b.+)$"
 )
 
 
@@ -778,7 +779,9 @@ def plain_sentence(sentence: str) -> str:
     while previous != sentence:
         previous, sentence = sentence, _FORM_REMARK.sub("", _SCOPE.sub("", sentence)).lstrip(",;: ")
     sentence = _OFFERED_FIRST.sub(lambda m: f"{m['q']}, {m['a']} or {m['b']}", sentence)
-    sentence = _FRONTED_MOMENT.sub(lambda m: f"{m['question']} {m['moment']}", sentence)
+    sentence = _FRONTED_MOMENT.sub(
+        lambda m: f"{m['question']} {re.sub(r'^at the (?:moment|time|instant)', 'when', m['moment'])}", sentence
+    )
     sentence = _EDGE_TIME_ASKED.sub(_edge_time, _EDGE_TIME_FRONTED.sub(_edge_time, sentence))
     sentence = _FRONTED_RELATION.sub(lambda m: f"{m['q']} {m['r']} {m['x']}{m['e']}", sentence)
     return _SPLIT_ALTERNATIVE.sub(lambda m: f"{m['r']} or {m['s']} {m['b']}" if m["r"] != m["s"] else m[0], sentence)

@@ -119,7 +119,8 @@ _EDGE_VERB = (
         LEFT,
         re.compile(
             r"^(?:(?:you|the robot|it) )?(?:leaving|left|leave|exiting|exited|exit|departing|departed"
-            r"|depart(?:ing|ed)? from|getting out of|got out of|moving off from|moved off from)\s+"
+            r"|depart(?:ing|ed)? from|getting out of|got out of|moving off from|moved off from"
+            r"|finish(?:ed|ing)? (?:at|in|with)|(?:being|were|was) done (?:at|in|with))\s+"
         ),
     ),
     (

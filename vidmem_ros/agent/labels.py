@@ -68,20 +68,35 @@ class LabelLexicon:
         self._synsets = {label: self._synset(label) for label in self.vocabulary} if self.wordnet else {}
         self._classes = frozenset(s for senses in self._class_senses(model_classes) for s in senses)
         self._synonyms: dict[str, tuple[str, ...]] = {}
-        self._meant: dict[str, tuple[str, ...]] = {}  # words -> the labels they name, asked of again and again
+        # (words, the senses they may be read in) -> the labels they name, asked of again and again
+        self._meant: dict[tuple[str, frozenset[int] | None], tuple[str, ...]] = {}
         self._kinds: dict[tuple[str, str], bool] = {}  # (word, broader word) -> whether it names a kind of it
 
     def resolve(self, phrase: str) -> list[str]:
         """Labels that ``phrase`` refers to, tried on its whole and on ever shorter tails ("a red coffee mug" ->
         "coffee mug" -> "mug"); empty when the detector cannot see it."""
         vocab = set(self.vocabulary)
+        within: frozenset[int] | None = None  # the senses a shorter tail may be read in
         for candidate in _tails(phrase):
             if candidate in vocab:
                 return [candidate]
-            labels = self._by_meaning(candidate)
+            labels = self._by_meaning(candidate, within)
             if labels:
                 return labels
+            if within is None and " " in candidate:
+                within = self._kinds_of_compound(candidate)
         return []
+
+    def _kinds_of_compound(self, words: str) -> frozenset[int] | None:
+        """What a compound WordNet knows is, and every broader sense: its shorter tails are read only in these
+        senses or in those that share a parent with one ("kitchen table": a table, as a dining table is; "circuit
+        board": a printed circuit, never the dining table "board" also names).  None for words it lacks."""
+        if self.wordnet is None:
+            return None
+        senses = [s for f in self._forms(words) for s in self.wordnet.senses(f) if self.wordnet.lexfile(s) in _CONCRETE]
+        if not senses:
+            return None
+        return frozenset(senses).union(*(self.wordnet.ancestors(s) for s in senses))
 
     def named(self, phrase: str) -> list[str]:
         """The labels ``phrase`` names: through WordNet, else by the embedder's sense of its meaning ("kitty",
@@ -156,20 +171,23 @@ class LabelLexicon:
                     out.append(other.rstrip("."))  # an abbreviation ("Dr." of physician), as a reader finds it
         return tuple(dict.fromkeys(out))
 
-    def _by_meaning(self, words: str) -> list[str]:
-        found = self._meant.get(words)
+    def _by_meaning(self, words: str, within: frozenset[int] | None = None) -> list[str]:
+        key = (words, within)
+        found = self._meant.get(key)
         if found is None:
             if len(self._meant) >= MEANT_CACHE:
                 self._meant.clear()
-            found = self._meant[words] = self._labels_meant(words)
+            found = self._meant[key] = self._labels_meant(words, within)
         return list(found)
 
-    def _labels_meant(self, words: str) -> tuple[str, ...]:
+    def _labels_meant(self, words: str, within: frozenset[int] | None = None) -> tuple[str, ...]:
         if self.wordnet is None:
             return ()
         senses: dict[int, int] = {}  # sense -> its rank among the senses of its word form
         for form in self._forms(words):
             common = [s for s in self.wordnet.senses(form) if not self.wordnet.is_proper(s, form)]
+            if within is not None:
+                common = [s for s in common if s in within or within.intersection(self.wordnet.hypernyms(s))]
             # A word the robot's tagger names a class by is no person: "tiger" is the animal it reports, not the
             # fierce person WordNet lists first ("a ruler", "a pitcher", "a boxer").
             if any(s in self._classes and self.wordnet.lexfile(s) != wn.LEX_PERSON for s in common):

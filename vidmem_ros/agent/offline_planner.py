@@ -1411,9 +1411,13 @@ class OfflinePlanner:
             text = f"{stamp - state.t0:.0f} s: I {which} {verb} {what} {when_said(state, stamp)}."
             return answer(text, confidence, [ref, *refs], ref, ref)
         if asked is Asked.POSITION:
-            where = xy_said(best.pose) if best.pose else "a place I have no pose for"
+            pose, place_ref = best.pose, best.ref
+            if pose is None:  # a sentence heard has no pose of its own: where the robot was when it was said
+                at = (yield [call("pose_at", t=best.stamp - state.t0)])[0].result.findings
+                pose, place_ref = (at[0].pose, at[0].ref) if at else (None, place_ref)
+            where = xy_said(pose) if pose else "a place I have no pose for"
             text = f"At {where}: I {verb} {what} there {when_said(state, best.stamp)}."
-            return answer(text, confidence, refs, best.ref, best.ref)
+            return answer(text, confidence, refs, best.ref, place_ref)
         other_days = _other_dates(state.question, best.text) if verb != "saw" else []
         if asked is Asked.YES_NO and other_days:  # "does it open on Fridays" of a notice that says Tuesdays
             text = f'No: I {verb} {what} {when_said(state, best.stamp)}, which says "{other_days[0]}"'

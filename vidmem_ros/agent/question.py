@@ -7,6 +7,7 @@ is listed here; anything else falls back to a plain memory search.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from enum import Enum
 
@@ -459,6 +460,34 @@ def validate_question(text: str, max_chars: int) -> str:
     return stripped
 
 
+# A pronoun's contracted auxiliary ("you'd", "we've", "they're"), with the words after it.
+_CONTRACTED = re.compile(
+    r"\b(?P<who>i|you|we|they|he|she|it)['’](?P<aux>d|ve|re|ll)\b(?=(?P<rest>(?: [a-z]+){0,3}))", re.I
+)
+_AUXILIARY = {"ve": "have", "re": "are", "ll": "will"}
+# Words that may stand between "'d" and its participle ("you'd already left").
+_BETWEEN_AUX = frozenset(("already", "just", "never", "ever", "only", "first", "last", "since", "not", "both", "all"))
+# Past participles that look like no other form: "'d" before one is "had".
+_PARTICIPLES = frozenset(("been", "gone", "seen", "done", "had", "got", "gotten", "come", "become", "begun", "run"))
+
+
+def expanded_contractions(text: str, is_participle: Callable[[str], bool] | None = None) -> str:
+    """A question with its pronouns' contracted auxiliaries written out: "you'd" is "you had" before a past
+    participle ("once you'd left the yard"), else "you would"; "we've", "they're", "it'll" are "have", "are",
+    "will".  ``is_participle`` tells an irregular participle ("left", "found") where WordNet is at hand."""
+
+    def full(m: re.Match[str]) -> str:
+        aux, rest = m["aux"].lower(), m["rest"]
+        if aux != "d":
+            return f"{m['who']} {_AUXILIARY[aux]}"
+        after = [w for w in rest.lower().split() if w not in _BETWEEN_AUX]
+        verb = after[0] if after else ""
+        participle = verb in _PARTICIPLES or verb.endswith("ed") or bool(is_participle and is_participle(verb))
+        return f"{m['who']} {'had' if participle else 'would'}"
+
+    return _CONTRACTED.sub(full, text)
+
+
 # "At what time did ..." asks what "when did ..." asks.
 _WHAT_TIME = re.compile(rf"^(?:at )?{WHAT_MOMENT} (?=(?:did|was|were|had|have|has) )")
 
@@ -769,16 +798,18 @@ _NTH_MESSAGE = re.compile(
 # Stopping somewhere, and going away from a place: verbs of being at or leaving a place.
 _STOP_VERBS = r"(?:stop|stopped|halt|halted|pause|paused|park|parked|wait|waited|stay|stayed|linger|lingered)"
 _GOING_AWAY = r"(?:went|go|pulled|pull|moved|move|drove|drive|headed|head) (?:away|off)"
+# Being through with a place is leaving it ("once you had finished at the lab", "when you were done in the yard").
+_FINISHED = r"(?:finish(?:ed|ing)?|(?:were|was|are|got) (?:done|finished)|done|wrapped up) (?:at|in|with|inside)"
 _MOTION = (
     r"(?:been|go|goes|went|gone|get|got|gotten|come|came|arrive|arrived|reach|reached|enter|entered|visit|visited"
     r"|leave|left|exit|exited|head|headed|return|returned|drive|drove|driven|walk|walked|step|stepped|move|moved"
     r"|pass|passed|make it|made it|going|getting|coming|arriving|reaching|entering|visiting|leaving|exiting"
-    rf"|returning|heading|set off|set out|{_GOING_AWAY}|{_STOP_VERBS})"
+    rf"|returning|heading|set off|set out|{_GOING_AWAY}|{_STOP_VERBS}|finish|finished|finishing|done)"
 )
 _STOPPING = re.compile(rf"\b{_STOP_VERBS}\b")
 _LEAVING = re.compile(
     r"\b(?:leave|left|leaving|exit|exited|exiting|depart|departed|moved? on from|c[oa]me out of|set (?:off|out) from"
-    rf"|{_GOING_AWAY} from)\b"
+    rf"|{_GOING_AWAY} from|{_FINISHED})\b"
 )
 _ARRIVING = re.compile(
     r"\b(?:reach|reached|reaching|arrive|arrived|arriving|enter|entered|entering|get|got|getting|come|came|coming"
@@ -1039,6 +1070,8 @@ def refined(intent: Intent, modality: Modality, target: str) -> tuple[Modality, 
     floor", and "voice messages" counted are all messages."""
     if modality is Modality.OBJECT and (heard := spoken_of(target)):
         modality, target = Modality.SPEECH, heard
+    if modality in (Modality.OBJECT, Modality.PLACE) and target and names_any_message(target):
+        modality = Modality.SPEECH  # "how many radio calls reached you": messages, however they came
     if modality is Modality.OBJECT:  # "did you see anybody (in the hall)": whoever was seen, a person
         target = "person" if _ANY_PERSON.fullmatch(target) else _SOMEONE.sub("person", target, count=1)
     if intent in (Intent.COUNT, Intent.DURATION) and modality is Modality.OBJECT and (place := place_passed(target)):
@@ -1340,7 +1373,7 @@ _SENSES = (
         Modality.SPEECH,
         re.compile(
             rf"\b(?:{_HEAR}|{_SAY}|talk|talked|spoke|mentioned|mentions|announced?|announcements?|told|hearing"
-            r"|mentioning)\b"
+            r"|mentioning|reported|broadcast|paged)\b"
         ),
     ),
     (Modality.OBJECT, re.compile(rf"\b(?:{_SEE}|seen|saw|seeing|spotting|noticing|watching|observing)\b")),

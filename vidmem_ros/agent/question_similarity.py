@@ -26,6 +26,7 @@ from vidmem_ros.agent.question import (
     asks_what_was_planned,
     clean_target,
     modality_named,
+    names_any_message,
     names_what_it_needs,
     refined,
     window_of,
@@ -320,6 +321,8 @@ def mask_subjects(clause: str) -> tuple[str, list[str]]:
                     j  # "the striped poster": a word that asks ("sign") is the subject's own once a subject word leads
                 )
             j += 1
+        if names_any_message(" ".join(words[i : end + 2])):
+            end += 1  # "voice messages", "radio calls": the kind of message, not a thing called "voice"
         subjects.append(" ".join(words[i : end + 1]))
         masked.append(SOMETHING)
         i = end + 1

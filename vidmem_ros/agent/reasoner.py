@@ -20,7 +20,13 @@ from vidmem_ros.agent.harness import Budget, Harness, PlannerFactory
 from vidmem_ros.agent.indirect import direct_question
 from vidmem_ros.agent.labels import LabelLexicon
 from vidmem_ros.agent.offline_planner import OfflinePlanner
-from vidmem_ros.agent.question import ParsedQuestion, capitals_quoted, spelled_out, validate_question
+from vidmem_ros.agent.question import (
+    ParsedQuestion,
+    capitals_quoted,
+    expanded_contractions,
+    spelled_out,
+    validate_question,
+)
 from vidmem_ros.agent.question_model import (
     ModelQuestionParser,
     QuestionParser,
@@ -104,7 +110,9 @@ class Reasoner:
         """``scope`` "" or "robot" asks this robot's memory; "fleet" the fleet store, ``robots`` (empty: all)."""
         try:
             asked = validate_question(question, self.config.max_question_chars)
-            text = capitals_quoted(spelled_out(direct_question(asked, self.lexicon.wordnet)))
+            wordnet = self.lexicon.wordnet
+            plain = expanded_contractions(asked, (lambda w: bool(wordnet.irregular_verb(w))) if wordnet else None)
+            text = capitals_quoted(spelled_out(direct_question(plain, wordnet)))
             if scope not in SCOPES:
                 raise InputError("bad_scope", f"scope must be one of {', '.join(repr(s) for s in SCOPES)}")
         except InputError as exc:
