@@ -1268,3 +1268,28 @@ def test_where_a_sentence_was_heard_is_where_the_robot_was_then(answerer: Reason
     answer = answerer.answer(question)
     assert answer.pose is not None and answer.pose.x == pytest.approx(3.0, abs=0.5), answer.text
     assert "no pose" not in answer.text
+
+
+def test_a_value_read_off_a_timetable_is_the_line_the_question_names_and_only_it_is_cited(answerer: Reasoner) -> None:
+    """Other lines of the sign hold other hours: quoting them would offer the wrong one too."""
+    from vidmem_ros.memory.records import Moment
+    from vidmem_ros.perception.types import TextLine
+
+    lines = [TextLine("BOAT HIRE", 0.95), TextLine("Weekdays 8:00-18:00", 0.9), TextLine("Saturday 10:00-16:00", 0.9)]
+    answerer.store.add_moment(Moment(T0 + 45, "/cam", 64, 48, None, texts=lines))
+    for question in (
+        "From what time is the boat hire open on a Saturday?",
+        "On Saturday, what time does boat hire open?",
+    ):
+        answer = answerer.answer(question)
+        assert "10:00" in str(answer.value) and "8:00" not in answer.text, answer.text
+
+
+def test_a_number_read_is_cited_by_its_own_line(answerer: Reasoner) -> None:
+    from vidmem_ros.memory.records import Moment
+    from vidmem_ros.perception.types import TextLine
+
+    lines = [TextLine("CHANGING ROOMS", 0.95), TextLine("Maximum 4 bags", 0.9), TextLine("Locker 12 broken", 0.9)]
+    answerer.store.add_moment(Moment(T0 + 45, "/cam", 64, 48, None, texts=lines))
+    answer = answerer.answer("How many bags may a swimmer take into the changing rooms?")
+    assert answer.value == 4 and "12" not in answer.text, answer.text

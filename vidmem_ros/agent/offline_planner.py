@@ -1444,6 +1444,9 @@ class OfflinePlanner:
             return answer(text, confidence, refs, best.ref, best.ref, value=True)
         if asked is Asked.COUNT and verb != "saw" and (said := _amount_said(state.question, [best])) is not None:
             amount = said[0]  # "how many chairs were we asked to bring": the number the words give
+            lines = [line.strip() for line in best.text.split(" / ") if line.strip()]
+            giving = [line for line in lines if _amount_said(state.question, [replace(best, text=line)])]
+            what = f'"{" / ".join(giving)}"' if giving and len(giving) < len(lines) else what  # its line alone
             text = f"{amount:g}: I {verb} {what} {when_said(state, best.stamp)}."
             return answer(text, confidence, refs, best.ref, best.ref, value=amount)
         if asked is Asked.COUNT and verb != "saw" and not _COUNTS_MEETINGS.search(interrogative(state.question)):
@@ -1545,8 +1548,17 @@ class OfflinePlanner:
         lines = [line.strip() for line in best.text.split(" / ") if line.strip()]
         question = " ".join(words)
         values = held or [line for line in lines if words_covered(line, question) < 1.0] or lines
-        listed = ", ".join(f'"{line}"' for line in lines)
-        text = f"{'; '.join(values)}: I read {listed} together {when}."
+        # The lines that hold the answer are cited with those the question names, not the whole sign: its other
+        # lines may hold other values.
+        giving = [line for line in lines if any(squash(v) in squash(line) for v in values)] or lines
+        asked_of = [line for line in giving if words_covered(line, question) > 0]
+        if held and asked_of and len(asked_of) < len(giving):  # "on a Sunday": the line that says Sunday
+            giving = asked_of
+            values = [v for v in values if any(squash(v) in squash(line) for line in giving)] or values
+        cited = [line for line in lines if line in giving or words_covered(line, question) >= 1.0]
+        listed = ", ".join(f'"{line}"' for line in cited)
+        together = " together" if len(cited) > 1 else ""
+        text = f"{'; '.join(values)}: I read {listed}{together} {when}."
         yield answer(text, confidence, [best.ref], best.ref, best.ref, value="; ".join(values))
         return True
 
