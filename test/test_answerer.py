@@ -1293,3 +1293,14 @@ def test_a_number_read_is_cited_by_its_own_line(answerer: Reasoner) -> None:
     answerer.store.add_moment(Moment(T0 + 45, "/cam", 64, 48, None, texts=lines))
     answer = answerer.answer("How many bags may a swimmer take into the changing rooms?")
     assert answer.value == 4 and "12" not in answer.text, answer.text
+
+
+def test_who_has_a_duty_is_the_name_after_its_colon_and_days_of_the_week_are_nobodys(answerer: Reasoner) -> None:
+    from vidmem_ros.memory.records import Moment
+    from vidmem_ros.perception.types import TextLine
+
+    lines = [TextLine("GRITTING DUTY", 0.95), TextLine("Car park: Tomasz", 0.9), TextLine("Tue, Thu from 05:00", 0.9)]
+    answerer.store.add_moment(Moment(T0 + 45, "/cam", 64, 48, None, texts=lines))
+    for question in ("Who does the gritting in the car park?", "Who is on gritting duty for the car park?"):
+        answer = answerer.answer(question)
+        assert "Tomasz" in str(answer.value) and "Tue" not in str(answer.value), answer.text

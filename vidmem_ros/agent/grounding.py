@@ -730,10 +730,20 @@ def holds_value(
     # Two capitalised words on one line, neither a dictionary word nor words run together ("Ines Daliwal"; not
     # "KEEP OUT", "WI-FI ZONE", "EXITWAY DOOR").
     for line in text.split(" / "):
-        tokens = [t.strip(".,;:!?()\"'") for t in line.split()]
-        if any(_name_part(a, is_word) and _name_part(b, is_word) for a, b in itertools.pairwise(tokens)):
+        raw = line.split()
+        tokens = [t.strip(".,;:!?()\"'") for t in raw]
+        pairs = zip(raw, itertools.pairwise(tokens), strict=False)  # a list ("Tue, Thu") is no one name
+        if any(_name_part(a, is_word) and _name_part(b, is_word) for r, (a, b) in pairs if r[-1] not in ",;:/"):
+            return True
+        # A duty and who has it ("Night porter: Tomasz", "Floors 1-2: Ines"): one name after the colon will do.
+        listed = _LISTED_NAME.search(line)
+        if listed and _name_part(listed["name"], is_word):
             return True
     return False
+
+
+# A line that gives a duty, then after a colon the capitalised word of who has it.
+_LISTED_NAME = re.compile(r"\S:\s+(?P<name>[A-Z][a-z]+)\s*$")
 
 
 # A line of at most this many words is a title or a label, not a sentence.

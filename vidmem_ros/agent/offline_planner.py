@@ -1552,7 +1552,7 @@ class OfflinePlanner:
         # lines may hold other values.
         giving = [line for line in lines if any(squash(v) in squash(line) for v in values)] or lines
         asked_of = [line for line in giving if words_covered(line, question) > 0]
-        if held and asked_of and len(asked_of) < len(giving):  # "on a Sunday": the line that says Sunday
+        if kind is ValueKind.NUMBER and held and asked_of and len(asked_of) < len(giving):  # "on a Sunday"
             giving = asked_of
             values = [v for v in values if any(squash(v) in squash(line) for line in giving)] or values
         cited = [line for line in lines if line in giving or words_covered(line, question) >= 1.0]

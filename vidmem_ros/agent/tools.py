@@ -74,7 +74,7 @@ from vidmem_ros.memory.reader import Place
 from vidmem_ros.memory.records import Event, Moment, Pose, SearchHit, Sighting, TextRead
 from vidmem_ros.perception.colour_names import colour_named
 from vidmem_ros.perception.opposites import opposites_of
-from vidmem_ros.perception.wordnet import LEX_PERSON
+from vidmem_ros.perception.wordnet import LEX_PERSON, LEX_TIME
 
 
 def search(ctx: ToolContext, args: SearchArgs) -> ToolResult:
@@ -297,12 +297,15 @@ def _word_tests(ctx: ToolContext) -> tuple[Callable[[str], bool] | None, Callabl
     if wordnet is None:
         return None, lambda word: False
 
-    def person(word: str) -> bool:  # a word for a person in one of its two most frequent senses
-        return any(wordnet.lexfile(s) == LEX_PERSON for s in wordnet.senses(wordnet.base_form(word))[:2])
-
-    def common(word: str) -> bool:  # a dictionary word other than a name ("Irena" is a genus, still a name)
+    def person(word: str) -> bool:  # a word for a person in one of its two most frequent senses, not a people's name
         form = wordnet.base_form(word)
-        return any(not wordnet.is_proper(s, form) for s in wordnet.senses(form))
+        return any(
+            wordnet.lexfile(s) == LEX_PERSON and not wordnet.is_proper(s, form) for s in wordnet.senses(form)[:2]
+        )
+
+    def common(word: str) -> bool:  # a dictionary word other than a name ("Irena" is a genus, still a name); the
+        form = wordnet.base_form(word)  # calendar's names ("Mon", "June") are no one's
+        return any(not wordnet.is_proper(s, form) or wordnet.lexfile(s) == LEX_TIME for s in wordnet.senses(form))
 
     return common, person
 
