@@ -20,6 +20,7 @@ from vidmem_ros.agent.description import after_head, description_rest, head_word
 from vidmem_ros.agent.grounding import (
     CLAIM_MARGIN,
     CLAIM_MIN,
+    TITLE_WORDS_MAX,
     Grounded,
     Grounder,
     Grounding,
@@ -36,6 +37,7 @@ from vidmem_ros.agent.grounding import (
 from vidmem_ros.agent.labels import LabelLexicon
 from vidmem_ros.agent.polarity import contradiction, said_alike
 from vidmem_ros.agent.question import GENERIC_PLACES, content_words
+from vidmem_ros.agent.readable import readable
 from vidmem_ros.agent.runs import group_runs
 from vidmem_ros.agent.text_blocks import block_in_colour, text_blocks
 from vidmem_ros.agent.text_match import squash, text_match, words_covered
@@ -73,7 +75,7 @@ from vidmem_ros.memory.hierarchy import ROOT_KEY
 from vidmem_ros.memory.reader import Place
 from vidmem_ros.memory.records import Event, Moment, Pose, SearchHit, Sighting, TextRead
 from vidmem_ros.perception.colour_names import colour_named
-from vidmem_ros.perception.opposites import opposites_of
+from vidmem_ros.perception.opposites import dictionary_senses, opposites_of
 from vidmem_ros.perception.wordnet import LEX_PERSON, LEX_TIME
 
 
@@ -150,6 +152,17 @@ def _opposed(ctx: ToolContext, description: str, text: str) -> dict[str, list[st
     return {"opposed": list(against)} if against else {}
 
 
+def _set_apart(ctx: ToolContext, grounded: Grounded) -> Grounded:
+    """A reading with the words text recognition ran together set apart ("NOW3.50" as "NOW 3.50"), as answers
+    quote it and values are read out of it."""
+    wordnet = _lexicon(ctx).wordnet
+    if grounded.sense is not Sense.READ or wordnet is None:
+        return grounded
+
+    text = readable(grounded.text, dictionary_senses(wordnet))
+    return grounded if text == grounded.text else replace(grounded, text=text)
+
+
 def _hit_finding(ctx: ToolContext, hit: SearchHit) -> Finding:
     """A hit as a finding; a frame found by what it showed has the robot's pose then, and lasts as long as its view
     did."""
@@ -171,6 +184,7 @@ def ground(ctx: ToolContext, args: GroundArgs) -> ToolResult:
     """What in memory a description refers to, whatever kind of record holds it, best first; ``claimed`` marks
     the one that is good enough and stands out from the rest."""
     grounding = grounding_of(ctx, args.description, [Sense(h) for h in args.how], ctx.window(args.start_t, args.end_t))
+    grounding = Grounding(args.description, [_set_apart(ctx, g) for g in grounding.found])
     if args.named:  # a record that only means something like the thing, or names what it had, is no sign of it
         named = [g for g in grounding.found if g.words > 0 and g.data.get("names_it", True)]
         grounding = Grounding(args.description, named)
@@ -193,9 +207,14 @@ def ground(ctx: ToolContext, args: GroundArgs) -> ToolResult:
     if kind is not None:
         holders = [g for g in grounding.found if g.sense is not Sense.SEEN and _holds(ctx, kind, g.text)]
         rest = [g for g in grounding.found if g not in holders]
-        holders = sorted((_confirmed(g) for g in holders), key=lambda g: (-g.score, g.stamp))
+        # A line of a label's length that holds the value ("MARTA OKAFOR") before one long line with it somewhere in
+        # it (a product's blurb whose brand looks like a name).
+        holders = sorted(
+            (_confirmed(g) for g in holders), key=lambda g: (not _labelled(ctx, kind, g), -g.score, g.stamp)
+        )
         grounding = Grounding(args.description, holders + rest)
-        claimed = Grounding(args.description, holders).claimed(min_score=0.0)  # none holds one: none answers
+        labels = [g for g in holders if _labelled(ctx, kind, g)]
+        claimed = Grounding(args.description, labels or holders).claimed(min_score=0.0)  # none holds one: none answers
     actions = _actions(ctx, args.description)
     findings = [
         Finding(
@@ -268,6 +287,15 @@ def _bearer_in_colour(ctx: ToolContext, grounding: Grounding, described: str, li
 # up to this much is added for up to CONFIRMING_FRAMES frames.
 CONFIRMED_BONUS = 0.15
 CONFIRMING_FRAMES = 3
+
+
+def _labelled(ctx: ToolContext, kind: ValueKind, g: Grounded) -> bool:
+    """For a name, whether a line of a label's length holds one, not only a long line (a blurb whose brand looks
+    like a name); any record holding a number or a person's word counts."""
+    if kind not in (ValueKind.NAME, ValueKind.OCCUPATION):
+        return True
+    short = [line for line in g.text.split(" / ") if len(line.split()) <= TITLE_WORDS_MAX]
+    return any(_holds(ctx, kind, line) for line in short)
 
 
 def _confirmed(g: Grounded) -> Grounded:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import mmap
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -54,6 +55,9 @@ class _PartOfSpeech:
 
     def senses(self, lemma: str) -> tuple[int, ...]:
         return self._index.get(lemma, ())[:SENSES]
+
+    def count(self, lemma: str) -> int:
+        return len(self._index.get(lemma, ()))
 
     def synset(self, offset: int) -> _Synset:
         cached = self._cache.get(offset)
@@ -112,6 +116,10 @@ class Opposites:
                     found.update(part.synset(antonym).lemmas)
         return frozenset(found | self._prefixed(word))
 
+    def adjective_senses(self, word: str) -> int:
+        """How many senses WordNet gives a word as an adjective (0 for none)."""
+        return self._parts[0].count(word.lower().strip().replace(" ", "_"))
+
     def _prefixed(self, word: str) -> set[str]:
         """ "unlocked" and "locked", "disallowed" and "allowed": a negative prefix on a word WordNet knows."""
         key = word.lower()
@@ -129,3 +137,15 @@ class Opposites:
 def opposites_of(wordnet: WordNet) -> Opposites:
     """One reader per WordNet, shared per process (its index is read once)."""
     return Opposites(wordnet)
+
+
+def dictionary_senses(wordnet: WordNet) -> Callable[[str], int]:
+    """How many senses WordNet gives a word as a noun, an adjective or (counted as two) a verb: 0 for a word it
+    lacks, more for a commoner one."""
+    adjectives = opposites_of(wordnet)
+
+    def senses(word: str) -> int:
+        verb = 2 if wordnet.is_verb(word) else 0
+        return len(wordnet.senses(wordnet.base_form(word))) + verb + adjectives.adjective_senses(word)
+
+    return senses

@@ -1,0 +1,43 @@
+"""Words text recognition ran together, set apart again with WordNet's words and the closed classes of English."""
+
+from __future__ import annotations
+
+import pytest
+
+from vidmem_ros.agent.readable import readable
+from vidmem_ros.config import LexiconConfig
+from vidmem_ros.perception import wordnet
+from vidmem_ros.perception.opposites import dictionary_senses
+from vidmem_ros.perception.wordnet import WordNet
+
+
+@pytest.fixture(scope="module")
+def nouns() -> WordNet:
+    loaded = wordnet.load(LexiconConfig().wordnet_dir)
+    assert loaded is not None, "WordNet is installed by `make setup` (Debian package wordnet-base)"
+    return loaded
+
+
+@pytest.mark.parametrize(
+    ("read", "apart"),
+    [
+        ("TICKETSNOW2.40", "TICKETS NOW 2.40"),  # words and a price run together, in capitals
+        ("PLATFORMCLOSED", "PLATFORM CLOSED"),
+        ("Keepyourticketwithyou", "Keep your ticket with you"),  # a sentence, with the closed-class words
+        ("askAtTheDesk", "ask At The Desk"),  # the case turns at each word
+        ("MONDAY08:00-12:00", "MONDAY 08:00-12:00"),
+        ("Tue-Thu09:15-17:00", "Tue-Thu 09:15-17:00"),  # a clock time, whatever the case
+        ("B0ATH0USE", "BOATHOUSE"),  # zeros read for the letter O
+        ("LIMIT3.5t", "LIMIT 3.5t"),  # a unit of one letter stays with its number
+        ("2nd floor", "2nd floor"),  # an ordinal stays whole
+        ("Password: heron4417", "Password: heron4417"),  # in lower case, a password or a code stays whole
+        ("Ask for Dr 0yelaran", "Ask for Dr Oyelaran"),  # a zero before a word is the letter O
+        ("DANGER:WETFLOORS", "DANGER:WET FLOORS"),  # an adjective is a word too
+        ("Wojciechowska", "Wojciechowska"),  # a name the dictionary lacks stays whole
+        ("Shoeshine", "Shoeshine"),  # two words by chance are no reason to split a word in sentence case
+        ("iPad", "iPad"),
+        ("GATE B12", "GATE B12"),
+    ],
+)
+def test_words_run_together_are_set_apart(nouns: WordNet, read: str, apart: str) -> None:
+    assert readable(read, dictionary_senses(nouns)) == apart
