@@ -41,7 +41,7 @@ def test_first_and_last(answerer: Reasoner) -> None:
     first = answerer.answer("When did you first see a teacup?")  # WordNet: a teacup is a cup
     last = answerer.answer("When did you last see a cup?")
     assert (first.stamp, last.stamp) == (T0 + 10, T0 + 40)
-    assert "10.0 s after" in first.text and "40.0 s after" in last.text
+    assert "(10 s after" in first.text and "(40 s after" in last.text
 
 
 def test_where(answerer: Reasoner) -> None:
@@ -356,7 +356,7 @@ def test_a_thing_named_in_one_frame_was_last_seen_when_its_view_ended(answerer: 
     for offset, tags in views:
         answerer.store.add_moment(Moment(T0 + offset, "/cam", 64, 48, None, tags=tags, event_id=7))
     last = answerer.answer("When did you last see the porcupine?")
-    assert last.stamp == T0 + 63 and "63.0 s after" in last.text, last.text
+    assert last.stamp == T0 + 63 and "(63 s after" in last.text, last.text
     assert answerer.answer("When did you last see the porcupine?", as_of=T0 + 60).stamp == T0 + 56
 
 

@@ -46,8 +46,8 @@ FRAMES = 400
 SIGN, SIGN_AT = "FIRE EXIT", (47, 48)  # read at these seconds of the filled store
 # The planted facts, and what a right answer says (the filled store's memory begins at its first frame).
 PLANTED = {
-    "Where did you read fire exit?": ('"fire exit"', "48.0 s after my memory begins"),
-    "When did you first see a dog?": ("dog", "40.0 s after my memory begins"),  # dogs from frame 40
+    "Where did you read fire exit?": ('"fire exit"', "48 s after my memory begins"),
+    "When did you first see a dog?": ("dog", "40 s after my memory begins"),  # dogs from frame 40
 }
 COUNTED = ("moments", "events", "texts", "transcripts")
 VOCABULARY = ("cup", "chair", "dog", "laptop")

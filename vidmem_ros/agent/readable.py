@@ -70,6 +70,8 @@ def _apart(run: str, senses: Callable[[str], int]) -> str:
     # which splits into two words by chance far more often than into a phrase of three.
     if pieces is None or len(pieces) < (2 if run.isupper() else 3):
         return run
+    if len(pieces[0]) == 1 or len(pieces[-1]) == 1:  # "ARABICA" is no "ARABIC A": "a" joins words, never ends one
+        return run
     out, at = [], 0
     for piece in pieces:
         out.append(run[at : at + len(piece)])

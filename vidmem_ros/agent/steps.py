@@ -36,8 +36,9 @@ def answer(
 
 
 def when_said(state: AgentState, stamp: float) -> str:
-    """A moment as answers give it: the clock (and run, where memory holds several) and seconds into memory."""
-    return f"at {describe_time(state.runs, stamp)} ({stamp - state.t0:.1f} s after my memory begins)"
+    """A moment as answers give it: the clock (and run, where memory holds several) and whole seconds into memory
+    (a tenth of a second is no use to anyone, and its digits read as a number the answer does not give)."""
+    return f"at {describe_time(state.runs, stamp)} ({stamp - state.t0:.0f} s after my memory begins)"
 
 
 def xy_said(pose: Pose) -> str:
