@@ -325,6 +325,35 @@ def test_sentences_lose_scope_and_remarks_and_say_alternatives_whole(sentence: s
         ),
         # a report is heard
         ("Where were you when the burst pipe was reported?", Intent.WHERE, Modality.SPEECH, "burst pipe", ""),
+        # the way messages came is no part of them; messages that came are messages heard
+        (
+            "Up to now, how many messages have come over the intercom or the radio?",
+            Intent.COUNT,
+            Modality.SPEECH,
+            "",
+            "",
+        ),
+        ("How many announcements came through the PA system?", Intent.COUNT, Modality.SPEECH, "", ""),
+        ("How many voice messages have arrived?", Intent.COUNT, Modality.SPEECH, "", ""),
+        # two messages named by what they were about
+        (
+            "Which message came earlier: the one about the kettle or the one about the fuse?",
+            Intent.ORDER,
+            Modality.SPEECH,
+            "kettle",
+            "fuse",
+        ),
+        # the run's own time, asked as how far into it the robot is
+        ("How far into the shift are we now?", Intent.ACTIVE, Modality.OBJECT, "", ""),
+        ("How far through your round are you at this point?", Intent.ACTIVE, Modality.OBJECT, "", ""),
+        # the place before another, asked as where the robot came from
+        ("Where had you just come from when you reached the bakery?", Intent.BEFORE, Modality.PLACE, "", "bakery"),
+        ("Where were you coming from as you got to the chapel?", Intent.BEFORE, Modality.PLACE, "", "chapel"),
+        # how a thing lay about is no part of it; a place said first; "could you see" asks what was seen
+        ("Was a wallet left lying around anywhere?", Intent.DID, Modality.OBJECT, "wallet", ""),
+        ("Did you see any bikes left unattended?", Intent.DID, Modality.OBJECT, "bikes", ""),
+        ("In the car park, did you see a van?", Intent.DID, Modality.OBJECT, "van in the car park", ""),
+        ("Could you see a kite over the field?", Intent.DID, Modality.OBJECT, "kite over the field", ""),
         # the places stayed at, counted with none described
         ("How many different rooms did you go to?", Intent.COUNT, Modality.PLACE, "", ""),
         ("How many stops did the robot make?", Intent.COUNT, Modality.PLACE, "", ""),
@@ -558,3 +587,11 @@ def test_pronouns_that_point_back_at_the_context_are_said_as_it(question: str, s
     from vidmem_ros.agent.question import spelled_out
 
     assert spelled_out(question) == (said or question)
+
+
+def test_a_place_said_before_a_question_moves_after_it_but_an_occasion_stays() -> None:
+    from vidmem_ros.agent.idioms import plain_sentence
+
+    assert plain_sentence("in the car park, did you see a van") == "did you see a van in the car park"
+    kept = "on your second visit to the garage, were there bikes on a rack"
+    assert plain_sentence(kept).startswith("on your second visit to the garage")

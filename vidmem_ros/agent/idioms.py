@@ -97,8 +97,9 @@ _ASKING_FORMS: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]
     # "how much of the shift has gone by", "how far into the patrol are you": how long the robot has been on duty.
     (
         re.compile(
-            rf"^how (?:much of|far into|far along|long into) (?:the |your |this |today's )?{ACTIVITY}\b"
-            r"(?: (?:has|have|had) (?:gone by|passed|elapsed|been done|gone)| are you| is it| have you (?:got|come|gone))?$"
+            rf"^how (?:much of|far into|far along|far through|long into) (?:the |your |this |today's |our )?{ACTIVITY}\b"
+            r"(?: (?:has|have|had) (?:gone by|passed|elapsed|been done|gone)| are (?:you|we)| is it| have (?:you|we)"
+            r" (?:got|come|gone))?(?: (?:now|right now|by now|at this point|at the moment|so far))?$"
         ),
         "how long have you been on duty",
     ),
@@ -599,6 +600,16 @@ _ARRIVING = (
         lambda m: f"{m['aux']} {m['w']} been to",
     ),
     (re.compile(r"\b(?:look in on|check in on|pop into|drop by|drop in at|stop by|call at|call in at)\b"), "go to"),
+    # "where had you just come from when you reached X", "where were you coming from as you got to X": the place
+    # before it
+    (
+        re.compile(
+            r"^where (?:had|have|did|were|was) (?P<w>you|the robot|it) (?:just |only just )?(?:come|came|coming|been)"
+            r"(?: in)? from,? (?:when|as|before|just before|right before) (?:you|the robot|it) (?P<v>reached|got to"
+            r"|arrived at|arrived in|entered|came to|came into|were getting to|got into)\b"
+        ),
+        lambda m: f"where had {m['w']} been right before {m['w']} {m['v']}",
+    ),
     (
         re.compile(
             r"\b(?:looked in on|checked in on|popped into|dropped by|dropped in at|stopped by|called at"
@@ -644,7 +655,10 @@ _PLACE_NEXT = re.compile(
 
 
 # A voice that came over the robot's microphone was heard; the camera that stayed on a thing had it in view.
-_AUDIO = r"(?:audio|microphone|mic|microphones|speakers?|radio|intercom|loudspeakers?|channel|feed|pa system)"
+_AUDIO = (
+    r"(?:audio|microphone|mic|microphones|speakers?|radio|intercom|loudspeakers?|channel|feed|pa system|pa"
+    r"|public address(?: system)?|tannoy|walkie-talkie|two-way radio)"
+)
 _VOICE = r"(?:a |any |some )?(?:voice|voices|someone|somebody|anyone|anybody|people|a person)"
 _SENSED = (
     (
@@ -657,6 +671,23 @@ _SENSED = (
     (
         re.compile(rf"\b(?:has|have|did) {_VOICE} (?:come|came) (?:over|through|on) (?:your|the|its) {_AUDIO}\b"),
         "did you hear anything",
+    ),
+    # "how many messages have come in", "how many calls got through": how many were heard
+    (
+        re.compile(
+            rf"^how many (?:(?:spoken|voice|radio|separate|different) )*(?P<n>{MESSAGES}|calls?) (?:have |had |has )?"
+            r"(?:come|came|arrived|got through|gotten through|been received|were received|come in|came in"
+            r"|come through|came through)(?P<r>.*)$"
+        ),
+        lambda m: f"how many {m['n']} did you hear{m['r']}",
+    ),
+    # "how many messages came over the radio or the intercom": the way a message came is no part of what it was
+    (
+        re.compile(
+            rf"(?P<m>\b{MESSAGES}\b.*?) (?:over|through|on|via|from) (?:your |the |its |a )?{_AUDIO}"
+            rf"(?: (?:or|and) (?:over |through |on |via |from )?(?:your |the |its |a )?{_AUDIO})*\b"
+        ),
+        lambda m: m["m"],
     ),
     (
         re.compile(
@@ -733,6 +764,24 @@ _DONE_BY_THEN = (
 )
 
 
+# "Was a wallet left lying around?", "were there cups left on the counter?": whether such a thing was seen.
+_LEFT_ABOUT = re.compile(
+    r"^(?:was|were) (?:there )?(?P<x>(?:a|an|any|some|the) [^?]+?|[a-z]+s) (?:left|lying|standing|sitting|abandoned)"
+    r"(?: (?:lying|standing|sitting|unattended|behind|around|about|out|open))*(?P<r>.*)$"
+)
+
+
+# Where a yes-or-no question is asked of, said before it ("on the monitors, did you see anyone?"): said after it;
+# not an occasion said first ("on your first visit to X, ..."), which the patterns read where it is.
+_FRONTED_WHERE = re.compile(
+    r"^(?P<pp>(?:on|in|at|inside|near|by|outside) (?:the|a|an|your|its) (?![^,;:]*\b(?:visits?|trips?|way|rounds?"
+    r"|times?|stops?|stays?|patrol|shift|occasions?|passes)\b)[^,;:]+)[,;:] "
+    r"(?P<q>(?:did|could|were|was|have|has|had|is|are|can|do) (?:you|the robot|it|there|anyone|anybody)\b[^?]*)$"
+)
+# "Could you see X", "were you able to make out X": whether it was seen (not a request to look, "could you see if").
+_COULD_SEE = re.compile(r"^(?:(?:could|can) you|were you able to) (?P<v>see|spot|make out|notice) (?!(?:if|whether)\b)")
+
+
 # "By now", "so far", "all told" before the question: every question is asked as of its moment, of all memory.
 _AS_OF_NOW = re.compile(
     r"^(?:by now|so far|up to now|up till now|up until now|until now|till now|to date|thus far|as of now|as yet"
@@ -754,6 +803,9 @@ def plain_sentence(sentence: str) -> str:
     seeing said with its verb."""
     sentence = _TOPIC_COLON.sub("", re.sub(r"\b(you|we|they|i)['’]ve\b", r"\1 have", sentence))
     sentence = _AS_OF_NOW.sub("", sentence)
+    sentence = _LEFT_ABOUT.sub(lambda m: f"did you see {m['x']}{m['r']}", sentence)
+    sentence = _FRONTED_WHERE.sub(lambda m: f"{m['q']} {m['pp']}", sentence)
+    sentence = _COULD_SEE.sub("did you see ", sentence)
     sentence = _CONTRACTED.sub(lambda m: f"{m['w']} {'has' if m['been'] else 'is'}{m['been'] or ''}", sentence)
     sentence = _LEADING_HEDGE.sub("", sentence)
     sentence = _DEPICTED_REMARK.sub("", _POSITION_FORM.sub("", sentence))

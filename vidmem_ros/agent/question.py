@@ -403,7 +403,11 @@ _TRAILING = re.compile(
     r"\s+(?:anywhere|around|at all|at any (?:point|time|stage)|today|ever|so far|before|yet|here|there|again|ones?"
     r"|for the (?:very )?(?:first|last) time|first(?: of all)?|at first|initially|last(?: of all)?|most recently"
     r"|(?:on|along|during|in the course of) (?:your|the|this|my) (?:patrol|rounds?|route|way|tour|shift|walk)"
-    r"|while (?:patrolling|on patrol|on your rounds))$"
+    r"|while (?:patrolling|on patrol|on your rounds)"
+    # how a thing was lying about, not what it was ("a wallet left lying around", "bikes left unattended", "people
+    # milling about")
+    r"|(?:left|lying|standing|sitting|abandoned)(?: (?:lying|standing|sitting|unattended|behind|around|about|out"
+    r"|open|there))*|(?:moving|walking|wandering|milling|running|rushing) (?:about|around))$"
 )
 _QUOTED = re.compile(r"(?:^|\s)[\"'“‘](?P<q>[^\"'“”‘’]{2,})(?:[\"'”’]|$)")
 # Words in capitals, as a sign prints them ("before KEEP CLEAR"): four letters at least, so "TV" stays a thing.
@@ -1373,7 +1377,7 @@ _SENSES = (
         Modality.SPEECH,
         re.compile(
             rf"\b(?:{_HEAR}|{_SAY}|talk|talked|spoke|mentioned|mentions|announced?|announcements?|told|hearing"
-            r"|mentioning|reported|broadcast|paged)\b"
+            r"|mentioning|reported|broadcast|paged|messages?(?! (?:on|written|printed|chalked|scrawled|board)))\b"
         ),
     ),
     (Modality.OBJECT, re.compile(rf"\b(?:{_SEE}|seen|saw|seeing|spotting|noticing|watching|observing)\b")),
