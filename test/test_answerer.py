@@ -1304,3 +1304,14 @@ def test_who_has_a_duty_is_the_name_after_its_colon_and_days_of_the_week_are_nob
     for question in ("Who does the gritting in the car park?", "Who is on gritting duty for the car park?"):
         answer = answerer.answer(question)
         assert "Tomasz" in str(answer.value) and "Tue" not in str(answer.value), answer.text
+
+
+def test_what_was_said_is_found_where_the_recogniser_wrote_words_of_like_sound(answerer: Reasoner) -> None:
+    from vidmem_ros.memory.records import Transcript
+
+    answerer.store.add_transcript(Transcript(T0 + 30, T0 + 33, "The sold pins by the ramp are empty."))
+    said = answerer.answer("Did anyone mention the salt bins?")
+    assert said.value is True and "sold pins" in said.text, said.text
+    when = answerer.answer("When did you hear about the salt bins?")
+    assert when.stamp == T0 + 30, when.text
+    assert answerer.answer("Did anyone mention a gas leak?").value is False

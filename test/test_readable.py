@@ -36,6 +36,7 @@ def nouns() -> WordNet:
         ("Wojciechowska", "Wojciechowska"),  # a name the dictionary lacks stays whole
         ("Shoeshine", "Shoeshine"),  # two words by chance are no reason to split a word in sentence case
         ("iPad", "iPad"),
+        ("DR. ANNIKA LINDBERG", "DR. ANNIKA LINDBERG"),  # a surname after a title or a first name stays whole
         ("ROBUSTA BEANS", "ROBUSTA BEANS"),  # a word the dictionary lacks is no word and a letter ("ROBUST A")
         ("GATE B12", "GATE B12"),
     ],

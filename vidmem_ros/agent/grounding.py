@@ -31,6 +31,7 @@ import numpy as np
 from vidmem_ros.agent.labels import singular
 from vidmem_ros.agent.question import without_asking
 from vidmem_ros.agent.runs import group_runs
+from vidmem_ros.agent.sounds import misheard_as
 from vidmem_ros.agent.text_match import holds_numbers, identifiers, squash, stem
 from vidmem_ros.memory.captions import seen_part
 from vidmem_ros.memory.records import Pose
@@ -469,6 +470,10 @@ class Grounder:
             # A word no record holds may name what a record's word is a kind of ("bird" of "a pair of swans").
             synonyms = self._with_kinds(wanted, known, records)
             known = known_words(wanted, (_words_of(r) for r in records), synonyms)
+        if sense is Sense.HEARD and set(wanted) - known:
+            # ... or, heard, what the recogniser wrote for it ("deal door" for "till drawer")
+            synonyms = _with_sounds(wanted, known, records, synonyms)
+            known = known_words(wanted, (_words_of(r) for r in records), synonyms)
         one_of_each = {r.text: r for r in records}  # a tag's label has the same broader words on every frame
         words = {t: _record_words(wanted, r, known, synonyms) for t, r in one_of_each.items()}
         distinct = list(dict.fromkeys(r.text for r in records))
@@ -587,6 +592,17 @@ def _name_score(wanted: Sequence[str], name: str, known: set[str], synonyms: Syn
     if not any(word_hit(w, head, synonyms) for w in wanted):
         return 0.0
     return word_score(wanted, name, known, synonyms)
+
+
+def _with_sounds(wanted: list[str], known: set[str], records: list[_Record], synonyms: Synonyms) -> Synonyms:
+    """The synonyms, and for each wanted word no record holds the words heard that sound like it, in a run with
+    its neighbours (``sounds.misheard_as``)."""
+    extended = dict(synonyms)
+    for text in dict.fromkeys(r.text for r in records):
+        for word, heard in misheard_as(wanted, text).items():
+            if word not in known and heard not in extended.get(word, ()):
+                extended[word] = (*extended.get(word, ()), heard)
+    return extended
 
 
 def _words_of(record: _Record) -> str:

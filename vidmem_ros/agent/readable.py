@@ -42,7 +42,16 @@ def readable(text: str, senses: Callable[[str], int]) -> str:
     text = _LEADING_ZERO.sub("O", text)  # a word that starts with it is most often a name, capitalised
     text = _MISREAD.sub(lambda m: _as_letters(m[0], senses), text)
     text = _NUMBER_THEN_LETTERS.sub(" ", _LETTERS_THEN_NUMBER.sub(" ", _CASE_TURN.sub(" ", text)))
-    return re.sub(r"[A-Za-z]+", lambda m: _apart(m[0], senses), text)
+    out, at, before = [], 0, ""
+    for m in re.finditer(r"[A-Za-z]+", text):
+        named = before.lower() in _TITLES or (before[:1].isupper() and len(before) >= 3 and not senses(before.lower()))
+        out += [text[at : m.start()], m[0] if named else _apart(m[0], senses)]  # a surname stays whole
+        at, before = m.end(), m[0]
+    return "".join([*out, text[at:]])
+
+
+# Words that come before a name.
+_TITLES = frozenset(("dr", "mr", "mrs", "ms", "miss", "prof", "professor", "doctor", "sir", "dame", "rev"))
 
 
 # Digits OCR reads for letters of like shape, inside a run of letters ("HEADR00M" for "HEADROOM").

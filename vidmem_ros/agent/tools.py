@@ -39,6 +39,7 @@ from vidmem_ros.agent.polarity import contradiction, said_alike
 from vidmem_ros.agent.question import GENERIC_PLACES, content_words
 from vidmem_ros.agent.readable import readable
 from vidmem_ros.agent.runs import group_runs
+from vidmem_ros.agent.sounds import misheard_as
 from vidmem_ros.agent.text_blocks import block_in_colour, text_blocks
 from vidmem_ros.agent.text_match import squash, text_match, words_covered
 from vidmem_ros.agent.tool_args import (
@@ -614,6 +615,8 @@ def search_transcripts(ctx: ToolContext, args: TranscriptArgs) -> ToolResult:
                 for t in lines
                 if words_covered(args.query, t.text, forms) == 1.0
             ]
+        if not findings:  # ... or as words of like sound ("deal door" for "till drawer"): less sure
+            findings = _heard_alike(ctx, args.query, forms, lo, hi)
     else:
         lines = ctx.store.transcripts(lo, hi, ctx.as_of)
         findings = [Finding(f"transcript/{t.id}", "transcript", t.start, t.end, t.text) for t in lines]
@@ -621,6 +624,22 @@ def search_transcripts(ctx: ToolContext, args: TranscriptArgs) -> ToolResult:
             findings = findings[-args.limit :]
     findings = [_with_pose(ctx, f) for f in findings[: args.limit]]
     return ToolResult("search_transcripts", findings, "" if findings else "nothing heard matched")
+
+
+def _heard_alike(ctx: ToolContext, query: str, forms: dict[str, str], lo: float, hi: float) -> list[Finding]:
+    """Sentences heard that hold the query's words, some as words of like sound the recogniser wrote for them."""
+    words = content_words(query)
+    found = []
+    for t in ctx.store.transcripts(lo, hi, ctx.as_of):
+        alike = misheard_as(words, t.text)
+        score = words_covered(query, t.text, {**forms, **alike}) if alike else 0.0
+        if score >= 0.5:
+            found.append(Finding(f"transcript/{t.id}", "transcript", t.start, t.end, t.text, SOUNDS_ALIKE * score))
+    return sorted(found, key=lambda f: -f.score)
+
+
+# How much a sentence found by words of like sound counts against one found by the words themselves.
+SOUNDS_ALIKE = 0.85
 
 
 def _verb_forms(ctx: ToolContext, query: str) -> dict[str, str]:
