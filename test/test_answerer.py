@@ -1315,3 +1315,13 @@ def test_what_was_said_is_found_where_the_recogniser_wrote_words_of_like_sound(a
     when = answerer.answer("When did you hear about the salt bins?")
     assert when.stamp == T0 + 30, when.text
     assert answerer.answer("Did anyone mention a gas leak?").value is False
+
+
+def test_a_line_that_names_what_is_asked_and_gives_a_number_is_the_answer(answerer: Reasoner) -> None:
+    from vidmem_ros.memory.records import Moment
+    from vidmem_ros.perception.types import TextLine
+
+    lines = [TextLine("CAR WASH", 0.95), TextLine("HEADROOM2.3m", 0.9), TextLine("MIND YOUR MIRRORS", 0.9)]
+    answerer.store.add_moment(Moment(T0 + 45, "/cam", 64, 48, None, texts=lines))
+    answer = answerer.answer("A van driver asks about headroom at the car wash. What does the sign say?")
+    assert "2.3 m" in str(answer.value), answer.text  # set apart from its words and its unit

@@ -23,12 +23,14 @@ def nouns() -> WordNet:
     [
         ("TICKETSNOW2.40", "TICKETS NOW 2.40"),  # words and a price run together, in capitals
         ("PLATFORMCLOSED", "PLATFORM CLOSED"),
+        ("LIFTCLOSED / FORREPAIRS", "LIFT CLOSED / FOR REPAIRS"),  # a run after another run set apart
         ("Keepyourticketwithyou", "Keep your ticket with you"),  # a sentence, with the closed-class words
         ("askAtTheDesk", "ask At The Desk"),  # the case turns at each word
         ("MONDAY08:00-12:00", "MONDAY 08:00-12:00"),
         ("Tue-Thu09:15-17:00", "Tue-Thu 09:15-17:00"),  # a clock time, whatever the case
         ("B0ATH0USE", "BOATHOUSE"),  # zeros read for the letter O
-        ("LIMIT3.5t", "LIMIT 3.5t"),  # a unit of one letter stays with its number
+        ("LIMIT3.5t", "LIMIT 3.5 t"),  # a unit of measure is a word of its own
+        ("ROOM 12a", "ROOM 12a"),  # a letter that is no unit stays with its number
         ("2nd floor", "2nd floor"),  # an ordinal stays whole
         ("Password: heron4417", "Password: heron4417"),  # in lower case, a password or a code stays whole
         ("Ask for Dr 0yelaran", "Ask for Dr Oyelaran"),  # a zero before a word is the letter O

@@ -1547,7 +1547,11 @@ class OfflinePlanner:
             return True
         lines = [line.strip() for line in best.text.split(" / ") if line.strip()]
         question = " ".join(words)
-        values = held or [line for line in lines if words_covered(line, question) < 1.0] or lines
+        # A line tells something the question does not say: words of its own, or a number ("HEADROOM 4.2 m").
+        values = held or [
+            line for line in lines if words_covered(line, question) < 1.0 or _new_number(line, state.question)
+        ]
+        values = values or lines
         # The lines that hold the answer are cited with those the question names, not the whole sign: its other
         # lines may hold other values.
         giving = [line for line in lines if any(squash(v) in squash(line) for v in values)] or lines
@@ -1971,3 +1975,9 @@ def _says_otherwise(question: str, best: Finding) -> list[str] | None:
         return None
     text = question.lower()
     return None if _NEGATED.search(text) or _TOPIC_ONLY.search(text) else [str(w) for w in opposed]
+
+
+def _new_number(line: str, question: str) -> bool:
+    """Whether a line read holds a number the question does not."""
+    asked = set(re.findall(r"\d+(?:[.,:]\d+)?", question))
+    return any(n not in asked for n in re.findall(r"\d+(?:[.,:]\d+)?", line))

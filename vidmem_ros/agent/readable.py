@@ -32,6 +32,8 @@ _CASE_TURN = re.compile(r"(?<=[A-Za-z][a-z])(?=[A-Z])")  # not "iPhone"
 # password or a code ("marmot7713") than a sign's words run together ("NOW3.50", "SUNDAY10:00").
 _LETTERS_THEN_NUMBER = re.compile(r"(?<=[A-Z]{2})(?=\d)|(?<=[A-Za-z]{2})(?=\d{1,2}:\d{2}\b)")  # or a clock time
 _NUMBER_THEN_LETTERS = re.compile(r"(?<=\d)(?=[A-Z]{2})")
+# A unit of measure in lower case, written against its number ("4.2m", "3.5t", "30mph"): set apart, as spoken.
+_NUMBER_THEN_UNIT = re.compile(r"(?<=\d)(?=(?:mm|cm|km|m|kg|g|t|ml|l|s|min|mins|h|hr|hrs|kw|kwh|mph|kph)\b)")
 # A zero before a word is the letter O misread ("0konjo"): no number starts a word that way.
 _LEADING_ZERO = re.compile(r"(?<![\w.:,])0(?=[A-Za-z]{3})")
 
@@ -42,11 +44,13 @@ def readable(text: str, senses: Callable[[str], int]) -> str:
     text = _LEADING_ZERO.sub("O", text)  # a word that starts with it is most often a name, capitalised
     text = _MISREAD.sub(lambda m: _as_letters(m[0], senses), text)
     text = _NUMBER_THEN_LETTERS.sub(" ", _LETTERS_THEN_NUMBER.sub(" ", _CASE_TURN.sub(" ", text)))
+    text = _NUMBER_THEN_UNIT.sub(" ", text)
     out, at, before = [], 0, ""
     for m in re.finditer(r"[A-Za-z]+", text):
         named = before.lower() in _TITLES or (before[:1].isupper() and len(before) >= 3 and not senses(before.lower()))
-        out += [text[at : m.start()], m[0] if named else _apart(m[0], senses)]  # a surname stays whole
-        at, before = m.end(), m[0]
+        word = m[0] if named else _apart(m[0], senses)  # a surname stays whole
+        out += [text[at : m.start()], word]
+        at, before = m.end(), word.split()[-1]
     return "".join([*out, text[at:]])
 
 
