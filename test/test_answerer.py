@@ -1325,3 +1325,13 @@ def test_a_line_that_names_what_is_asked_and_gives_a_number_is_the_answer(answer
     answerer.store.add_moment(Moment(T0 + 45, "/cam", 64, 48, None, texts=lines))
     answer = answerer.answer("A van driver asks about headroom at the car wash. What does the sign say?")
     assert "2.3 m" in str(answer.value), answer.text  # set apart from its words and its unit
+
+
+def test_a_sentence_that_meets_a_description_but_not_the_word_it_turns_on_is_no_mention(answerer: Reasoner) -> None:
+    """Oxygen is a gas (WordNet), so the sentence meets "gas"; but nothing in it is a leak."""
+    from vidmem_ros.memory.records import Transcript
+
+    answerer.store.add_transcript(Transcript(T0 + 30, T0 + 33, "The oxygen delivery will arrive at noon."))
+    leak = answerer.answer("Did anyone mention a gas leak?")
+    assert leak.value is False and '"leak"' in leak.text, leak.text
+    assert answerer.answer("Was a gas delivery mentioned?").value is True

@@ -485,6 +485,7 @@ class Grounder:
         wordy = [t for t in distinct if self.wordy(t)] if self.wordy(description) else []
         cosines = dict(zip(wordy, self.meaning.cosines(description, [t.lower() for t in wordy]), strict=True))
         out: list[Grounded] = []
+        head = _head_word(wanted) if sense is not Sense.SEEN else None
         # The frames of one sign read in one view are one thing, however the reader split or clipped its lines.
         named = same_signs(records) if sense is Sense.READ else {}
         by_text: dict[str, list[_Record]] = {}
@@ -504,6 +505,7 @@ class Grounder:
                     "last_ref": run[-1].frame or run[-1].ref,
                     **({"frame_ref": shown[len(shown) // 2].frame} if mid.frame else {}),
                     "names_it": self._names_it({_words_of(r) for r in run}),
+                    **({"head_unmet": head} if head and not word_hit(head, _words_of(mid), synonyms) else {}),
                 }
                 out.append(
                     Grounded(
@@ -512,6 +514,17 @@ class Grounder:
                     )
                 )  # fmt: skip
         return out
+
+
+def _head_word(wanted: Sequence[str]) -> str | None:
+    """The word a description of several words turns on, its last that names no source ("a gas leak heard on the
+    radio": "leak"); None for a description of one word, which its meaning may ground."""
+    words = [w for w in wanted if not (_SOURCE.fullmatch(w) or _BEARERS.search(w) or _CARRIED.fullmatch(w))]
+    return words[-1] if len(words) > 1 else None
+
+
+# What carries words heard or read, by its kind ("the message", "an announcement", "anything"), and numbers.
+_CARRIED = re.compile(r"messages?|announcements?|calls?|remarks?|reminders?|news|words?|things?|anything|something|\d+")
 
 
 # A sign's line shorter than this (squashed) is too little of it to tell one sign from another ("CC", "4").

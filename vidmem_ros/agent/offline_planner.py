@@ -1428,6 +1428,11 @@ class OfflinePlanner:
             # "is the pool open on Mondays" of a sign that reads "CLOSED MONDAYS", "are bikes allowed" of "NO BIKES"
             text = f'No: I {verb} {what} {when_said(state, best.stamp)}, which says "{opposed[1]}", not "{opposed[0]}".'
             return answer(text, NOT_SEEN_CONFIDENCE, refs, best.ref, best.ref, value=False)
+        if asked is Asked.YES_NO and best.data.get("head_unmet"):
+            # "any mention of a gas leak" of a sentence about nitrogen: a gas, but no leak
+            unmet = str(best.data["head_unmet"])
+            text = f'No: the nearest I {verb} was {what} {when_said(state, best.stamp)}, which does not say "{unmet}".'
+            return answer(text, NOT_SEEN_CONFIDENCE, refs, best.ref, best.ref, value=False)
         if asked is Asked.YES_NO and best.data.get("unmet"):  # "was the concert called off": not if nothing says so
             unmet = ", ".join(str(w) for w in best.data["unmet"])
             text = f'No: the nearest I {verb} was {what} {when_said(state, best.stamp)}, which does not say "{unmet}".'
