@@ -354,6 +354,20 @@ def test_sentences_lose_scope_and_remarks_and_say_alternatives_whole(sentence: s
         ("Did you see any bikes left unattended?", Intent.DID, Modality.OBJECT, "bikes", ""),
         ("In the car park, did you see a van?", Intent.DID, Modality.OBJECT, "van in the car park", ""),
         ("Could you see a kite over the field?", Intent.DID, Modality.OBJECT, "kite over the field", ""),
+        (
+            "On the security cameras, could you see anyone moving about outside?",
+            Intent.DID,
+            Modality.OBJECT,
+            "person on the security cameras",
+            "",
+        ),
+        (
+            "Could you see people milling around inside the foyer?",
+            Intent.DID,
+            Modality.OBJECT,
+            "people inside the foyer",
+            "",
+        ),
         # the places stayed at, counted with none described
         ("How many different rooms did you go to?", Intent.COUNT, Modality.PLACE, "", ""),
         ("How many stops did the robot make?", Intent.COUNT, Modality.PLACE, "", ""),

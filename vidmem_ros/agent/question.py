@@ -409,6 +409,12 @@ _TRAILING = re.compile(
     r"|(?:left|lying|standing|sitting|abandoned)(?: (?:lying|standing|sitting|unattended|behind|around|about|out"
     r"|open|there))*|(?:moving|walking|wandering|milling|running|rushing) (?:about|around))$"
 )
+# Moving about, wherever it is said in a description ("people moving about outside on the monitors"): how they
+# were, not who.
+_ABOUT_THE_PLACE = re.compile(
+    r"\s+(?:moving|walking|wandering|milling|running|rushing) (?:about|around)"
+    r"(?: (?:outside|inside|there|here)(?! (?:the|a|an|your|its|this|that)\b))?\b"
+)
 _QUOTED = re.compile(r"(?:^|\s)[\"'“‘](?P<q>[^\"'“”‘’]{2,})(?:[\"'”’]|$)")
 # Words in capitals, as a sign prints them ("before KEEP CLEAR"): four letters at least, so "TV" stays a thing.
 _CAPITALS = re.compile(r"\b[A-Z][A-Z0-9'&-]*(?:\s+[A-Z0-9][A-Z0-9'&-]*)*\b")
@@ -1354,7 +1360,7 @@ def clean_target(target: str) -> str:
     target = target.strip()
     while previous != target:
         previous = target
-        target = _FILLER.sub("", _MEETING.sub("", _TRAILING.sub("", target.strip()))).strip()
+        target = _FILLER.sub("", _MEETING.sub("", _TRAILING.sub("", _ABOUT_THE_PLACE.sub("", target.strip())))).strip()
         target = target.strip(_QUOTES + ",;:").strip()
     if target.count('"') % 2:  # a quote left open by what was cut off ('"no entry" sign' less its kind)
         target = target.replace('"', "").strip()
