@@ -26,6 +26,17 @@ def photos() -> dict[str, np.ndarray]:
 
 
 @pytest.fixture(scope="session")
+def nouns():  # type: ignore[no-untyped-def]
+    """WordNet as the lexicon reads it (the package wordnet-base, installed by `make setup`)."""
+    from vidmem_ros.config import LexiconConfig
+    from vidmem_ros.perception import wordnet
+
+    loaded = wordnet.load(LexiconConfig().wordnet_dir)
+    assert loaded is not None, "WordNet is installed by `make setup` (Debian package wordnet-base)"
+    return loaded
+
+
+@pytest.fixture(scope="session")
 def detector():  # type: ignore[no-untyped-def]
     from vidmem_ros.perception.registry import build_detector
 

@@ -5,17 +5,8 @@ from __future__ import annotations
 import pytest
 
 from vidmem_ros.agent.polarity import contradiction, said_alike
-from vidmem_ros.config import LexiconConfig
-from vidmem_ros.perception import wordnet
 from vidmem_ros.perception.opposites import Opposites, opposites_of
 from vidmem_ros.perception.wordnet import WordNet
-
-
-@pytest.fixture(scope="module")
-def nouns() -> WordNet:
-    loaded = wordnet.load(LexiconConfig().wordnet_dir)
-    assert loaded is not None, "WordNet is installed by `make setup` (Debian package wordnet-base)"
-    return loaded
 
 
 @pytest.fixture(scope="module")

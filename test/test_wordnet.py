@@ -2,18 +2,8 @@
 
 from __future__ import annotations
 
-import pytest
-
-from vidmem_ros.config import LexiconConfig
 from vidmem_ros.perception import wordnet
 from vidmem_ros.perception.wordnet import WordNet, broader_words, class_senses
-
-
-@pytest.fixture(scope="module")
-def nouns() -> WordNet:
-    loaded = wordnet.load(LexiconConfig().wordnet_dir)
-    assert loaded is not None, "WordNet is installed by `make setup` (Debian package wordnet-base)"
-    return loaded
 
 
 def test_synonyms_share_one_synset_and_lemmas_read_as_written(nouns: WordNet) -> None:
