@@ -36,6 +36,7 @@ from vidmem_ros.agent.interval import LEFT, Interval, edge_of, interval_question
 from vidmem_ros.agent.labels import singular
 from vidmem_ros.agent.meanwhile import Meanwhile, meanwhile_question
 from vidmem_ros.agent.own_moments import own_question, own_script
+from vidmem_ros.agent.polarity import negates
 from vidmem_ros.agent.question import (
     ARRIVAL,
     Intent,
@@ -1967,8 +1968,7 @@ def _moment_said(name: str, edge: str, place: bool) -> str:
     return f"I {'left' if edge == LEFT else 'reached'} {name}"
 
 
-# A question that negates itself ("isn't it open", "a no-smoking sign") or asks only what something was about.
-_NEGATED = re.compile(r"\b(?:no|not|never|nobody|none|nothing|without)\b|n't\b")
+# A question that asks only what something was about.
 _TOPIC_ONLY = re.compile(r"\b(?:about|regarding|concerning|mention(?:ed|ing|s)?|on the subject of)\b")
 
 
@@ -1979,7 +1979,7 @@ def _says_otherwise(question: str, best: Finding) -> list[str] | None:
     if not opposed or best.data.get("how") == "seen":
         return None
     text = question.lower()
-    return None if _NEGATED.search(text) or _TOPIC_ONLY.search(text) else [str(w) for w in opposed]
+    return None if negates(text) or _TOPIC_ONLY.search(text) else [str(w) for w in opposed]
 
 
 def _new_number(line: str, question: str) -> bool:

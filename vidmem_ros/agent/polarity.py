@@ -27,6 +27,11 @@ def _words(text: str) -> list[str]:
     return re.findall(r"[a-z][a-z']*", text.lower())
 
 
+def negates(text: str) -> bool:
+    """Whether a text holds a word that negates ("isn't it open", "a no-smoking sign")."""
+    return any(w in _NEGATORS or w.endswith("n't") for w in _words(text))
+
+
 def _forms(wordnet: WordNet, word: str) -> set[str]:
     """A word as written and in its dictionary forms, as verb and as noun."""
     return {word, wordnet.verb_base(word), wordnet.base_form(word)}
