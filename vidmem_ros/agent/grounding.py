@@ -485,7 +485,7 @@ class Grounder:
         wordy = [t for t in distinct if self.wordy(t)] if self.wordy(description) else []
         cosines = dict(zip(wordy, self.meaning.cosines(description, [t.lower() for t in wordy]), strict=True))
         out: list[Grounded] = []
-        head = _head_word(wanted) if sense is not Sense.SEEN else None
+        head = _head_word(wanted, self.is_word) if sense is not Sense.SEEN else None
         # The frames of one sign read in one view are one thing, however the reader split or clipped its lines.
         named = same_signs(records) if sense is Sense.READ else {}
         by_text: dict[str, list[_Record]] = {}
@@ -516,11 +516,13 @@ class Grounder:
         return out
 
 
-def _head_word(wanted: Sequence[str]) -> str | None:
-    """The word a description of several words turns on, its last that names no source ("a gas leak heard on the
-    radio": "leak"); None for a description of one word, which its meaning may ground."""
+def _head_word(wanted: Sequence[str], is_noun: Callable[[str], bool] | None) -> str | None:
+    """The word a description of several words turns on: its last noun that names no source ("a gas leak heard on
+    the radio": "leak"; not "according" of "according to the notice"); None for a description of one word, which
+    its meaning may ground."""
     words = [w for w in wanted if not (_SOURCE.fullmatch(w) or _BEARERS.search(w) or _CARRIED.fullmatch(w))]
-    return words[-1] if len(words) > 1 else None
+    nouns = [w for w in words if is_noun is None or is_noun(w)]
+    return nouns[-1] if len(words) > 1 and nouns else None
 
 
 # What carries words heard or read, by its kind ("the message", "an announcement", "anything"), and numbers.
