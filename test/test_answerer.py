@@ -1256,7 +1256,7 @@ def test_words_that_say_the_opposite_of_the_question_answer_no(answerer: Reasone
     "question",
     [
         "Where were you when the ferry delay was announced?",
-        "When the ferry delay was announced, where were you?",
+        "As soon as the ferry delay was announced, what was your position?",
         "At the moment the ferry delay was mentioned, what were your coordinates?",
     ],
 )
@@ -1278,7 +1278,7 @@ def test_a_value_read_off_a_timetable_is_the_line_the_question_names_and_only_it
     lines = [TextLine("BOAT HIRE", 0.95), TextLine("Weekdays 8:00-18:00", 0.9), TextLine("Saturday 10:00-16:00", 0.9)]
     answerer.store.add_moment(Moment(T0 + 45, "/cam", 64, 48, None, texts=lines))
     for question in (
-        "From what time is the boat hire open on a Saturday?",
+        "What time does boat hire open on Saturdays?",
         "On Saturday, what time does boat hire open?",
     ):
         answer = answerer.answer(question)
@@ -1289,9 +1289,9 @@ def test_a_number_read_is_cited_by_its_own_line(answerer: Reasoner) -> None:
     from vidmem_ros.memory.records import Moment
     from vidmem_ros.perception.types import TextLine
 
-    lines = [TextLine("CHANGING ROOMS", 0.95), TextLine("Maximum 4 bags", 0.9), TextLine("Locker 12 broken", 0.9)]
+    lines = [TextLine("LOCKERS", 0.95), TextLine("4 bags each", 0.9), TextLine("Locker 12 broken", 0.9)]
     answerer.store.add_moment(Moment(T0 + 45, "/cam", 64, 48, None, texts=lines))
-    answer = answerer.answer("How many bags may a swimmer take into the changing rooms?")
+    answer = answerer.answer("How many bags can each swimmer keep in a locker?")
     assert answer.value == 4 and "12" not in answer.text, answer.text
 
 
@@ -1299,11 +1299,11 @@ def test_who_has_a_duty_is_the_name_after_its_colon_and_days_of_the_week_are_nob
     from vidmem_ros.memory.records import Moment
     from vidmem_ros.perception.types import TextLine
 
-    lines = [TextLine("GRITTING DUTY", 0.95), TextLine("Car park: Tomasz", 0.9), TextLine("Tue, Thu from 05:00", 0.9)]
+    lines = [TextLine("GRITTING", 0.95), TextLine("Car park: Ilse", 0.9), TextLine("Tue, Thu from 05:00", 0.9)]
     answerer.store.add_moment(Moment(T0 + 45, "/cam", 64, 48, None, texts=lines))
-    for question in ("Who does the gritting in the car park?", "Who is on gritting duty for the car park?"):
+    for question in ("Who grits the car park?", "Who is doing the gritting in the car park?"):
         answer = answerer.answer(question)
-        assert "Tomasz" in str(answer.value) and "Tue" not in str(answer.value), answer.text
+        assert "Ilse" in str(answer.value) and "Tue" not in str(answer.value), answer.text
 
 
 def test_what_was_said_is_found_where_the_recogniser_wrote_words_of_like_sound(answerer: Reasoner) -> None:
@@ -1314,24 +1314,24 @@ def test_what_was_said_is_found_where_the_recogniser_wrote_words_of_like_sound(a
     assert said.value is True and "sold pins" in said.text, said.text
     when = answerer.answer("When did you hear about the salt bins?")
     assert when.stamp == T0 + 30, when.text
-    assert answerer.answer("Did anyone mention a gas leak?").value is False
+    assert answerer.answer("Did anyone mention a roof collapse?").value is False
 
 
 def test_a_line_that_names_what_is_asked_and_gives_a_number_is_the_answer(answerer: Reasoner) -> None:
     from vidmem_ros.memory.records import Moment
     from vidmem_ros.perception.types import TextLine
 
-    lines = [TextLine("CAR WASH", 0.95), TextLine("HEADROOM2.3m", 0.9), TextLine("MIND YOUR MIRRORS", 0.9)]
+    lines = [TextLine("CAR WASH", 0.95), TextLine("CLEARANCE2.3m", 0.9), TextLine("MIND YOUR MIRRORS", 0.9)]
     answerer.store.add_moment(Moment(T0 + 45, "/cam", 64, 48, None, texts=lines))
-    answer = answerer.answer("A van driver asks about headroom at the car wash. What does the sign say?")
+    answer = answerer.answer("What clearance does the car wash sign give?")
     assert "2.3 m" in str(answer.value), answer.text  # set apart from its words and its unit
 
 
 def test_a_sentence_that_meets_a_description_but_not_the_word_it_turns_on_is_no_mention(answerer: Reasoner) -> None:
-    """Oxygen is a gas (WordNet), so the sentence meets "gas"; but nothing in it is a leak."""
+    """Copper is a metal (WordNet), so the sentence meets "metal"; but nothing in it is a theft."""
     from vidmem_ros.memory.records import Transcript
 
-    answerer.store.add_transcript(Transcript(T0 + 30, T0 + 33, "The oxygen delivery will arrive at noon."))
-    leak = answerer.answer("Did anyone mention a gas leak?")
-    assert leak.value is False and '"leak"' in leak.text, leak.text
-    assert answerer.answer("Was a gas delivery mentioned?").value is True
+    answerer.store.add_transcript(Transcript(T0 + 30, T0 + 33, "The copper delivery will arrive at noon."))
+    theft = answerer.answer("Did anyone mention a metal theft?")
+    assert theft.value is False and '"theft"' in theft.text, theft.text
+    assert answerer.answer("Was a metal delivery mentioned?").value is True

@@ -312,10 +312,16 @@ def test_sentences_lose_scope_and_remarks_and_say_alternatives_whole(sentence: s
         ("Did you read any notice mentioning a fire door?", Intent.DID, Modality.TEXT, "fire door", ""),
         ("When did you pass the poster referring to the gym?", Intent.LAST, Modality.TEXT, "gym", ""),
         # messages named by how they came ("voice messages", "radio calls") are every message heard
-        ("Across the whole shift, how many voice messages came through?", Intent.COUNT, Modality.SPEECH, "", ""),
+        ("How many audio messages got through to you?", Intent.COUNT, Modality.SPEECH, "", ""),
         ("How many radio calls reached you in total?", Intent.COUNT, Modality.SPEECH, "", ""),
         # a moment set before the question, by anything that happened then
-        ("When the ferry horn was heard, where were you?", Intent.WHERE, Modality.SPEECH, "ferry horn", ""),
+        (
+            "The moment the ferry horn was heard, what were your coordinates?",
+            Intent.WHERE,
+            Modality.SPEECH,
+            "ferry horn",
+            "",
+        ),
         (
             "At the moment the gate alarm was mentioned, where was the robot?",
             Intent.WHERE,
@@ -326,39 +332,39 @@ def test_sentences_lose_scope_and_remarks_and_say_alternatives_whole(sentence: s
         # a report is heard
         ("Where were you when the burst pipe was reported?", Intent.WHERE, Modality.SPEECH, "burst pipe", ""),
         # the way messages came is no part of them; messages that came are messages heard
-        (
-            "Up to now, how many messages have come over the intercom or the radio?",
-            Intent.COUNT,
-            Modality.SPEECH,
-            "",
-            "",
-        ),
+        ("How many warnings arrived via the walkie-talkie?", Intent.COUNT, Modality.SPEECH, "", ""),
         ("How many announcements came through the PA system?", Intent.COUNT, Modality.SPEECH, "", ""),
-        ("How many voice messages have arrived?", Intent.COUNT, Modality.SPEECH, "", ""),
+        ("How many spoken reminders have arrived so far?", Intent.COUNT, Modality.SPEECH, "", ""),
         # two messages named by what they were about
         (
-            "Which message came earlier: the one about the kettle or the one about the fuse?",
+            "Between the kettle message and the fuse message, which did you hear sooner?",
             Intent.ORDER,
             Modality.SPEECH,
             "kettle",
             "fuse",
         ),
         # the run's own time, asked as how far into it the robot is
-        ("How far into the shift are we now?", Intent.ACTIVE, Modality.OBJECT, "", ""),
-        ("How far through your round are you at this point?", Intent.ACTIVE, Modality.OBJECT, "", ""),
+        ("How far along the round are we?", Intent.ACTIVE, Modality.OBJECT, "", ""),
+        ("How far through the patrol are you?", Intent.ACTIVE, Modality.OBJECT, "", ""),
         # the place before another, asked as where the robot came from
-        ("Where had you just come from when you reached the bakery?", Intent.BEFORE, Modality.PLACE, "", "bakery"),
+        ("Where had the robot come from before it entered the bakery?", Intent.BEFORE, Modality.PLACE, "", "bakery"),
         ("Where were you coming from as you got to the chapel?", Intent.BEFORE, Modality.PLACE, "", "chapel"),
         # how a thing lay about is no part of it; a place said first; "could you see" asks what was seen
-        ("Was a wallet left lying around anywhere?", Intent.DID, Modality.OBJECT, "wallet", ""),
+        (
+            "Were any scarves left lying about on the benches?",
+            Intent.DID,
+            Modality.OBJECT,
+            "scarves on the benches",
+            "",
+        ),
         ("Did you see any bikes left unattended?", Intent.DID, Modality.OBJECT, "bikes", ""),
         ("In the car park, did you see a van?", Intent.DID, Modality.OBJECT, "van in the car park", ""),
         ("Could you see a kite over the field?", Intent.DID, Modality.OBJECT, "kite over the field", ""),
         (
-            "On the security cameras, could you see anyone moving about outside?",
+            "By the pond, could you see any children running around?",
             Intent.DID,
             Modality.OBJECT,
-            "person on the security cameras",
+            "children by the pond",
             "",
         ),
         (

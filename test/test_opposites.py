@@ -32,12 +32,12 @@ def test_words_of_like_meaning_share_a_sense(opposites: Opposites) -> None:
 @pytest.mark.parametrize(
     ("wanted", "text", "expected"),
     [
-        (["gallery", "open", "sunday"], "GALLERY CLOSED ON SUNDAYS", ("open", "closed")),
+        (["gallery", "open", "monday"], "GALLERY CLOSED ON MONDAYS", ("open", "closed")),
         (["kiosk", "shut"], "The kiosk is open until late.", ("shut", "open")),
         (["paint", "dry"], "WET PAINT", ("dry", "wet")),
         (["skateboards", "allowed"], "NO SKATEBOARDS", ("skateboards", "no skateboards")),
         (["ferry", "running"], "The ferry is not running today.", ("running", "not running")),
-        (["gallery", "closed", "sunday"], "GALLERY CLOSED ON SUNDAYS", None),
+        (["gallery", "closed", "monday"], "GALLERY CLOSED ON MONDAYS", None),
         (["kiosk", "closed"], "The kiosk is shut until noon.", None),  # said by a word of like meaning
         (["skateboards"], "No skateboards in the lobby, skateboards go in the rack.", None),  # not every one negated
         (["teapot", "kyoto"], "TEAPOT MADE IN KYOTO", None),

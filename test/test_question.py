@@ -298,7 +298,7 @@ def test_where_or_when_according_to_a_text_asks_for_its_words_not_a_position_or_
         ("Which room did you head to after leaving the laundry?", Intent.AFTER, "", "laundry"),
         ("Where had you been right before you entered the archive?", Intent.BEFORE, "", "archive"),
         ("Right before arriving in the chapel, where were you?", Intent.BEFORE, "", "chapel"),
-        ("Once you had finished at the gym, where did you go next?", Intent.AFTER, "", "gym"),  # through with it
+        ("Which room came next once you had finished in the gym?", Intent.AFTER, "", "gym"),  # through with it
         ("When you were done in the laundry, which room did you head to?", Intent.AFTER, "", "laundry"),
     ],
 )
@@ -500,7 +500,7 @@ def test_a_count_bounded_by_a_thing_met_names_it(text: str, anchor: str | None, 
 @pytest.mark.parametrize(
     ("question", "plain"),
     [
-        ("Once you'd left the yard, where did you go?", "Once you had left the yard, where did you go?"),
+        ("You'd left the yard by then?", "You had left the yard by then?"),
         ("Had you'd already finished? I'd like to know.", "Had you had already finished? I would like to know."),
         ("Where would you say you've been?", "Where would you say you have been?"),
         ("They're sure it'll rain", "They are sure it will rain"),

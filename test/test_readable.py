@@ -12,7 +12,7 @@ from vidmem_ros.perception.wordnet import WordNet
 @pytest.mark.parametrize(
     ("read", "apart"),
     [
-        ("TICKETSNOW2.40", "TICKETS NOW 2.40"),  # words and a price run together, in capitals
+        ("FARESNOW2.40", "FARES NOW 2.40"),  # words and a price run together, in capitals
         ("PLATFORMCLOSED", "PLATFORM CLOSED"),
         ("LIFTCLOSED / FORREPAIRS", "LIFT CLOSED / FOR REPAIRS"),  # a run after another run set apart
         ("Keepyourticketwithyou", "Keep your ticket with you"),  # a sentence, with the closed-class words

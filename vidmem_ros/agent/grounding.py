@@ -471,7 +471,7 @@ class Grounder:
             synonyms = self._with_kinds(wanted, known, records)
             known = known_words(wanted, (_words_of(r) for r in records), synonyms)
         if sense is Sense.HEARD and set(wanted) - known:
-            # ... or, heard, what the recogniser wrote for it ("deal door" for "till drawer")
+            # ... or, heard, what the recogniser wrote for it ("sold pins" for "salt bins")
             synonyms = _with_sounds(wanted, known, records, synonyms)
             known = known_words(wanted, (_words_of(r) for r in records), synonyms)
         one_of_each = {r.text: r for r in records}  # a tag's label has the same broader words on every frame
@@ -517,8 +517,8 @@ class Grounder:
 
 
 def _head_word(wanted: Sequence[str], is_noun: Callable[[str], bool] | None) -> str | None:
-    """The word a description of several words turns on: its last noun that names no source ("a gas leak heard on
-    the radio": "leak"; not "according" of "according to the notice"); None for a description of one word, which
+    """The word a description of several words turns on: its last noun that names no source ("a metal theft heard on
+    the radio": "theft"; not "according" of "according to the notice"); None for a description of one word, which
     its meaning may ground."""
     words = [w for w in wanted if not (_SOURCE.fullmatch(w) or _BEARERS.search(w) or _CARRIED.fullmatch(w))]
     nouns = [w for w in words if is_noun is None or is_noun(w)]
@@ -766,7 +766,7 @@ def holds_value(
         pairs = zip(raw, itertools.pairwise(tokens), strict=False)  # a list ("Tue, Thu") is no one name
         if any(_name_part(a, is_word) and _name_part(b, is_word) for r, (a, b) in pairs if r[-1] not in ",;:/"):
             return True
-        # A duty and who has it ("Night porter: Tomasz", "Floors 1-2: Ines"): one name after the colon will do.
+        # A duty and who has it ("Gritting: Ilse", "Ferry desk: Bruno"): one name after the colon will do.
         listed = _LISTED_NAME.search(line)
         if listed and _name_part(listed["name"], is_word):
             return True

@@ -23,7 +23,8 @@ _MET_SIGN = r"read|see|saw|seen|pass|passed|come across|came across|notice|notic
 # The robot's own patrol, as a question bounds itself by it: every question is about that, so it names nothing.
 ACTIVITY = r"(?:patrol|patrols|rounds?|route|tour|shift|trip|journey|mission|loop|circuit|duty)"
 _SCOPE = re.compile(
-    rf",?\s*(?<!been )(?<!being )(?<!you are )(?<!you were )\b(?:on|along|during|throughout|over|in the course of|while on)\s+"
+    rf",?\s*(?<!been )(?<!being )(?<!you are )(?<!you were )(?<!far )\b(?:on|along|during|throughout|over|in the course of"
+    rf"|while on)\s+"
     rf"(?:your|its|this|today's|the robot's|the)\s+{ACTIVITY}\b"
     r"|,?\s*\b(?:on|along)\s+(?:your|its|the robot's)\s+way\b"
     # "anywhere in your records", "in your memory": every question is asked of memory
@@ -657,7 +658,7 @@ _PLACE_NEXT = re.compile(
 # A voice that came over the robot's microphone was heard; the camera that stayed on a thing had it in view.
 _AUDIO = (
     r"(?:audio|microphone|mic|microphones|speakers?|radio|intercom|loudspeakers?|channel|feed|pa system|pa"
-    r"|public address(?: system)?|tannoy|walkie-talkie|two-way radio)"
+    r"|public address(?: system)?|walkie-talkie|two-way radio)"
 )
 _VOICE = r"(?:a |any |some )?(?:voice|voices|someone|somebody|anyone|anybody|people|a person)"
 _SENSED = (
@@ -771,7 +772,7 @@ _LEFT_ABOUT = re.compile(
 )
 
 
-# Where a yes-or-no question is asked of, said before it ("on the monitors, did you see anyone?"): said after it;
+# Where a yes-or-no question is asked of, said before it ("in the yard, did you see a fox?"): said after it;
 # not an occasion said first ("on your first visit to X, ..."), which the patterns read where it is.
 _FRONTED_WHERE = re.compile(
     r"^(?P<pp>(?:on|in|at|inside|near|by|outside) (?:the|a|an|your|its) (?![^,;:]*\b(?:visits?|trips?|way|rounds?"
@@ -780,6 +781,10 @@ _FRONTED_WHERE = re.compile(
 )
 # "Could you see X", "were you able to make out X": whether it was seen (not a request to look, "could you see if").
 _COULD_SEE = re.compile(r"^(?:(?:could|can) you|were you able to) (?P<v>see|spot|make out|notice) (?!(?:if|whether)\b)")
+
+
+# Words that set the moment of a clause, said as "when".
+_AT_THE_MOMENT = re.compile(r"^(?:at the (?:moment|time|instant)|the (?:moment|instant)|as soon as|just as|right as)")
 
 
 # "By now", "so far", "all told" before the question: every question is asked as of its moment, of all memory.
@@ -831,9 +836,7 @@ def plain_sentence(sentence: str) -> str:
     while previous != sentence:
         previous, sentence = sentence, _FORM_REMARK.sub("", _SCOPE.sub("", sentence)).lstrip(",;: ")
     sentence = _OFFERED_FIRST.sub(lambda m: f"{m['q']}, {m['a']} or {m['b']}", sentence)
-    sentence = _FRONTED_MOMENT.sub(
-        lambda m: f"{m['question']} {re.sub(r'^at the (?:moment|time|instant)', 'when', m['moment'])}", sentence
-    )
+    sentence = _FRONTED_MOMENT.sub(lambda m: f"{m['question']} {_AT_THE_MOMENT.sub('when', m['moment'])}", sentence)
     sentence = _EDGE_TIME_ASKED.sub(_edge_time, _EDGE_TIME_FRONTED.sub(_edge_time, sentence))
     sentence = _FRONTED_RELATION.sub(lambda m: f"{m['q']} {m['r']} {m['x']}{m['e']}", sentence)
     return _SPLIT_ALTERNATIVE.sub(lambda m: f"{m['r']} or {m['s']} {m['b']}" if m["r"] != m["s"] else m[0], sentence)

@@ -1430,7 +1430,7 @@ class OfflinePlanner:
             text = f'No: I {verb} {what} {when_said(state, best.stamp)}, which says "{opposed[1]}", not "{opposed[0]}".'
             return answer(text, NOT_SEEN_CONFIDENCE, refs, best.ref, best.ref, value=False)
         if asked is Asked.YES_NO and best.data.get("head_unmet"):
-            # "any mention of a gas leak" of a sentence about nitrogen: a gas, but no leak
+            # "any mention of a metal theft" of a sentence about copper: a metal, but no theft
             unmet = str(best.data["head_unmet"])
             text = f'No: the nearest I {verb} was {what} {when_said(state, best.stamp)}, which does not say "{unmet}".'
             return answer(text, NOT_SEEN_CONFIDENCE, refs, best.ref, best.ref, value=False)
@@ -1553,7 +1553,7 @@ class OfflinePlanner:
             return True
         lines = [line.strip() for line in best.text.split(" / ") if line.strip()]
         question = " ".join(words)
-        # A line tells something the question does not say: words of its own, or a number ("HEADROOM 4.2 m").
+        # A line tells something the question does not say: words of its own, or a number ("CLEARANCE 2.3 m").
         values = held or [
             line for line in lines if words_covered(line, question) < 1.0 or _new_number(line, state.question)
         ]
@@ -1562,7 +1562,7 @@ class OfflinePlanner:
         # lines may hold other values.
         giving = [line for line in lines if any(squash(v) in squash(line) for v in values)] or lines
         asked_of = [line for line in giving if words_covered(line, question) > 0]
-        if kind is ValueKind.NUMBER and held and asked_of and len(asked_of) < len(giving):  # "on a Sunday"
+        if kind is ValueKind.NUMBER and held and asked_of and len(asked_of) < len(giving):  # "on a Saturday"
             giving = asked_of
             values = [v for v in values if any(squash(v) in squash(line) for line in giving)] or values
         cited = [line for line in lines if line in giving or words_covered(line, question) >= 1.0]

@@ -409,7 +409,7 @@ _TRAILING = re.compile(
     r"|(?:left|lying|standing|sitting|abandoned)(?: (?:lying|standing|sitting|unattended|behind|around|about|out"
     r"|open|there))*|(?:moving|walking|wandering|milling|running|rushing) (?:about|around))$"
 )
-# Moving about, wherever it is said in a description ("people moving about outside on the monitors"): how they
+# Moving about, wherever it is said in a description ("children running around outside by the pond"): how they
 # were, not who.
 _ABOUT_THE_PLACE = re.compile(
     r"\s+(?:moving|walking|wandering|milling|running|rushing) (?:about|around)"

@@ -1,7 +1,7 @@
 """Words that text recognition ran together, set apart again for reading out.
 
-OCR of a small or tightly set sign often drops the spaces: "NOW3.50", "besideMenswear", "ESCALATORCLOSED",
-"Pleaseusethelift".  A quoted value reads better and matches the words a person uses once they are apart: a
+OCR of a small or tightly set sign often drops the spaces: "FARE2.40", "askAtTheDesk", "PLATFORMCLOSED",
+"Keepyourticketwithyou".  A quoted value reads better and matches the words a person uses once they are apart: a
 space goes where the case turns from lower to upper, between a run of letters and a number, and between
 dictionary words run together (the split that covers the whole run with the fewest, longest words).
 """
@@ -29,10 +29,10 @@ FUNCTION_WORDS = frozenset((
 MIN_RUN = 7
 _CASE_TURN = re.compile(r"(?<=[A-Za-z][a-z])(?=[A-Z])")  # not "iPhone"
 # Only words in capitals are set apart from a number: in lower case, letters and digits together are more often a
-# password or a code ("marmot7713") than a sign's words run together ("NOW3.50", "SUNDAY10:00").
+# password or a code ("heron4417") than a sign's words run together ("FARE2.40", "MONDAY08:00").
 _LETTERS_THEN_NUMBER = re.compile(r"(?<=[A-Z]{2})(?=\d)|(?<=[A-Za-z]{2})(?=\d{1,2}:\d{2}\b)")  # or a clock time
 _NUMBER_THEN_LETTERS = re.compile(r"(?<=\d)(?=[A-Z]{2})")
-# A unit of measure in lower case, written against its number ("4.2m", "3.5t", "30mph"): set apart, as spoken.
+# A unit of measure in lower case, written against its number ("2.3m", "3.5t", "30mph"): set apart, as spoken.
 _NUMBER_THEN_UNIT = re.compile(r"(?<=\d)(?=(?:mm|cm|km|m|kg|g|t|ml|l|s|min|mins|h|hr|hrs|kw|kwh|mph|kph)\b)")
 # A zero before a word is the letter O misread ("0konjo"): no number starts a word that way.
 _LEADING_ZERO = re.compile(r"(?<![\w.:,])0(?=[A-Za-z]{3})")
@@ -58,7 +58,7 @@ def readable(text: str, senses: Callable[[str], int]) -> str:
 _TITLES = frozenset(("dr", "mr", "mrs", "ms", "miss", "prof", "professor", "doctor", "sir", "dame", "rev"))
 
 
-# Digits OCR reads for letters of like shape, inside a run of letters ("HEADR00M" for "HEADROOM").
+# Digits OCR reads for letters of like shape, inside a run of letters ("B0ATH0USE" for "BOATHOUSE").
 _MISREAD = re.compile(r"[A-Za-z015]*[A-Za-z][015]+[A-Za-z][A-Za-z015]*")
 _LETTER_FOR = str.maketrans("015", "OIS")
 
@@ -79,7 +79,7 @@ def _apart(run: str, senses: Callable[[str], int]) -> str:
     if len(run) < MIN_RUN or senses(lower):
         return run
     pieces = _split(lower, _commonness(senses))
-    # A run in capitals is a sign's words; another may be a name or a word the dictionary lacks ("Menswear"),
+    # A run in capitals is a sign's words; another may be a name or a word the dictionary lacks ("Shoeshine"),
     # which splits into two words by chance far more often than into a phrase of three.
     if pieces is None or len(pieces) < (2 if run.isupper() else 3):
         return run
@@ -108,7 +108,7 @@ def _commonness(senses: Callable[[str], int]) -> Callable[[str], int]:
 
 def _split(run: str, common: Callable[[str], int]) -> list[str] | None:
     """The split of ``run`` into known words with the fewest pieces, the commonest of those ("a number", not "an
-    umber"; "network room", not "net workroom"); None if there is none."""
+    umber"; "tickets now", not "ticket snow"); None if there is none."""
     best: list[list[str] | None] = [[]] + [None] * len(run)
     for end in range(1, len(run) + 1):
         for start in range(max(0, end - 24), end):

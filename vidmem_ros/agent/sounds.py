@@ -1,6 +1,6 @@
 """Words that sound alike: what speech recognition may have written for a word that was said.
 
-A recogniser that mishears writes a word of like sound ("deal door" for "till drawer"), so a question that names
+A recogniser that mishears writes a word of like sound ("sold pins" for "salt bins"), so a question that names
 what was said may find none of its words in the transcript.  A key of each word's consonant sounds, in the manner
 of Metaphone (voiced and voiceless pairs merged, vowels dropped), finds them: a run of question words whose keys
 match, in order, a run of words heard stands for what was said.  A run of two or more words is asked for, or a
@@ -68,7 +68,7 @@ def misheard_as(wanted: Sequence[str], heard: str) -> dict[str, str]:
 
 
 def _near(a: str, b: str) -> bool:
-    """Keys alike but for one sound added or lost at either end ("hrtl" of "Hartley", "hrtls" of "heartless")."""
+    """Keys alike but for one sound added or lost at either end ("mlpr" of "Melbury", "mlprs" of "mulberries")."""
     if a == b:
         return True
     short, long = sorted((a, b), key=len)

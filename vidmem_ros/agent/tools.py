@@ -154,12 +154,11 @@ def _opposed(ctx: ToolContext, description: str, text: str) -> dict[str, list[st
 
 
 def _set_apart(ctx: ToolContext, grounded: Grounded) -> Grounded:
-    """A reading with the words text recognition ran together set apart ("NOW3.50" as "NOW 3.50"), as answers
+    """A reading with the words text recognition ran together set apart ("FARE2.40" as "FARE 2.40"), as answers
     quote it and values are read out of it."""
     wordnet = _lexicon(ctx).wordnet
     if grounded.sense is not Sense.READ or wordnet is None:
         return grounded
-
     text = readable(grounded.text, dictionary_senses(wordnet))
     return grounded if text == grounded.text else replace(grounded, text=text)
 
@@ -208,7 +207,7 @@ def ground(ctx: ToolContext, args: GroundArgs) -> ToolResult:
     if kind is not None:
         holders = [g for g in grounding.found if g.sense is not Sense.SEEN and _holds(ctx, kind, g.text)]
         rest = [g for g in grounding.found if g not in holders]
-        # A line of a label's length that holds the value ("MARTA OKAFOR") before one long line with it somewhere in
+        # A line of a label's length that holds the value ("ILSE BRANDT") before one long line with it somewhere in
         # it (a product's blurb whose brand looks like a name).
         holders = sorted(
             (_confirmed(g) for g in holders), key=lambda g: (not _labelled(ctx, kind, g), -g.score, g.stamp)
@@ -615,7 +614,7 @@ def search_transcripts(ctx: ToolContext, args: TranscriptArgs) -> ToolResult:
                 for t in lines
                 if words_covered(args.query, t.text, forms) == 1.0
             ]
-        if not findings:  # ... or as words of like sound ("deal door" for "till drawer"): less sure
+        if not findings:  # ... or as words of like sound ("sold pins" for "salt bins"): less sure
             findings = _heard_alike(ctx, args.query, forms, lo, hi)
     else:
         lines = ctx.store.transcripts(lo, hi, ctx.as_of)
