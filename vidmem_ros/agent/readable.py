@@ -38,6 +38,7 @@ _NUMBER_THEN_UNIT = re.compile(r"(?<=\d)(?=(?:mm|cm|km|m|kg|g|t|ml|l|s|min|mins|
 _LEADING_ZERO = re.compile(r"(?<![\w.:,])0(?=[A-Za-z]{3})")
 
 
+@functools.lru_cache(maxsize=16_384)  # a sign is grounded again by every question that reads it
 def readable(text: str, senses: Callable[[str], int]) -> str:
     """``text`` with the words OCR ran together set apart; words it holds apart stay as they are.  ``senses``:
     how many senses the dictionary gives a word (0 for none), which tells a common word from a rare one."""
@@ -96,6 +97,7 @@ def _apart(run: str, senses: Callable[[str], int]) -> str:
 COMMON_SENSES = 5
 
 
+@functools.lru_cache(maxsize=4)  # one per dictionary: its cache of words outlives a call
 def _commonness(senses: Callable[[str], int]) -> Callable[[str], int]:
     @functools.lru_cache(maxsize=4096)
     def common(word: str) -> int:

@@ -209,11 +209,10 @@ def ground(ctx: ToolContext, args: GroundArgs) -> ToolResult:
         rest = [g for g in grounding.found if g not in holders]
         # A line of a label's length that holds the value ("ILSE BRANDT") before one long line with it somewhere in
         # it (a product's blurb whose brand looks like a name).
-        holders = sorted(
-            (_confirmed(g) for g in holders), key=lambda g: (not _labelled(ctx, kind, g), -g.score, g.stamp)
-        )
-        grounding = Grounding(args.description, holders + rest)
+        holders = sorted((_confirmed(g) for g in holders), key=lambda g: (-g.score, g.stamp))
         labels = [g for g in holders if _labelled(ctx, kind, g)]
+        holders = labels + [g for g in holders if g not in labels]
+        grounding = Grounding(args.description, holders + rest)
         claimed = Grounding(args.description, labels or holders).claimed(min_score=0.0)  # none holds one: none answers
     actions = _actions(ctx, args.description)
     findings = [

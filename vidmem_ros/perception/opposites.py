@@ -139,6 +139,7 @@ def opposites_of(wordnet: WordNet) -> Opposites:
     return Opposites(wordnet)
 
 
+@functools.lru_cache(maxsize=4)  # one counter per WordNet, so what is cached by it stays cached
 def dictionary_senses(wordnet: WordNet) -> Callable[[str], int]:
     """How many senses WordNet gives a word as a noun, an adjective or (counted as two) a verb: 0 for a word it
     lacks, more for a commoner one."""
