@@ -112,7 +112,7 @@ class Interval:
     second_edge: str = ""
 
 
-LEFT, REACHED = "left", "reached"
+LEFT, REACHED = "left", "reached"  # each edge named by the verb an answer gives it with
 # Leaving or reaching a place, said before its name.
 _EDGE_VERB = (
     (
@@ -156,7 +156,7 @@ def interval_question(text: str) -> Interval | None:
     if journey is not None:  # from leaving one place to reaching the other
         (first, first_met), (second, second_met) = side_named(journey["a"]), side_named(journey["b"])
         return (
-            Interval(first, second, first_met, second_met, True, False, False, LEFT, REACHED)
+            Interval(first, second, first_met, second_met, True, first_edge=LEFT, second_edge=REACHED)
             if first and second
             else None
         )

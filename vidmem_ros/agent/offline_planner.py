@@ -32,7 +32,7 @@ from vidmem_ros.agent.grounding import (
 )
 from vidmem_ros.agent.harness import AgentState, Observation, PlannerError
 from vidmem_ros.agent.idioms import BEARER, MESSAGES, plain_sentence
-from vidmem_ros.agent.interval import LEFT, Interval, edge_of, interval_question, journey
+from vidmem_ros.agent.interval import REACHED, Interval, edge_of, interval_question, journey
 from vidmem_ros.agent.labels import singular
 from vidmem_ros.agent.meanwhile import Meanwhile, meanwhile_question
 from vidmem_ros.agent.own_moments import own_question, own_script
@@ -352,8 +352,7 @@ class OfflinePlanner:
         stays = (yield from self._spans_of(c.second, None, state.t0, place=True)) if c.second_edge else []
         if stays:  # "how long did it take to reach B": the start of the first visit (its end, for "leave")
             moment = edge_of(stays[0], c.second_edge)
-            came = "left" if c.second_edge == LEFT else "reached"
-            text = f"About {moment - state.t0:.0f} s: I first {came} {c.second} {when_said(state, moment)}."
+            text = f"About {moment - state.t0:.0f} s: I first {c.second_edge} {c.second} {when_said(state, moment)}."
             yield answer(text, 0.7, [stays[0][2]], value=round(moment - state.t0, 1))
             return
         senses = _SENSES_OF.get(c.second_met) if c.second_met else None
@@ -1963,9 +1962,7 @@ def _empty_value(p: ParsedQuestion | None) -> bool | float | None:
 
 def _moment_said(name: str, edge: str, place: bool) -> str:
     """One side of a trip as the answer gives it: "I left the lab", "I reached the yard", "I first met the cat"."""
-    if not place:
-        return f"I first met {name}"
-    return f"I {'left' if edge == LEFT else 'reached'} {name}"
+    return f"I {edge or REACHED} {name}" if place else f"I first met {name}"
 
 
 # A question that asks only what something was about.
@@ -1976,7 +1973,7 @@ def _says_otherwise(question: str, best: Finding) -> list[str] | None:
     """The word a question asks with and the opposite that words read or heard say instead, where the question
     asserts something of its own (neither negated nor only asking what was said about a topic)."""
     opposed = best.data.get("opposed")
-    if not opposed or best.data.get("how") == "seen":
+    if not opposed:  # found only in what was read or heard
         return None
     text = question.lower()
     return None if negates(text) or _TOPIC_ONLY.search(text) else [str(w) for w in opposed]
