@@ -89,8 +89,8 @@ class LabelLexicon:
 
     def _kinds_of_compound(self, words: str) -> frozenset[int] | None:
         """What a compound WordNet knows is, and every broader sense: its shorter tails are read only in these
-        senses or in those that share a parent with one ("kitchen table": a table, as a dining table is; "circuit
-        board": a printed circuit, never the dining table "board" also names).  None for words it lacks."""
+        senses or in those that share a parent with one ("kitchen table": a table, as a dining table is; "skirting
+        board": a moulding, never the dining table "board" also names).  None for words it lacks."""
         if self.wordnet is None:
             return None
         senses = [s for f in self._forms(words) for s in self.wordnet.senses(f) if self.wordnet.lexfile(s) in _CONCRETE]
