@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from vidmem_ros.agent.answer import Answer
-from vidmem_ros.agent.asked import Asked, asked_kind, asks_a_time_said, interrogative, settle
+from vidmem_ros.agent.asked import Asked, asked_field, asked_kind, asks_a_time_said, interrogative, settle
 from vidmem_ros.memory.records import Pose
 
 CASES = [
@@ -115,3 +115,19 @@ def test_a_when_clause_with_its_own_subject_sets_the_time_and_the_clause_after_i
 )
 def test_a_time_asked_of_what_is_or_will_be_is_a_time_said_not_a_moment_met(question: str, said: bool) -> None:
     assert asks_a_time_said(question) is said
+
+
+@pytest.mark.parametrize(
+    ("question", "field"),
+    [
+        ("What use-by date is printed on the honey jar?", "use-by date"),
+        ("Which birds does the hide's board list?", "birds"),
+        ("The boiler: what error code does it show?", "error code"),
+        ("What is the serial number on the boiler?", "serial number"),
+        ("What kind of tree was on the poster?", "tree"),
+        ("What does the boiler's display say?", ""),
+        ("Which came first, the bell or the horn?", ""),
+    ],
+)
+def test_the_field_a_question_asks_the_value_of_is_its_question_phrase(question: str, field: str) -> None:
+    assert asked_field(question) == field

@@ -298,3 +298,91 @@ def test_a_trip_between_two_places_runs_from_leaving_one_to_reaching_the_other(p
 def test_an_interval_after_leaving_a_place_counts_from_the_end_of_the_stay(patrol: Reasoner) -> None:
     after = patrol.answer("How long after leaving the room with the cup did you first see the cat?")
     assert after.value is not None and 10 <= after.value <= 20 and "left" in after.text, after.text  # not 46 s
+
+
+def test_a_place_named_as_where_to_go_is_not_the_place_it_was_said_at(patrol: Reasoner) -> None:
+    from vidmem_ros.memory.records import Transcript
+
+    patrol.store.add_transcript(Transcript(T0 + 10, T0 + 12, "Carry the parcels back to the pantry."))  # at the cup
+    patrol.store.add_transcript(Transcript(T0 + 48, T0 + 50, "The pantry tap is dripping."))  # at the cat
+    arrived = patrol.answer("When did you get to the pantry?")
+    assert arrived.stamp is not None and 40 <= arrived.stamp - T0 <= 50, arrived.text
+
+
+@pytest.mark.parametrize(
+    ("sentence", "elsewhere"),
+    [
+        ("Carry the parcels back to the pantry.", True),
+        ("The parcel came over from the pantry this morning.", True),
+        ("Please head into the pantry now.", True),
+        ("The pantry tap is dripping.", False),
+        ("Something fell over in the pantry.", False),
+        ("Go to the yard; the pantry is locked.", False),  # said of the pantry where it stands as well
+    ],
+)
+def test_a_sentence_names_a_place_elsewhere_only_after_a_preposition_of_motion(sentence: str, elsewhere: bool) -> None:
+    from vidmem_ros.agent.tools import names_elsewhere
+
+    assert names_elsewhere(sentence, "the pantry") is elsewhere
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "When did you get to the laundry?",
+        "At what time did you reach the laundry room?",
+        "When did you enter the laundry?",
+    ],
+)
+def test_a_place_is_found_by_a_sign_there_that_means_its_kind_without_its_words(
+    patrol: Reasoner, config: VidmemConfig, question: str
+) -> None:
+    from vidmem_ros.memory.records import Moment
+    from vidmem_ros.perception.types import TextLine
+
+    lines = [TextLine("WASH AT 40", 0.9), TextLine("TUMBLE DRY LOW", 0.9), TextLine("DETERGENT", 0.9)]
+    patrol.store.add_moment(Moment(T0 + 48, "/cam", 64, 48, None, texts=lines, pose=at(10.0)))
+    patrol.store.add_moment(Moment(T0 + 12, "/cam", 64, 48, None, texts=[TextLine("ROOM 4", 0.9)], pose=at(0.0)))
+    arrived = _reading_meaning(patrol, config).answer(question)
+    assert arrived.stamp is not None and 40 <= arrived.stamp - T0 <= 50, arrived.text
+
+
+def test_a_sign_that_means_a_kind_of_place_names_the_place_it_was_read_at(
+    patrol: Reasoner, config: VidmemConfig
+) -> None:
+    from vidmem_ros.agent.tools import _grounded_at
+    from vidmem_ros.memory.records import Moment
+    from vidmem_ros.perception.types import TextLine
+
+    lines = [TextLine("WASH AT 40", 0.9), TextLine("TUMBLE DRY LOW", 0.9), TextLine("DETERGENT", 0.9)]
+    patrol.store.add_moment(Moment(T0 + 48, "/cam", 64, 48, None, texts=lines, pose=at(10.0)))
+    ctx = _reading_meaning(patrol, config).context(None)
+    listed = places(ctx.visits(*ctx.window(None, None)))
+    scores = {round(p.x): s for p, s in zip(listed, _grounded_at(ctx, "the laundry", listed), strict=True)}
+    at_b = max(s for x, s in scores.items() if x >= 5)
+    assert at_b > 0.4 and scores[0] == 0.0, scores
+
+
+@pytest.mark.parametrize("place", ["the boardroom", "the games room", "the sewing room with the looms"])
+def test_a_sign_that_shares_only_the_kind_of_place_names_no_place(
+    patrol: Reasoner, config: VidmemConfig, place: str
+) -> None:
+    """ "ROOM 4" is like "the boardroom" only for its "room": the sign read there does not name the place."""
+    from vidmem_ros.agent.tools import _grounded_at
+    from vidmem_ros.memory.records import Moment
+    from vidmem_ros.perception.types import TextLine
+
+    patrol.store.add_moment(Moment(T0 + 12, "/cam", 64, 48, None, texts=[TextLine("ROOM 4", 0.9)], pose=at(0.0)))
+    ctx = _reading_meaning(patrol, config).context(None)
+    listed = places(ctx.visits(*ctx.window(None, None)))
+    assert _grounded_at(ctx, place, listed) == [0.0] * len(listed)
+
+
+def _reading_meaning(patrol: Reasoner, config: VidmemConfig) -> Reasoner:
+    """The patrol's memory, asked with the shipped sentence embedder: what a sign means counts as well as its words."""
+    from vidmem_ros.perception.registry import build_text_embedder
+
+    embedder = build_text_embedder(config.text_embedder)
+    assert embedder is not None
+    labels = tuple(COCO_LABELS.values())
+    return Reasoner(patrol.store, config.query, labels, detector_min_score=0.5, text_embedder=embedder)

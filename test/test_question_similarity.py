@@ -78,6 +78,10 @@ def test_questions_no_pattern_knows_are_read_by_likeness_to_examples(
         "What did the placard warning about loose tiles say?",
         "The tag on the crate, the one announcing a recall: which batch number?",
         "What did the voice on the tannoy write about?",
+        # things counted where they stood or were listed, not visits to where that was
+        "How many sacks are stacked in the shed?",
+        "How many trains are shown on the departures screen?",
+        "How many bikes were chained up at the railings?",
     ],
 )
 def test_a_value_asked_about_or_a_question_like_no_example_is_left_to_the_search(

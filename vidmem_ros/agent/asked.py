@@ -176,3 +176,23 @@ def _is_number(value: object) -> bool:
 def _says_none(answer: Answer) -> bool:
     """An answer that found nothing (its value is the empty one: no, zero, nothing) states that itself."""
     return answer.value is False or (_is_number(answer.value) and answer.value == 0) or answer.value == ""
+
+
+# "what <field> is / does ...", "which <field> are ...": the noun phrase a question asks the value of.
+_FIELD_ASKED = re.compile(
+    rf"^(?:what|which)\s+(?:kinds? of |sorts? of |types? of )?(?P<f>[a-z][a-z' -]*?)\s+{_AUXILIARY}\b"
+)
+# "what is the <field> on / of ...": the same field, named after the verb.
+_FIELD_NAMED = re.compile(
+    r"^(?:what|which) (?:is|are|was|were|'s) (?:the|its|their|his|her) (?P<f>[a-z][a-z' -]*?)"
+    r"(?= (?:on|of|in|at|for|from|by|written|printed|shown|given|listed|stated|that|which)\b|$)"
+)
+
+
+def asked_field(question: str) -> str:
+    """The thing whose value a question asks to be read out, by its question phrase: "use-by date" of "what
+    use-by date is printed on it", "animals" of "which insects does the notice warn about", "opening hour" of
+    "what is the opening hour on the door"; "" where it asks with a bare "what" ("what does it say")."""
+    clause = interrogative(question)
+    found = _FIELD_ASKED.match(clause) or _FIELD_NAMED.match(clause)
+    return found["f"].strip() if found else ""

@@ -126,7 +126,7 @@ class Grounding:
 
 
 # Words that say nothing of what a thing is: question and function words, and the verbs of meeting it.
-_STOP = frozenset(
+STOP_WORDS = frozenset(
     re.findall(
         r"[a-z']+",
         """a an the and or but of to in on at for with from by about into onto over under above below behind
@@ -145,7 +145,7 @@ def terms(description: str) -> list[str]:
     """The content words of a description, in order, without repeats."""
     words = re.findall(r"[a-z0-9][a-z0-9'-]*", description.lower())
     words = [re.sub(r"'s$", "", w).strip("'-") for w in words]  # "the room's door" names the room
-    return list(dict.fromkeys(w for w in words if w not in _STOP and len(w) > 1))
+    return list(dict.fromkeys(w for w in words if w not in STOP_WORDS and len(w) > 1))
 
 
 Synonyms = Mapping[str, Sequence[str]]

@@ -70,7 +70,7 @@ class LabelLexicon:
         self._synonyms: dict[str, tuple[str, ...]] = {}
         # (words, the senses they may be read in) -> the labels they name, asked of again and again
         self._meant: dict[tuple[str, frozenset[int] | None], tuple[str, ...]] = {}
-        self._kinds: dict[tuple[str, str], bool] = {}  # (word, broader word) -> whether it names a kind of it
+        self._kinds: dict[tuple[str, str, int], bool] = {}  # (word, broader word, steps) -> whether it names a kind
 
     def resolve(self, phrase: str) -> list[str]:
         """Labels that ``phrase`` refers to, tried on its whole and on ever shorter tails ("a red coffee mug" ->
@@ -214,19 +214,19 @@ class LabelLexicon:
                 return True
         return False
 
-    def kind_of(self, word: str, broader: str) -> bool:
+    def kind_of(self, word: str, broader: str, levels: int = KIND_LEVELS) -> bool:
         """Whether a word, in its most frequent sense, names a kind of what ``broader`` names in one of its two most
-        frequent senses ("sparrow" of "bird", "truck" of "vehicle"), a few steps below it; a sense too broad to
-        narrow anything down ("thing", "entity") names no kind."""
-        key = (word, broader)
+        frequent senses ("sparrow" of "bird", "truck" of "vehicle"), at most ``levels`` steps below it; a sense too
+        broad to narrow anything down ("thing", "entity") names no kind."""
+        key = (word, broader, levels)
         found = self._kinds.get(key)
         if found is None:
             if len(self._kinds) >= MEANT_CACHE:
                 self._kinds.clear()
-            found = self._kinds[key] = self._kind_of(word, broader)
+            found = self._kinds[key] = self._kind_of(word, broader, levels)
         return found
 
-    def _kind_of(self, word: str, broader: str) -> bool:
+    def _kind_of(self, word: str, broader: str, levels: int) -> bool:
         if self.wordnet is None or word == broader:
             return False
         wordnet = self.wordnet
@@ -235,7 +235,7 @@ class LabelLexicon:
             return False
         wide = [s for s in wordnet.senses(wordnet.base_form(broader))[:SYNONYM_SENSES]
                 if wordnet.depth(s) >= self.config.min_depth]  # fmt: skip
-        return any(s != own[0] and wordnet.is_a(own[0], s, KIND_LEVELS) for s in wide)
+        return any(s != own[0] and wordnet.is_a(own[0], s, levels) for s in wide)
 
     def classified(self, phrase: str) -> bool:
         """Whether another of the robot's models (the tagger) reports the thing a phrase names, or kinds of it

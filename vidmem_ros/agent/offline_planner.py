@@ -15,7 +15,7 @@ from collections import Counter
 from collections.abc import Generator
 from dataclasses import replace
 
-from vidmem_ros.agent.asked import Asked, asked_kind, cites_a_source, interrogative
+from vidmem_ros.agent.asked import Asked, asked_field, asked_kind, cites_a_source, interrogative
 from vidmem_ros.agent.bounded import Bound, occasion_bound
 from vidmem_ros.agent.comparison import Comparison, DurationCheck, comparison_question, duration_check
 from vidmem_ros.agent.description import head_words, held_in
@@ -1386,7 +1386,8 @@ class OfflinePlanner:
         state.plan("ground the question's description in memory", f"give the {asked.value} it asks for")
         described = " ".join(asked_words(about or state.question)) or about or state.question
         how = senses if senses is not None else [s.value for s in source_named(state.question)]
-        best, occasions = yield from self._occasions_of(described, how)
+        listed = counted_phrase(state.question) if asked is Asked.COUNT and lists_on_a_sign(state.question) else ""
+        best, occasions = yield from self._occasions_of(described, how, field=listed)
         if best is None or (claimed_only and not best.data.get("claimed")):
             if asked is Asked.YES_NO and not claimed_only:
                 return answer("No, nothing I remember matches that.", NOT_SEEN_CONFIDENCE, value=False)
@@ -1454,6 +1455,12 @@ class OfflinePlanner:
             what = f'"{" / ".join(giving)}"' if giving and len(giving) < len(lines) else what  # its line alone
             text = f"{amount:g}: I {verb} {what} {when_said(state, best.stamp)}."
             return answer(text, confidence, refs, best.ref, best.ref, value=amount)
+        if asked is Asked.COUNT and verb == "read" and (items := _items_listed(listed, best)):
+            # "how many rooms does the board list", "how many fares does the timetable give": the lines that name them
+            text = (
+                f"{len(items)}: I read {' / '.join(f'{i!r}' for i in items)} on {what} {when_said(state, best.stamp)}."
+            )
+            return answer(text, confidence, refs, best.ref, best.ref, value=len(items))
         if asked is Asked.COUNT and verb != "saw" and not _COUNTS_MEETINGS.search(interrogative(state.question)):
             # "how many ladders were by the stacking notice": a notice that names them is no count of them
             text = f"I cannot count that: what I {verb} of it, {what} {when_said(state, best.stamp)}, gives no number."
@@ -1468,14 +1475,14 @@ class OfflinePlanner:
         return None
 
     def _occasions_of(
-        self, description: str, how: list[str], weak: bool = False, sighting: bool = False
+        self, description: str, how: list[str], weak: bool = False, sighting: bool = False, field: str = ""
     ) -> Generator[Step, list[Observation], tuple[Finding | None, list[Finding]]]:
         """What a description is grounded in (claimed, or the best where good enough, or with ``weak`` the best
         that matches at all) and every occasion of that same thing that grounds it as well, oldest first.  For a
         ``sighting`` a record counts only where it names the thing (a tag by its own name or a broader word, a sign
         by its words): one that only means something like it ("PADDLE HIRE" for a kayak, a canoe for a kayak) is no
-        sign of having seen it."""
-        obs = (yield [call("ground", description=description, how=how, named=sighting, limit=20)])[0]
+        sign of having seen it.  ``field``: what the question asks of a sign (its lines that name it are marked)."""
+        obs = (yield [call("ground", description=description, how=how, named=sighting, limit=20, field=field)])[0]
         found = obs.result.findings
         best = next((f for f in found if f.data.get("claimed")), None)
         if best is None and found and (found[0].score >= CLAIM_MIN or (weak and found[0].score > 0)):
@@ -1521,6 +1528,8 @@ class OfflinePlanner:
         described = " ".join(asked_words(state.question)) or state.question
         kind = value_kind(interrogative(state.question))
         value: dict[str, str] = {"value": kind.value} if kind else {}
+        if field := asked_field(state.question):
+            value["field"] = field  # "what expiry date is on it": the line that names the date
         if "read" in how:
             value["seen_with"] = described  # the book whose title is asked, the bottle whose label
         found = []
@@ -1553,9 +1562,13 @@ class OfflinePlanner:
         lines = [line.strip() for line in best.text.split(" / ") if line.strip()]
         question = " ".join(words)
         # A line tells something the question does not say: words of its own, or a number ("CLEARANCE 2.3 m").
-        values = held or [
-            line for line in lines if words_covered(line, question) < 1.0 or _new_number(line, state.question)
-        ]
+        named = [str(v) for v in best.data.get("field") or []]  # the lines that name what is asked, if not all do
+        named = named if len(named) < len(lines) else []
+        values = (
+            named
+            or held
+            or [line for line in lines if words_covered(line, question) < 1.0 or _new_number(line, state.question)]
+        )
         values = values or lines
         # The lines that hold the answer are cited with those the question names, not the whole sign: its other
         # lines may hold other values.
@@ -1674,6 +1687,51 @@ _NOT_A_THING = frozenset(("times", "occasions", "visits", "separate", "different
 _MESSAGE_NOUNS = re.compile(rf"(?:{MESSAGES}|calls?|things|words|people|voices|speakers)")
 
 
+def lists_on_a_sign(question: str) -> bool:
+    """Whether a question counts what a sign lists ("how many rooms are listed", "how many prices are on the
+    price list"), not things that stood by one ("how many bikes were by the notice")."""
+    clause = interrogative(question)
+    if _LISTING.search(clause):
+        return True
+    return any(bears_text(m["b"]) for m in _ON_BEARER.finditer(clause))
+
+
+_LISTING = re.compile(r"\b(?:list|lists|listed|written|printed|posted|displayed|given|named|shown|show|shows)\b")
+_ON_BEARER = re.compile(
+    r"\b(?:on|in|upon) (?:the|a|an|that|this|its|their|your) (?P<b>[a-z' -]+?)(?=[?.,;]|$| \w+ing\b)"
+)
+
+
+def counted_phrase(question: str) -> str:
+    """What a question counts, as it names it ("empty bays" of "how many empty bays does the board list")."""
+    found = _COUNTED_PHRASE.search(interrogative(question))
+    return "" if found is None or found["n"].split()[0] in _NOT_A_THING else found["n"]
+
+
+_COUNTED_PHRASE = re.compile(
+    r"\bhow many (?P<n>[a-z][a-z -]*?) (?:are|were|is|was|did|does|do|have|has|had|can|could|will|would|appear)\b"
+)
+
+
+def _items_listed(counted: str, sign: Finding) -> list[str]:
+    """The items of a sign a question counts: the amounts of money on it where it counts prices ("how many prices
+    does the timetable give", "how many items have a price"), else its lines that name the thing counted ("how many boats
+    does the rota list"); none where neither applies, or where the sign states a count itself."""
+    if not counted:
+        return []
+    if _MONEY_NOUN.search(counted):
+        text = _ZERO_AS_O.sub("0", sign.text)  # "O.90": text recognition reads a zero as the letter
+        return [m.group(0) for m in _MONEY.finditer(text)]
+    return [str(line) for line in sign.data.get("field_words") or sign.data.get("field") or []]
+
+
+_ZERO_AS_O = re.compile(r"(?<![A-Za-z])[Oo](?=[.,]\d\d(?!\d))")
+# What is counted in money ("prices", "fees", "items with a price").
+_MONEY_NOUN = re.compile(r"\b(?:prices?|priced|costs?|fees?|fares?|charges?|tolls?)\b")
+# An amount of money: a currency sign before a number, or a number with two decimals that no unit follows.
+_MONEY = re.compile(r"[$€£¥]\s?\d+(?:[.,]\d{1,2})?|(?<![\d:./])\d{1,4}[.,]\d{2}(?![\d:./])(?!\s?(?:%|[a-zA-Z°]))")
+
+
 def _amount_said(question: str, lines: list[Finding]) -> tuple[float, Finding] | None:
     """The number of a thing words heard or read give, where the question counts a thing ("how many boxes ...") and
     not the occasions or messages: from the best-matching sentence first."""
@@ -1681,7 +1739,9 @@ def _amount_said(question: str, lines: list[Finding]) -> tuple[float, Finding] |
     if counted is None or counted["n"] in _NOT_A_THING or _MESSAGE_NOUNS.fullmatch(counted["n"]):
         return None
     for line in sorted(lines, key=lambda f: -f.score):
-        amount = amount_of(line.text, counted["n"])
+        # A sign's lines one by one: a number that ends one line counts nothing on the next ("09:10 / Boat 5").
+        amounts = (amount_of(part, counted["n"]) for part in line.text.split(" / "))
+        amount = next((a for a in amounts if a is not None), None)
         if amount is not None:
             return amount, line
     return None

@@ -932,6 +932,15 @@ def places_counted(text: str) -> ParsedQuestion | None:
     return ParsedQuestion(text, Intent.COUNT, having, Modality.PLACE, window=window or _lead_window(text))
 
 
+def counted_thing(clause: str) -> str:
+    """The things "how many" counts where they are not visits, places or occasions ("sacks" of "how many sacks
+    ..."); "" for those and for no count."""
+    found = re.search(r"\bhow many (?:(?:different|distinct|separate|other) )*(?P<n>[a-z]+)", clause.lower())
+    if found is None or re.fullmatch(rf"times|occasions|{_PLACE_NOUNS}", found["n"]):
+        return ""
+    return found["n"]
+
+
 def counts_stays(text: str) -> bool:
     """Whether a count of places counts each stay ("how many stops") rather than each different place."""
     normal = _clause(text)

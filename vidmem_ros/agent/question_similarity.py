@@ -25,6 +25,7 @@ from vidmem_ros.agent.question import (
     asking_clause,
     asks_what_was_planned,
     clean_target,
+    counted_thing,
     modality_named,
     names_any_message,
     names_what_it_needs,
@@ -221,6 +222,8 @@ class SimilarityParser:
             target, other = clean_target(" ".join(subjects)), ""
         else:
             target, other = clean_target(_main(subjects)), ""
+        if intent is Intent.COUNT and (thing := counted_thing(clause)) and thing not in target.split():
+            return None  # "how many sacks are stacked in the shed": sacks, not visits to the shed nor sightings of it
         if intent in (Intent.BEFORE, Intent.AFTER):
             target, other = "", target
             if modality_named(clause[: _NEIGHBOUR.search(clause).start()]) is Modality.TEXT:  # type: ignore[union-attr]

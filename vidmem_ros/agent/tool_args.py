@@ -110,6 +110,12 @@ class GroundArgs(_Range):
         description='what bore or stood by the words, as the question describes it ("the green folder"): words read '
         "while the detector saw it count first",
     )
+    field: str = Field(
+        "",
+        max_length=100,
+        description='what the question asks the value of ("the use-by date", "which insects"): the lines of a '
+        "sign that name it, or a kind of it, are read out without its own words",
+    )
     value: Literal["", "person", "name", "occupation", "number"] = Field(
         "", description="the kind of value to be read out, where the question asks for one; records holding one first"
     )

@@ -20,6 +20,7 @@ from vidmem_ros.agent.description import after_head, description_rest, head_word
 from vidmem_ros.agent.grounding import (
     CLAIM_MARGIN,
     CLAIM_MIN,
+    STOP_WORDS,
     TITLE_WORDS_MAX,
     Grounded,
     Grounder,
@@ -27,6 +28,7 @@ from vidmem_ros.agent.grounding import (
     MeaningCache,
     Sense,
     ValueKind,
+    found_in,
     fused,
     holds_value,
     source_named,
@@ -153,6 +155,13 @@ def _opposed(ctx: ToolContext, description: str, text: str) -> dict[str, list[st
     return {"opposed": list(against)} if against else {}
 
 
+def _set_apart_text(ctx: ToolContext, text: str) -> str:
+    """A place's description with the words text recognition ran together set apart ("KEEPCLEAR" as "KEEP CLEAR"),
+    so that its meaning can be read."""
+    wordnet = _lexicon(ctx).wordnet
+    return text if wordnet is None else readable(text, dictionary_senses(wordnet))
+
+
 def _set_apart(ctx: ToolContext, grounded: Grounded) -> Grounded:
     """A reading with the words text recognition ran together set apart ("FARE2.40" as "FARE 2.40"), as answers
     quote it and values are read out of it."""
@@ -223,13 +232,69 @@ def ground(ctx: ToolContext, args: GroundArgs) -> ToolResult:
                 "meaning": round(g.meaning, 2), **({"claimed": True} if g is claimed else {}),
                 **({"unmet": unmet} if g.sense is not Sense.SEEN and (unmet := _unmet(ctx, actions, g.text)) else {}),
                 **(_opposed(ctx, args.description, g.text) if g.sense is not Sense.SEEN else {}),
-                **({"holds": _spans(ctx, kind, g.text)} if kind is not None and g in holders else {}), **g.data,
+                **({"holds": _spans(ctx, kind, g.text)} if kind is not None and g in holders else {}),
+                **({"field": lines, "field_words": _field_named(args.field, _field_lines(ctx, args.field, g.text, args.description, keep=True))}
+                   if g.sense is Sense.READ and (lines := _field_lines(ctx, args.field, g.text, args.description)) else {}),
+                **g.data,
                 **_view_end(ctx, g.data.get("last_ref")),
             },
         )
         for g in grounding.found[: args.limit]
     ]  # fmt: skip
     return ToolResult("ground", findings, "" if findings else f"nothing in memory matches {args.description!r}")
+
+
+def _field_lines(ctx: ToolContext, field: str, text: str, description: str = "", keep: bool = False) -> list[str]:
+    """The lines of a sign that name the field a question asks the value of, by a word of it or a word for a kind of
+    it ("CAUTION: HORNETS" for "which insects"), each without the field's own words ("08/2031" of "USE BY 08/2031" for
+    "the use-by date"), or with them where ``keep``."""
+    words = terms(field.replace("-", " "))  # "use-by date": its words each
+    lines = [line.strip() for line in text.split(" / ") if line.strip()]
+    if not words:
+        return []
+    lexicon = _lexicon(ctx)
+
+    def names(token: str) -> bool:
+        return any(found_in(w, token) or lexicon.kind_of(token.lower(), w, FIELD_KIND_LEVELS) for w in words)
+
+    named = [line for line in lines if any(names(t) for t in re.findall(r"[A-Za-z]{3,}", line))]
+    keys = re.findall(r"[a-z0-9]+", f"{field} {description}".lower())  # what the question says already
+    # A line that is only the key ("ORDER NUMBER") names the field but holds no value: another line holds it.
+    named = [line for line in named if _without_words(line, keys)]
+    return named if keep else [_without_words(line, keys) for line in named]
+
+
+def _field_named(field: str, lines: list[str]) -> list[str]:
+    """Of the lines that name a field, those that name it by a word of its own ("Boat 5 ..." for "boats"), not
+    only by a word for a kind of it (a list's heading "FERRIES")."""
+    words = terms(field.replace("-", " "))
+    return [line for line in lines if any(found_in(w, line) for w in words)]
+
+
+# A line names what a question asks for by a word for a kind of it this many steps below it at most: "which animals"
+# asks for any animal ("hornet" is seven steps below).
+FIELD_KIND_LEVELS = 8
+
+
+def _without_words(line: str, words: list[str]) -> str:
+    """A line without the words a question already says that open it, as a label's key opens it ("USE BY" of
+    "USE BY 08/2031"), and the punctuation they leave; the whole line where they do not open it (a name that
+    ends in one: "HARBOUR LINE"); "" where nothing else is left."""
+    tokens = line.split()
+    keyed = 0
+    while keyed < len(tokens) and (
+        tokens[keyed].lower() in STOP_WORDS or any(_is_word(w, tokens[keyed]) for w in words)
+    ):
+        keyed += 1
+    rest = " ".join(tokens[keyed:]).strip(" :-,;.")
+    if not re.search(r"[A-Za-z0-9]", rest):
+        return ""
+    return rest if keyed else line
+
+
+def _is_word(word: str, token: str) -> bool:
+    """Whether a token is the word in some form, not a longer word that begins with it."""
+    return found_in(word, token) and len(squash(token)) <= len(squash(word)) + 3
 
 
 # Words read while the detector saw what the question says bore them ("the title of the green folder") count this much
@@ -933,21 +998,77 @@ def _grounded_at(ctx: ToolContext, about: str, listed: list[stays.Place]) -> lis
     # What names a place: words read or heard there that share a word with the description, or a thing seen
     # there that it names whole.  A thing seen that only shares a word with it ("sports ball" for "the ball
     # players") is the share of frames above, and a record that only means something like it is no name.
-    found = [
-        g
-        for g in grounding_of(ctx, description, []).found
-        if g.words >= 1.0 or (g.sense is not Sense.SEEN and g.words > 0)
-    ]
+    grounded = grounding_of(ctx, description, []).found
+    found = [g for g in grounded if g.words >= 1.0 or (g.sense is not Sense.SEEN and g.words > 0)]
+    found = [g for g in found if g.sense is not Sense.HEARD or not names_elsewhere(g.text, description)]
     weight = {Sense.HEARD: HEARD_AT_PLACE}
-    return [
+    scores = [
         max((g.score * weight.get(g.sense, 1.0) for g in found if _mostly_during(g.stamp, g.end, place)), default=0.0)
         for place in listed
     ]
+    # A sign read there that only means what the description says ("WASH AT 40 / DETERGENT" for "the
+    # laundry") tells the kind of place, for less: one record, not the whole place's mixed description.
+    meant = [g for g in grounded if g.sense is Sense.READ and g.words == 0 and g.meaning >= MEANT_AT_PLACE_MIN]
+    meant = _meant_beyond_kind(ctx, description, meant)
+    return [
+        max(score, max((MEANT_AT_PLACE * g.meaning for g in meant if _mostly_during(g.stamp, g.end, p)), default=0.0))
+        for score, p in zip(scores, listed, strict=True)
+    ]
+
+
+# A sign that means what a place is called, without its words, names the place for this share of its likeness, from
+# this likeness on.
+MEANT_AT_PLACE = 0.7
+MEANT_AT_PLACE_MIN = 0.4
+# ... where the words that say which place carry it: the whole description is this much closer to the sign than the
+# kind of place alone ("ceramics studio" than "studio"; not "the boardroom" of a sign that reads "ROOM 4").
+MEANT_BEYOND_KIND = 0.1
+
+
+# What follows a place's name and says more of it ("the lab with the fume hoods", "the shed where the bikes were").
+_PLACE_QUALIFIER = re.compile(r"\s+(?:with|of|in|at|on|near|by|beside|where|that|which|whose|full of)\s+")
+
+
+def _kind_of_place(description: str) -> str:
+    """The noun of a place's name of more words ("studio" of "the ceramics studio with the kilns"); a name of
+    one word is a kind itself, measured against a room of any kind."""
+    head = terms(_PLACE_QUALIFIER.split(head_words(description))[0])
+    return head[-1] if len(head) > 1 else "room"
+
+
+def _meant_beyond_kind(ctx: ToolContext, description: str, meant: list[Grounded]) -> list[Grounded]:
+    """The records a description means by more than the kind of place it names: its head noun alone would not."""
+    if not meant or ctx.meaning is None:
+        return []
+    texts = [g.text.lower() for g in meant]
+    whole = ctx.meaning.cosines(description, texts)
+    kind = ctx.meaning.cosines(_kind_of_place(description), texts)
+    return [g for g, a, b in zip(meant, whole, kind, strict=True) if a - b >= MEANT_BEYOND_KIND]
 
 
 # A sentence heard at a place may name another ("the van is at the gate"): it names the place it was heard at for
 # this share of its score, so a sign read there or a thing seen there that matches as well comes first.
 HEARD_AT_PLACE = 0.9
+
+
+def names_elsewhere(sentence: str, description: str) -> bool:
+    """Whether a sentence names the place a description gives only as where to go or where something came from
+    ("head back to the loading bay", "bring it over from the garage"): not the place it was said at."""
+    words = terms(description)
+    hits = towards = 0
+    for clause in re.split(r"[,;:.!?]", sentence.lower()):
+        tokens = re.findall(r"[a-z0-9']+", clause)
+        found = {i for i, t in enumerate(tokens) if any(found_in(w, t) for w in words)}
+        after = {
+            i + k for i, t in enumerate(tokens) if t in _MOTION_PREPOSITIONS for k in range(1, PLACE_NAME_WORDS + 1)
+        }
+        hits, towards = hits + len(found), towards + len(found & after)
+    return hits > 0 and towards == hits
+
+
+# Prepositions of motion ("to the", "from the"): what follows names another place than the one a sentence is said at.
+_MOTION_PREPOSITIONS = frozenset(("to", "into", "onto", "towards", "toward", "from"))
+PLACE_NAME_WORDS = 4  # a determiner and up to three words of a place's name
 
 
 def _mostly_during(start: float, end: float, place: stays.Place) -> bool:
@@ -965,8 +1086,10 @@ def _by_name(ctx: ToolContext, about: str, listed: list[stays.Place]) -> list[fl
     """How well each place's description matches ``about``: what was seen and read there, or with what was heard
     there, which counts for less (see ``HEARD_AT_PLACE``)."""
     about = " ".join(w for w in about.split() if w.lower().strip(",.()") not in GENERIC_PLACES) or about
-    unheard = _described(ctx, about, [p.description(heard=False) for p in listed])
-    heard = _described(ctx, about, [p.description() for p in listed])
+    unheard = _described(ctx, about, [_set_apart_text(ctx, p.description(heard=False)) for p in listed])
+    heard = _described(
+        ctx, about, [_set_apart_text(ctx, p.description(unless=lambda s: names_elsewhere(s, about))) for p in listed]
+    )
     return [max(a, HEARD_AT_PLACE * b) for a, b in zip(unheard, heard, strict=True)]
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from vidmem_ros.config import PlacesConfig
@@ -77,12 +77,13 @@ class Place:
         frames = sum(v.frames for v in self.visits)
         return sum(max((v.frames_with[x] for x in wanted), default=0) for v in self.visits) / frames if frames else 0.0
 
-    def description(self, heard: bool = True) -> str:
-        """What was seen, read and (unless ``heard`` is False) heard over every visit, most frequent first."""
+    def description(self, heard: bool = True, unless: Callable[[str], bool] | None = None) -> str:
+        """What was seen, read and (unless ``heard`` is False) heard over every visit, most frequent first; without
+        the sentences heard for which ``unless`` holds."""
         seen = _ranked(x for v in self.visits for x in v.seen)
         looked = _ranked(x for v in self.visits for x in v.looked)
         read = _ranked(x for v in self.visits for x in v.read)
-        said = _ranked(x for v in self.visits for x in v.heard) if heard else []
+        said = _ranked(x for v in self.visits for x in v.heard if unless is None or not unless(x)) if heard else []
         at_once: Counter[str] = Counter()
         for visit in self.visits:
             at_once |= visit.at_once
