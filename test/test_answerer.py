@@ -1412,3 +1412,28 @@ def test_things_listed_on_a_sign_are_counted_by_its_lines(
     answerer.store.add_moment(Moment(T0 + 45, "/cam", 64, 48, None, texts=[TextLine(t, 0.9) for t in lines]))
     answer = answerer.answer(question)
     assert answer.value == count, answer.text
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "According to the caller, how many times did the sump pump stall?",
+        "How many times did the sump pump stall, according to the message?",
+        "According to what you heard, how many times has the sump pump stalled?",
+    ],
+)
+def test_how_often_a_source_says_something_happened_is_read_out_of_its_words(answerer: Reasoner, question: str) -> None:
+    from vidmem_ros.memory.records import Transcript
+
+    answerer.store.add_transcript(Transcript(T0 + 30, T0 + 34, "Hi, the sump pump in the cellar stalled twice today."))
+    answer = answerer.answer(question)
+    assert answer.value == 2 and "twice" in answer.text, answer.text
+
+
+def test_how_often_is_read_as_a_word_or_a_number_of_times() -> None:
+    from vidmem_ros.spoken_numbers import how_often
+
+    assert how_often("It tripped twice overnight.") == 2
+    assert how_often("The bell rang 4 times.") == 4
+    assert how_often("the gate jammed three times this week") == 3
+    assert how_often("The van is late.") is None

@@ -97,6 +97,25 @@ def amount_of(text: str, noun: str, gap: int = 3) -> float | None:
     return None
 
 
+def how_often(text: str) -> float | None:
+    """How many times a text says something happened: "once", "twice", "three times", "4 times"; None where it says
+    no such thing."""
+    lowered = text.lower()
+    found = _OFTEN.search(lowered)
+    if found is not None:
+        return float(_OFTEN_WORDS[found[0]])
+    tokens = number_tokens(lowered)
+    for i in range(len(tokens)):
+        number, used = number_at(tokens, i)
+        if number is not None and tokens[i + used : i + used + 1] == ["times"]:
+            return number
+    return None
+
+
+_OFTEN_WORDS = {"once": 1, "twice": 2, "thrice": 3}
+_OFTEN = re.compile(r"\b(?:once|twice|thrice)\b")
+
+
 # Words that end the phrase a number counts ("gate 3 needs guards": 3 counts no guards).
 _NOT_DESCRIBING = frozenset(
     re.findall(

@@ -67,7 +67,7 @@ from vidmem_ros.agent.who import who_question, who_script
 from vidmem_ros.memory.captions import NOTHING_RECOGNISED
 from vidmem_ros.memory.runs import runs_named
 from vidmem_ros.perception.colour_names import colour_named
-from vidmem_ros.spoken_numbers import amount_of
+from vidmem_ros.spoken_numbers import amount_of, how_often
 
 # Absence of a detection is weak evidence (detectors miss things): the confidence of "not seen".
 NEIGHBOUR_WINDOW_S = 300.0  # how far "before X" / "after X" looks
@@ -1736,6 +1736,9 @@ def _amount_said(question: str, lines: list[Finding]) -> tuple[float, Finding] |
     """The number of a thing words heard or read give, where the question counts a thing ("how many boxes ...") and
     not the occasions or messages: from the best-matching sentence first."""
     counted = _COUNTED.search(question.lower())
+    if counted is not None and counted["n"] == "times" and cites_a_source(question):
+        # "according to the caller, how many times did the pump stall": how often the words say it happened
+        return next(((n, line) for line in sorted(lines, key=lambda f: -f.score) if (n := how_often(line.text))), None)
     if counted is None or counted["n"] in _NOT_A_THING or _MESSAGE_NOUNS.fullmatch(counted["n"]):
         return None
     for line in sorted(lines, key=lambda f: -f.score):

@@ -200,6 +200,8 @@ class SimilarityParser:
         named = source_named(question)
         if intent is Intent.DID and cites_a_source(question) and named:
             return None  # "according to the notice, does the club meet on Fridays": what the notice says, searched
+        if intent is Intent.COUNT and cites_a_source(question):
+            return None  # "according to the caller, how many times did the pump stall": a number said, searched
         if _other_source(modality, named):
             return None  # "the number on the tag warning about X": read, though warning is a way of saying
         if modality is Modality.OBJECT and named == [Sense.HEARD]:
