@@ -1437,3 +1437,22 @@ def test_how_often_is_read_as_a_word_or_a_number_of_times() -> None:
     assert how_often("The bell rang 4 times.") == 4
     assert how_often("the gate jammed three times this week") == 3
     assert how_often("The van is late.") is None
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Did the tour recording mention Prague?",
+        "Was Prague mentioned by the tour recording?",
+        "When did the tour recording talk about Prague?",
+    ],
+)
+def test_a_message_split_into_sentences_is_grounded_as_one(answerer: Reasoner, question: str) -> None:
+    """A recogniser splits one message at a pause: what the question says of it may lie in either sentence."""
+    from vidmem_ros.memory.records import Transcript
+
+    answerer.store.add_transcript(Transcript(T0 + 30, T0 + 32.2, "Tour recording, stop four."))
+    answerer.store.add_transcript(Transcript(T0 + 33.0, T0 + 37, "This clock was built in Prague in 1890."))
+    answer = answerer.answer(question)
+    assert "stop four" in answer.text and "Prague" in answer.text, answer.text  # the message, both its sentences
+    assert answer.value is True or answer.stamp == T0 + 30, answer.text

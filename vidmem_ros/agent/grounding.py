@@ -30,11 +30,11 @@ import numpy as np
 
 from vidmem_ros.agent.labels import singular
 from vidmem_ros.agent.question import without_asking
-from vidmem_ros.agent.runs import group_runs
+from vidmem_ros.agent.runs import MESSAGE_GAP_S, group_runs
 from vidmem_ros.agent.sounds import misheard_as
 from vidmem_ros.agent.text_match import holds_numbers, identifiers, squash, stem
 from vidmem_ros.memory.captions import seen_part
-from vidmem_ros.memory.records import Pose
+from vidmem_ros.memory.records import Pose, Transcript
 from vidmem_ros.memory.view import MemoryView
 from vidmem_ros.perception.embedding import TextEmbedder
 
@@ -391,8 +391,20 @@ class Grounder:
         ]
 
     def _sentences(self) -> list[_Record]:
+        """What was heard, a message at a time: sentences with no pause between them taken together (a message's
+        words often span the sentences a recogniser splits it into)."""
         found = self.store.transcripts(self.lo, self.hi, self.as_of)
-        return [_Record("transcript", f"transcript/{t.id}", t.start, t.end, t.text, None) for t in found]
+        runs = [
+            part
+            for run in group_runs(found, lambda t: t.start, MESSAGE_GAP_S, end=lambda t: t.end)
+            for part in _by_voice(run)
+        ]
+        return [
+            _Record(
+                "transcript", f"transcript/{run[0].id}", run[0].start, run[-1].end, " ".join(t.text for t in run), None
+            )
+            for run in runs
+        ]
 
     def _captions(self) -> list[_Record]:
         events = self.store.events(self.lo, self.hi, self.as_of)
@@ -514,6 +526,19 @@ class Grounder:
                     )
                 )  # fmt: skip
         return out
+
+
+def _by_voice(run: list[Transcript]) -> list[list[Transcript]]:
+    """A run of sentences split where the voice changes (a reply is another message); sentences whose voice could
+    not be told go with the one before."""
+    parts: list[list[Transcript]] = []
+    for t in run:
+        voices = {x.speaker_id or x.speaker for x in parts[-1] if x.speaker_id or x.speaker} if parts else set()
+        if parts and (not (t.speaker_id or t.speaker) or not voices or voices == {t.speaker_id or t.speaker}):
+            parts[-1].append(t)
+        else:
+            parts.append([t])
+    return parts
 
 
 def _head_word(wanted: Sequence[str], is_noun: Callable[[str], bool] | None) -> str | None:

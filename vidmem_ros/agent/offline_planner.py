@@ -57,7 +57,7 @@ from vidmem_ros.agent.question import (
     times_hold,
     written_as_read,
 )
-from vidmem_ros.agent.runs import group_runs
+from vidmem_ros.agent.runs import MESSAGE_GAP_S, group_runs
 from vidmem_ros.agent.steps import NOT_SEEN_CONFIDENCE, Script, Step, answer, call, when_said, xy_said
 from vidmem_ros.agent.text_match import SAME_SIGN, distinct_signs, squash, text_match, words_covered
 from vidmem_ros.agent.tool_args import TRANSCRIPTS_MAX
@@ -73,8 +73,6 @@ from vidmem_ros.spoken_numbers import amount_of, how_often
 NEIGHBOUR_WINDOW_S = 300.0  # how far "before X" / "after X" looks
 # A place description must match at least this well (share of words, or text-embedding cosine) to be the one meant.
 PLACE_MATCH_MIN = 0.3
-# Sentences heard with less than this between them are one message.
-MESSAGE_GAP_S = 2.0
 
 
 class OfflinePlanner:

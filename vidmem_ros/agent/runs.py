@@ -8,6 +8,11 @@ from typing import TypeVar
 T = TypeVar("T")
 
 
+# Sentences heard with no longer pause than this between them are one message (a recogniser splits a message into
+# sentences, and a sentence at a comma).
+MESSAGE_GAP_S = 2.0
+
+
 def group_runs(
     items: Sequence[T], stamp: Callable[[T], float], gap_s: float, end: Callable[[T], float] | None = None
 ) -> list[list[T]]:
