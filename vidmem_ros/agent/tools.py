@@ -233,8 +233,7 @@ def ground(ctx: ToolContext, args: GroundArgs) -> ToolResult:
                 **({"unmet": unmet} if g.sense is not Sense.SEEN and (unmet := _unmet(ctx, actions, g.text)) else {}),
                 **(_opposed(ctx, args.description, g.text) if g.sense is not Sense.SEEN else {}),
                 **({"holds": _spans(ctx, kind, g.text)} if kind is not None and g in holders else {}),
-                **({"field": lines, "field_words": _field_named(args.field, _field_lines(ctx, args.field, g.text, args.description, keep=True))}
-                   if g.sense is Sense.READ and (lines := _field_lines(ctx, args.field, g.text, args.description)) else {}),
+                **(_field_data(ctx, args, g.text) if g.sense is Sense.READ and args.field.strip() else {}),
                 **g.data,
                 **_view_end(ctx, g.data.get("last_ref")),
             },
@@ -244,31 +243,31 @@ def ground(ctx: ToolContext, args: GroundArgs) -> ToolResult:
     return ToolResult("ground", findings, "" if findings else f"nothing in memory matches {args.description!r}")
 
 
-def _field_lines(ctx: ToolContext, field: str, text: str, description: str = "", keep: bool = False) -> list[str]:
-    """The lines of a sign that name the field a question asks the value of, by a word of it or a word for a kind of
-    it ("CAUTION: HORNETS" for "which insects"), each without the field's own words ("08/2031" of "USE BY 08/2031" for
-    "the use-by date"), or with them where ``keep``."""
-    words = terms(field.replace("-", " "))  # "use-by date": its words each
-    lines = [line.strip() for line in text.split(" / ") if line.strip()]
-    if not words:
-        return []
+def _field_data(ctx: ToolContext, args: GroundArgs, text: str) -> dict[str, list[str]]:
+    """For a sign, the lines that name what the question asks the value of (``field``), each without the words the
+    question says already ("08/2031" of "USE BY 08/2031" for "the use-by date"), and of those, whole, the ones that
+    name it by a word of its own (``field_words``: "Boat 5 ..." for "boats", not a list's heading "FERRIES")."""
+    words = terms(args.field.replace("-", " "))  # "use-by date": its words each
+    named = _field_lines(ctx, words, text)
+    keys = re.findall(r"[a-z0-9]+", f"{args.field} {args.description}".lower())  # what the question says already
+    # A line that is only the key ("ORDER NUMBER") names the field but holds no value: another line holds it.
+    named = [line for line in named if _without_words(line, keys)]
+    if not named:
+        return {}
+    own = [line for line in named if any(found_in(w, line) for w in words)]
+    return {"field": [_without_words(line, keys) for line in named], "field_words": own}
+
+
+def _field_lines(ctx: ToolContext, words: list[str], text: str) -> list[str]:
+    """The lines of a sign that name a field by one of its words or by a word for a kind of one ("CAUTION: HORNETS"
+    for "which insects")."""
     lexicon = _lexicon(ctx)
 
     def names(token: str) -> bool:
         return any(found_in(w, token) or lexicon.kind_of(token.lower(), w, FIELD_KIND_LEVELS) for w in words)
 
-    named = [line for line in lines if any(names(t) for t in re.findall(r"[A-Za-z]{3,}", line))]
-    keys = re.findall(r"[a-z0-9]+", f"{field} {description}".lower())  # what the question says already
-    # A line that is only the key ("ORDER NUMBER") names the field but holds no value: another line holds it.
-    named = [line for line in named if _without_words(line, keys)]
-    return named if keep else [_without_words(line, keys) for line in named]
-
-
-def _field_named(field: str, lines: list[str]) -> list[str]:
-    """Of the lines that name a field, those that name it by a word of its own ("Boat 5 ..." for "boats"), not
-    only by a word for a kind of it (a list's heading "FERRIES")."""
-    words = terms(field.replace("-", " "))
-    return [line for line in lines if any(found_in(w, line) for w in words)]
+    lines = [line.strip() for line in text.split(" / ") if line.strip()]
+    return [line for line in lines if any(names(t) for t in re.findall(r"[A-Za-z]{3,}", line))]
 
 
 # A line names what a question asks for by a word for a kind of it this many steps below it at most: "which animals"
