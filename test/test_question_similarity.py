@@ -57,6 +57,10 @@ def test_a_thing_that_bears_words_is_the_subjects_own_head_once_a_subject_word_l
          "wheelchair"),
         ("What came into view straight after the aquarium?", Intent.AFTER, Modality.OBJECT, "", "aquarium"),
         ("Has anybody talked about a power cut?", Intent.DID, Modality.SPEECH, "power cut", ""),
+        # a place asked with "where", next to another: the place, which is what "where" asks
+        ("Where had you been just before the pottery studio?", Intent.BEFORE, Modality.PLACE, "", "pottery studio"),
+        ("Where did you end up straight after the pottery studio?", Intent.AFTER, Modality.PLACE, "",
+         "pottery studio"),
     ],
 )  # fmt: skip
 def test_questions_no_pattern_knows_are_read_by_likeness_to_examples(

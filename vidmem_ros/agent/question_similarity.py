@@ -217,7 +217,7 @@ class SimilarityParser:
         asked = asked_kind(question)
         if asked is Asked.NAME and intent not in _NAMES and similarity < SURE_SIMILARITY:
             return None  # likely a name asked for ("which number is on the sign"): read out of memory by the search
-        intent = _agreeing(intent, asked, clause)
+        intent = _agreeing(intent, asked, clause, modality)
         if intent is Intent.ORDER:
             target, other = (clean_target(s) for s in _ordered(subjects))
         elif modality is Modality.SPEECH:  # what was said is searched by all its words ("the boiler is leaking again")
@@ -281,10 +281,12 @@ _OPPOSITES = (
 )  # fmt: skip
 
 
-def _agreeing(intent: Intent, asked: Asked, clause: str) -> Intent:
+def _agreeing(intent: Intent, asked: Asked, clause: str, modality: Modality | None = None) -> Intent:
     """The nearest example's intent, made to agree with the question's form (a yes/no question asks whether, a
     "when" question for a time) and with the one of two opposite words it uses ("before" or "after")."""
     fits = _FITS.get(asked)
+    if asked is Asked.POSITION and modality is Modality.PLACE:
+        fits = (Intent.WHERE, Intent.BEFORE, Intent.AFTER)  # "where had you been before the X": a place, as asked
     if fits and intent not in fits:
         intent = Intent.LAST if fits[0] is Intent.FIRST else fits[0]
     for one, other, says_one, says_other in _OPPOSITES:
