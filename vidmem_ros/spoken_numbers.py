@@ -113,7 +113,7 @@ def how_often(text: str) -> float | None:
 
 
 _OFTEN_WORDS = {"once": 1, "twice": 2, "thrice": 3}
-_OFTEN = re.compile(r"\b(?:once|twice|thrice)\b")
+_OFTEN = re.compile(rf"\b(?:{'|'.join(_OFTEN_WORDS)})\b")
 
 
 # Words that end the phrase a number counts ("gate 3 needs guards": 3 counts no guards).

@@ -532,12 +532,15 @@ def _by_voice(run: list[Transcript]) -> list[list[Transcript]]:
     """A run of sentences split where the voice changes (a reply is another message); sentences whose voice could
     not be told go with the one before."""
     parts: list[list[Transcript]] = []
+    voice: int | str | None = None  # the voice of the part being gathered, once one is told
     for t in run:
-        voices = {x.speaker_id or x.speaker for x in parts[-1] if x.speaker_id or x.speaker} if parts else set()
-        if parts and (not (t.speaker_id or t.speaker) or not voices or voices == {t.speaker_id or t.speaker}):
+        own = t.speaker_id or t.speaker or None
+        if parts and (own is None or voice is None or own == voice):
             parts[-1].append(t)
+            voice = voice or own
         else:
             parts.append([t])
+            voice = own
     return parts
 
 

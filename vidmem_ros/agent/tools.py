@@ -165,10 +165,9 @@ def _set_apart_text(ctx: ToolContext, text: str) -> str:
 def _set_apart(ctx: ToolContext, grounded: Grounded) -> Grounded:
     """A reading with the words text recognition ran together set apart ("FARE2.40" as "FARE 2.40"), as answers
     quote it and values are read out of it."""
-    wordnet = _lexicon(ctx).wordnet
-    if grounded.sense is not Sense.READ or wordnet is None:
+    if grounded.sense is not Sense.READ:
         return grounded
-    text = readable(grounded.text, dictionary_senses(wordnet))
+    text = _set_apart_text(ctx, grounded.text)
     return grounded if text == grounded.text else replace(grounded, text=text)
 
 
@@ -251,11 +250,11 @@ def _field_data(ctx: ToolContext, args: GroundArgs, text: str) -> dict[str, list
     named = _field_lines(ctx, words, text)
     keys = re.findall(r"[a-z0-9]+", f"{args.field} {args.description}".lower())  # what the question says already
     # A line that is only the key ("ORDER NUMBER") names the field but holds no value: another line holds it.
-    named = [line for line in named if _without_words(line, keys)]
-    if not named:
+    held = [(line, value) for line in named if (value := _without_words(line, keys))]
+    if not held:
         return {}
-    own = [line for line in named if any(found_in(w, line) for w in words)]
-    return {"field": [_without_words(line, keys) for line in named], "field_words": own}
+    own = [line for line, _ in held if any(found_in(w, line) for w in words)]
+    return {"field": [value for _, value in held], "field_words": own}
 
 
 def _field_lines(ctx: ToolContext, words: list[str], text: str) -> list[str]:
