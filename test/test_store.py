@@ -92,3 +92,35 @@ def test_a_file_that_is_not_a_store_is_refused(tmp_path: Path) -> None:
     sqlite3.connect(other).execute("CREATE TABLE t (x)").connection.commit()
     with pytest.raises(StoreError, match=r"not a vidmem memory store|schema version"):
         SqliteStore(other, readonly=True)
+
+
+def test_reads_of_a_time_window_are_served_by_an_index(tmp_path: Path) -> None:
+    # A month of memory holds millions of rows: a question about one visit must not read them all.
+    store = SqliteStore(tmp_path / "m.db")
+    for stamp in (10.0, 20.0, 30.0):
+        store.add_moment(
+            Moment(stamp=stamp, source="/cam", width=8, height=8, tags=[Tag("beagle", 0.6, ("dog",))], jpeg=None)
+        )
+    statements: list[str] = []
+    with store.read() as db:
+        db.set_trace_callback(statements.append)
+    store.tag_counts(15.0, 25.0)
+    store.tag_classes(15.0, 25.0, None, 0.1)
+    store.moments(15.0, 25.0, with_tags=False)
+    store.transcripts(15.0, 25.0)
+    store.texts_read(15.0, 25.0)
+    store.pose_track(15.0, 25.0)
+    with store.read() as db:
+        db.set_trace_callback(None)
+        # The traced statements carry their values inline; SQLite writes an unbounded one as Inf.
+        plans = {
+            sql: [row[3] for row in db.execute(f"EXPLAIN QUERY PLAN {sql.replace('Inf', '9e999')}")]
+            for sql in statements
+        }
+    scans = {
+        sql: steps
+        for sql, steps in plans.items()
+        if any(step.startswith("SCAN") and "sqlite_master" not in step for step in steps)
+    }
+    assert len(plans) >= 6
+    assert scans == {}

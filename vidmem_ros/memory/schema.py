@@ -68,6 +68,7 @@ CREATE TABLE IF NOT EXISTS tags (  -- one row per word a tag answers to: its cla
 );
 CREATE INDEX IF NOT EXISTS tags_word_stamp ON tags (word, stamp);
 CREATE INDEX IF NOT EXISTS tags_moment ON tags (moment_id);
+CREATE INDEX IF NOT EXISTS tags_stamp ON tags (stamp);  -- what was seen at a visit, read per question
 CREATE TABLE IF NOT EXISTS texts (
     id INTEGER PRIMARY KEY,
     moment_id INTEGER NOT NULL REFERENCES moments (id) ON DELETE CASCADE,
