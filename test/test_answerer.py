@@ -1364,6 +1364,33 @@ def test_a_sentence_that_meets_a_description_but_not_the_word_it_turns_on_is_no_
             "F28",
             "88-4410",
         ),
+        # A value that is an individual of the kind asked, or of a kind the asked word heads ("a day of the week").
+        (("BAKERY", "OPEN 7AM - 3PM", "CLOSED WEDNESDAYS"), "On which day is the bakery shut?", "WEDNESDAY", "7AM"),
+        (("BAKERY", "OPEN 7AM - 3PM", "CLOSED WEDNESDAYS"), "The bakery is closed which day?", "WEDNESDAY", "3PM"),
+        (("ALLOTMENTS", "PLOTS 1-40", "SEASON ENDS IN OCTOBER"), "Which month does the season end?", "OCTOBER", "40"),
+        (("QUAY 2", "SAILING 14:20", "FERRY TO BERGEN"), "What port does the ferry sail to?", "BERGEN", "14:20"),
+        (("PARCEL 3 KG", "SHIP TO NORWAY", "FRAGILE"), "To which country is the parcel going?", "NORWAY", "3 KG"),
+        (("ALLOTMENTS", "PLOTS 1-40", "SEASON ENDS IN OCTOBER"), "The season closes in what month?", "OCTOBER", "40"),
+        # Of the lines that name the field, the one that says what the question says of it, in other words too.
+        (
+            ("LIBRARY", "OPEN MONDAY TO FRIDAY", "CLOSED SATURDAY"),
+            "Which day does the library close?",
+            "SATURDAY",
+            "FRIDAY",
+        ),
+        (
+            ("ORCHARD SHOP", "APPLES FROM AUGUST", "CLOSED IN JANUARY"),
+            "In which month is the shop shut?",
+            "JANUARY",
+            "AUGUST",
+        ),
+        # Words run together, set apart because one names a value of the kind asked.
+        (
+            ("SWIMMING POOL", "Mon-Fri 06:30-21:00", "Saturdayclosed"),
+            "On what day is the pool shut?",
+            "Saturday",
+            "06:30",
+        ),
     ],
 )
 def test_the_line_that_names_what_is_asked_is_read_out_without_the_questions_words(
@@ -1379,6 +1406,35 @@ def test_the_line_that_names_what_is_asked_is_read_out_without_the_questions_wor
     answer = answerer.answer(question)
     value = str(answer.value).lower()
     assert wanted.lower() in value and other.lower() not in value, answer.text
+
+
+@pytest.mark.parametrize(
+    ("question", "wanted", "other"),
+    [
+        ("Which platform does the Brackwood train leave from?", "PLATFORM 1", "PLATFORM 4"),
+        ("What did the board say about the 11:05 train?", "LATE", "PLATFORM 1"),
+        ("For the train to Elmstead, which platform was given?", "PLATFORM 4", "BRACKWOOD"),
+    ],
+)
+def test_the_row_of_a_board_that_a_question_names_answers_though_read_in_parts(
+    answerer: Reasoner, question: str, wanted: str, other: str
+) -> None:
+    """A reader splits a table's row where its columns leave a gap, and may give the parts in either order; the
+    row is put together by where its parts were read, and the one the question names by its key answers."""
+    from vidmem_ros.memory.records import Moment
+    from vidmem_ros.perception.types import TextLine
+
+    board = [
+        TextLine("TRAINS", 0.9, (120, 10, 220, 35)),
+        TextLine("PLATFORM 4 LATE", 0.9, (250, 58, 380, 76)),
+        TextLine("11:05 ELMSTEAD", 0.9, (20, 60, 170, 78)),
+        TextLine("11:20 BRACKWOOD", 0.9, (20, 100, 180, 118)),
+        TextLine("PLATFORM 1", 0.9, (250, 101, 350, 119)),
+    ]
+    answerer.store.add_moment(Moment(T0 + 45, "/cam", 400, 200, None, texts=board))
+    answer = answerer.answer(question)
+    value = str(answer.value)
+    assert wanted in value and other not in value, answer.text
 
 
 @pytest.mark.parametrize(
@@ -1398,6 +1454,11 @@ def test_the_line_that_names_what_is_asked_is_read_out_without_the_questions_wor
             ("FERRY TIMES", "Boat 3 to Hollin 09:10", "Boat 5 to Marsh End 10:40", "Ticket office opens 08:00"),
             "How many boats are listed on the ferry board?",
             2,
+        ),
+        (  # a line that shares more of the question's words is still one of those counted
+            ("KAYAK HIRE", "Kayak 4 returned late", "Kayak 6 at the jetty", "Kayak 9 out on hire"),
+            "How many kayaks does the hire notice list?",
+            3,
         ),
     ],
 )

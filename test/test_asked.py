@@ -125,7 +125,11 @@ def test_a_time_asked_of_what_is_or_will_be_is_a_time_said_not_a_moment_met(ques
         ("The boiler: what error code does it show?", "error code"),
         ("What is the serial number on the boiler?", "serial number"),
         ("What kind of tree was on the poster?", "tree"),
+        ("To which country is the crate being shipped?", "country"),
+        ("The shop reopens in what month?", "month"),
+        ("The clinic is closed which day?", "day"),
         ("What does the boiler's display say?", ""),
+        ("What did you see?", ""),
         ("Which came first, the bell or the horn?", ""),
     ],
 )

@@ -8,7 +8,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vidmem_ros.agent.text_blocks import block_in_colour, text_blocks
+from vidmem_ros.agent.text_blocks import block_in_colour, row_named, rows, text_blocks
 from vidmem_ros.memory.records import Moment, Pose
 from vidmem_ros.memory.store import SqliteStore
 from vidmem_ros.perception.colour_names import colour_named, colour_shares
@@ -37,6 +37,44 @@ def test_a_signs_heading_over_its_body_is_one_block_even_with_a_symbol_between()
         [line("CAUTION", 100, 20, 260, 50), line("WET", 102, 140, 258, 170), line("FLOOR", 100, 176, 262, 206)]
     )
     assert texts(found) == [["CAUTION", "WET", "FLOOR"]]
+
+
+def test_the_parts_of_a_tables_row_are_one_line_whatever_order_they_were_read_in() -> None:
+    board = [
+        line("TRAINS", 120, 10, 220, 35),
+        line("PLATFORM 4 LATE", 250, 58, 380, 76),  # the right part of a row read first, a little higher
+        line("11:05 ELMSTEAD", 20, 60, 170, 78),
+        line("11:20 BRACKWOOD", 20, 100, 180, 118),
+        line("PLATFORM 1", 250, 101, 350, 119),
+        line("Keep behind the yellow line", 20, 140, 300, 160),
+    ]
+    assert rows(board) == [
+        "TRAINS",
+        "11:05 ELMSTEAD PLATFORM 4 LATE",
+        "11:20 BRACKWOOD PLATFORM 1",
+        "Keep behind the yellow line",
+    ]
+    # Lines one above the other, far apart across, of other heights, or without boxes stay apart.
+    assert rows([line("OPEN", 20, 10, 80, 30), line("DAILY", 20, 35, 80, 55)]) == ["OPEN", "DAILY"]
+    assert rows([line("EXIT", 20, 10, 60, 30), line("LIFT", 400, 10, 440, 30)]) == ["EXIT", "LIFT"]
+    assert rows([line("DANGER", 20, 10, 200, 60), line("keep out", 210, 20, 260, 35)]) == ["DANGER", "keep out"]
+    assert rows([TextLine("A1", 0.9), TextLine("B2", 0.9)]) == ["A1", "B2"]
+
+
+@pytest.mark.parametrize(
+    ("question", "row"),
+    [
+        ("Which platform does the Brackwood train leave from?", "11:20 BRACKWOOD PLATFORM 1"),
+        ("What was shown for the 11:05 train?", "11:05 ELMSTEAD PLATFORM 4 LATE"),
+        ("The train to Elmstead: was it on time?", "11:05 ELMSTEAD PLATFORM 4 LATE"),
+        ("What does the train board say?", ""),  # no row named: the whole board answers
+        ("Which line should people keep behind?", ""),
+        ("Did the board list TRAINS?", ""),  # the heading is no row
+    ],
+)
+def test_the_row_a_question_names_by_a_name_or_a_code_is_the_one_that_holds_it(question: str, row: str) -> None:
+    board = ["TRAINS", "11:05 ELMSTEAD PLATFORM 4 LATE", "11:20 BRACKWOOD PLATFORM 1", "Keep behind the yellow line"]
+    assert row_named(board, question) == row
 
 
 def test_lines_far_apart_or_of_other_widths_are_separate_blocks() -> None:

@@ -178,9 +178,16 @@ def _says_none(answer: Answer) -> bool:
     return answer.value is False or (_is_number(answer.value) and answer.value == 0) or answer.value == ""
 
 
-# "what <field> is / does ...", "which <field> are ...": the noun phrase a question asks the value of.
+# "what <field> is / does ...", "which <field> are ...", "to which <field> is ...": the noun phrase a question
+# asks the value of, with the preposition that governs it where it comes along.
 _FIELD_ASKED = re.compile(
-    rf"^(?:what|which)\s+(?:kinds? of |sorts? of |types? of )?(?P<f>[a-z][a-z' -]*?)\s+{_AUXILIARY}\b"
+    r"^(?:(?:to|in|on|at|for|from|by|of|with|into|onto|under|through|during)\s+)?"
+    rf"(?:what|which)\s+(?:kinds? of |sorts? of |types? of )?(?P<f>[a-z][a-z' -]*?)\s+{_AUXILIARY}\b"
+)
+# "... closes in what month", "it is shut which day": the question phrase left in place, ending the clause.
+_FIELD_IN_PLACE = re.compile(
+    rf"(?<=\w )(?:what|which)\s+(?:kinds? of |sorts? of |types? of )?(?!{_AUXILIARY}\b)"
+    r"(?P<f>[a-z][a-z'-]*(?: [a-z][a-z'-]*){0,2})$"
 )
 # "what is the <field> on / of ...": the same field, named after the verb.
 _FIELD_NAMED = re.compile(
@@ -194,5 +201,5 @@ def asked_field(question: str) -> str:
     use-by date is printed on it", "animals" of "which insects does the notice warn about", "opening hour" of
     "what is the opening hour on the door"; "" where it asks with a bare "what" ("what does it say")."""
     clause = interrogative(question)
-    found = _FIELD_ASKED.match(clause) or _FIELD_NAMED.match(clause)
+    found = _FIELD_ASKED.match(clause) or _FIELD_NAMED.match(clause) or _FIELD_IN_PLACE.search(clause)
     return found["f"].strip() if found else ""

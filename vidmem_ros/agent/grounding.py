@@ -32,11 +32,13 @@ from vidmem_ros.agent.labels import singular
 from vidmem_ros.agent.question import without_asking
 from vidmem_ros.agent.runs import MESSAGE_GAP_S, group_runs
 from vidmem_ros.agent.sounds import misheard_as
+from vidmem_ros.agent.text_blocks import rows
 from vidmem_ros.agent.text_match import holds_numbers, identifiers, squash, stem
 from vidmem_ros.memory.captions import seen_part
 from vidmem_ros.memory.records import Pose, Transcript
 from vidmem_ros.memory.view import MemoryView
 from vidmem_ros.perception.embedding import TextEmbedder
+from vidmem_ros.perception.types import TextLine
 
 # Cosines of a description and a record under a small sentence embedder (MiniLM): unrelated short texts rarely
 # pass the floor, a related sentence that shares no word with the description sits around 0.35-0.45, a paraphrase
@@ -372,10 +374,10 @@ class Grounder:
     def _signs(self) -> list[_Record]:
         """What was read, a frame's lines taken together (a sign's words often span several lines)."""
         lines = self.store.texts_read(self.lo, self.hi, self.as_of, limit=50_000)
-        by_frame: dict[int, list[str]] = {}
+        by_frame: dict[int, list[TextLine]] = {}
         first: dict[int, tuple[float, Pose | None, int]] = {}
         for line in lines:
-            by_frame.setdefault(line.moment_id, []).append(line.text)
+            by_frame.setdefault(line.moment_id, []).append(TextLine(line.text, line.score, line.box))
             first.setdefault(line.moment_id, (line.stamp, line.pose, line.id))
         return [
             _Record(
@@ -383,7 +385,7 @@ class Grounder:
                 f"text/{first[mid][2]}",
                 first[mid][0],
                 first[mid][0],
-                " / ".join(texts),
+                " / ".join(rows(texts)),
                 first[mid][1],
                 frame=f"moment/{mid}",
             )

@@ -70,7 +70,8 @@ class LabelLexicon:
         self._synonyms: dict[str, tuple[str, ...]] = {}
         # (words, the senses they may be read in) -> the labels they name, asked of again and again
         self._meant: dict[tuple[str, frozenset[int] | None], tuple[str, ...]] = {}
-        self._kinds: dict[tuple[str, str, int], bool] = {}  # (word, broader word, steps) -> whether it names a kind
+        # (word, broader word, steps, as a value) -> whether it names a kind
+        self._kinds: dict[tuple[str, str, int, bool], bool] = {}
 
     def resolve(self, phrase: str) -> list[str]:
         """Labels that ``phrase`` refers to, tried on its whole and on ever shorter tails ("a red coffee mug" ->
@@ -214,25 +215,29 @@ class LabelLexicon:
                 return True
         return False
 
-    def kind_of(self, word: str, broader: str, levels: int = KIND_LEVELS) -> bool:
+    def kind_of(self, word: str, broader: str, levels: int = KIND_LEVELS, as_value: bool = False) -> bool:
         """Whether a word, in its most frequent sense, names a kind of what ``broader`` names in one of its two most
         frequent senses ("sparrow" of "bird", "truck" of "vehicle"), at most ``levels`` steps below it; a sense too
-        broad to narrow anything down ("thing", "entity") names no kind."""
-        key = (word, broader, levels)
+        broad to narrow anything down ("thing", "entity") names no kind.  ``as_value``: whether it names a value
+        a question asks for by ``broader``: the name of one counts too ("October" of "month", "Bergen" of
+        "port"), and so does a kind of anything a phrase headed by it names ("Monday" is a "day of the week")."""
+        key = (word, broader, levels, as_value)
         found = self._kinds.get(key)
         if found is None:
             if len(self._kinds) >= MEANT_CACHE:
                 self._kinds.clear()
-            found = self._kinds[key] = self._kind_of(word, broader, levels)
+            found = self._kinds[key] = self._kind_of(word, broader, levels, as_value)
         return found
 
-    def _kind_of(self, word: str, broader: str, levels: int) -> bool:
+    def _kind_of(self, word: str, broader: str, levels: int, as_value: bool) -> bool:
         if self.wordnet is None or word == broader:
             return False
         wordnet = self.wordnet
         own = wordnet.senses(wordnet.base_form(word))
-        if not own or wordnet.is_proper(own[0], word):
+        if not own or (not as_value and wordnet.is_proper(own[0], word)):
             return False
+        if as_value and _headed_by(wordnet, own[0], wordnet.base_form(broader), levels):
+            return True
         wide = [s for s in wordnet.senses(wordnet.base_form(broader))[:SYNONYM_SENSES]
                 if wordnet.depth(s) >= self.config.min_depth]  # fmt: skip
         return any(s != own[0] and wordnet.is_a(own[0], s, levels) for s in wide)
@@ -306,3 +311,20 @@ def singular(word: str) -> str:
         if word.endswith(suffix) and len(word) > len(suffix) + 1:
             return word[: -len(suffix)] + repl
     return word
+
+
+def _headed_by(wordnet: wn.WordNet, sense: int, head: str, levels: int) -> bool:
+    """Whether a broader sense within ``levels`` steps is named by a phrase headed by ``head`` ("day of the week",
+    "calendar month"): a word for that thing, though WordNet keeps it apart from the word alone."""
+    frontier = set(wordnet.hypernyms(sense))
+    for _ in range(levels):
+        for broader in frontier:
+            for lemma in wordnet.lemmas(broader):
+                phrase = lemma.lower().replace("_", " ")
+                named = phrase.split(" of ")[0].split()  # "day" of "day of the week", as of "calendar day"
+                if phrase != head and named and named[-1] == head:
+                    return True
+        frontier = {p for o in frontier for p in wordnet.hypernyms(o)}
+        if not frontier:
+            return False
+    return False

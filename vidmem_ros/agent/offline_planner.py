@@ -59,6 +59,7 @@ from vidmem_ros.agent.question import (
 )
 from vidmem_ros.agent.runs import MESSAGE_GAP_S, group_runs
 from vidmem_ros.agent.steps import NOT_SEEN_CONFIDENCE, Script, Step, answer, call, when_said, xy_said
+from vidmem_ros.agent.text_blocks import row_named
 from vidmem_ros.agent.text_match import SAME_SIGN, distinct_signs, squash, text_match, words_covered
 from vidmem_ros.agent.tool_args import TRANSCRIPTS_MAX
 from vidmem_ros.agent.tool_context import NAMES_ACTIVITY, NAMES_ONLY_ACTIVITY, Finding
@@ -1562,8 +1563,11 @@ class OfflinePlanner:
         # A line tells something the question does not say: words of its own, or a number ("CLEARANCE 2.3 m").
         named = [str(v) for v in best.data.get("field") or []]  # the lines that name what is asked, if not all do
         named = named if len(named) < len(lines) else []
+        # A table's row the question names by its key ("the Elmstead train") holds the value, under whatever heading.
+        row = row_named(lines, state.question)
         values = (
-            named
+            ([row] if row else [])
+            or named
             or held
             or [line for line in lines if words_covered(line, question) < 1.0 or _new_number(line, state.question)]
         )

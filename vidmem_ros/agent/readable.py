@@ -48,6 +48,7 @@ def readable(text: str, senses: Callable[[str], int]) -> str:
     text = _NUMBER_THEN_UNIT.sub(" ", text)
     out, at, before = [], 0, ""
     for m in re.finditer(r"[A-Za-z]+", text):
+        before = before if text[at : m.start()].strip(" .") == "" else ""  # a name goes on only in its own phrase
         named = before.lower() in _TITLES or (before[:1].isupper() and len(before) >= 3 and not senses(before.lower()))
         word = m[0] if named else _apart(m[0], senses)  # a surname stays whole
         out += [text[at : m.start()], word]
@@ -91,6 +92,12 @@ def _apart(run: str, senses: Callable[[str], int]) -> str:
         out.append(run[at : at + len(piece)])
         at += len(piece)
     return " ".join(out)
+
+
+def words_of_run(run: str, senses: Callable[[str], int]) -> list[str]:
+    """The dictionary words a run of letters could be made of, however few ("Mondayclosed": "monday", "closed"),
+    for a reader that has other evidence it is words, not a name; [] where it is none."""
+    return _split(run.lower(), _commonness(senses)) or [] if len(run) >= MIN_RUN else []
 
 
 # A word this common or more counts as common as any: rank splits by their pieces' commonness up to it.

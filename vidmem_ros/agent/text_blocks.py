@@ -1,4 +1,4 @@
-"""Lines read in one frame, grouped by layout into the things that bore them.
+"""Lines read in one frame, grouped by layout into the things that bore them, and into the rows of a table.
 
 A reader returns lines; a book's title over two lines is one thing, and the book beside it another.  Lines stand
 in one block when one is above the other, they overlap across, and they are about as tall (or, one column of one
@@ -7,10 +7,12 @@ width, a few lines apart); lines side by side or far apart are separate things. 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 import numpy as np
 
+from vidmem_ros.agent.text_match import squash
 from vidmem_ros.perception.colour_names import colour_shares
 from vidmem_ros.perception.types import TextLine
 
@@ -19,6 +21,9 @@ MAX_HEIGHT_RATIO = 2.5  # a line this much taller than its neighbour is another 
 MIN_OVERLAP = 0.3  # share of the narrower line's width the two must overlap across
 ALIGNED = 0.8  # lines overlapping across by this share of the wider one are one column
 ALIGNED_GAP = 4.0  # and may be this many line heights apart
+ROW_HEIGHT_RATIO = 1.5  # parts of one row are about as tall
+ROW_LEVEL = 0.6  # they overlap this share of the shorter one's height
+ROW_GAP = 6.0  # and are this many line heights apart across at most (a table's columns)
 MARGIN = 0.5  # around a block, this many line heights of the bearer are looked at for its colour
 COLOUR_MIN = 0.15  # a block shows a colour where this share of its region has it
 COLOUR_LEAD = 1.5  # and it stands out from the next block by this factor
@@ -45,6 +50,48 @@ def text_blocks(lines: Sequence[TextLine]) -> list[list[TextLine]]:
     return sorted(blocks, key=lambda b: (b[0].box[1], b[0].box[0]))
 
 
+def rows(lines: Sequence[TextLine]) -> list[str]:
+    """The lines' texts with the parts of one row of a table or list joined, left to right ("11:05 ELMSTEAD" and
+    "PLATFORM 4" beside it): a reader splits a row where its columns leave a gap, and may give the parts in
+    either order.  A row stands where its first part was read; lines without a box stay as they are."""
+    parent = list(range(len(lines)))
+    for i, a in enumerate(lines):
+        for j in range(i + 1, len(lines)):
+            if parent[j] == j and _beside(a.box, lines[j].box):
+                parent[j] = parent[i]
+    joined: dict[int, list[TextLine]] = {}
+    for i, line in enumerate(lines):
+        joined.setdefault(parent[i], []).append(line)
+    return [" ".join(part.text for part in sorted(row, key=lambda line: line.box[0])) for row in joined.values()]
+
+
+def row_named(lines: Sequence[str], question: str) -> str:
+    """The one row of a table or list that a question names by its key, a name or a code it gives ("the Elmstead
+    train", "stand 7", "the 10:40 boat"), where a row below the heading holds it with more besides; else ""."""
+    keys = _row_keys(question)
+    if not keys or len(lines) < 3:
+        return ""
+    held = {line: sum(squash(key) in squash(line) for key in keys) for line in lines[1:]}
+    most = max(held.values())
+    best = [line for line, count in held.items() if count == most]
+    if not most or len(best) != 1:
+        return ""
+    row = best[0]
+    return row if len(squash(row)) > sum(len(squash(key)) for key in keys if squash(key) in squash(row)) else ""
+
+
+def _row_keys(question: str) -> list[str]:
+    """The words of a question that name one thing among others of its kind: a name written with a capital inside
+    a sentence, or a word with a digit in it."""
+    keys = []
+    for sentence in re.split(r"(?<=[.?!:;])\s+", question.strip()):
+        for at, word in enumerate(re.findall(r"[A-Za-z0-9][\w'-]*", sentence)):
+            word = word.removesuffix("'s")
+            if any(c.isdigit() for c in word) or (at > 0 and word[:1].isupper() and len(word) >= 2 and word != "I"):
+                keys.append(word)
+    return keys
+
+
 def block_in_colour(
     rgb: np.ndarray, blocks: list[list[TextLine]], colour: str, size: tuple[int, int] | None = None
 ) -> list[TextLine] | None:
@@ -68,6 +115,17 @@ def _stacked(a: tuple[float, ...], b: tuple[float, ...]) -> bool:
     if across >= ALIGNED * max(wa, wb):  # one column of one width: a sign's heading over its body, a symbol between
         return gap <= ALIGNED_GAP * min(ha, hb)
     return across >= MIN_OVERLAP * min(wa, wb) and gap <= MAX_GAP * min(ha, hb)
+
+
+def _beside(a: tuple[float, ...], b: tuple[float, ...]) -> bool:
+    """Two parts of one row: about as tall, level with each other, and apart across by a gap of a few lines'
+    heights at most."""
+    ha, hb = a[3] - a[1], b[3] - b[1]
+    if min(ha, hb, a[2] - a[0], b[2] - b[0]) <= 0 or max(ha, hb) > ROW_HEIGHT_RATIO * min(ha, hb):
+        return False
+    level = min(a[3], b[3]) - max(a[1], b[1])
+    gap = max(a[0], b[0]) - min(a[2], b[2])
+    return level >= ROW_LEVEL * min(ha, hb) and 0 <= gap <= ROW_GAP * min(ha, hb)
 
 
 def _region(rgb: np.ndarray, block: list[TextLine], scale: float = 1.0) -> np.ndarray:

@@ -39,7 +39,7 @@ from vidmem_ros.agent.grounding import (
 from vidmem_ros.agent.labels import LabelLexicon
 from vidmem_ros.agent.polarity import contradiction, said_alike
 from vidmem_ros.agent.question import GENERIC_PLACES, content_words
-from vidmem_ros.agent.readable import readable
+from vidmem_ros.agent.readable import readable, words_of_run
 from vidmem_ros.agent.runs import group_runs
 from vidmem_ros.agent.sounds import misheard_as
 from vidmem_ros.agent.text_blocks import block_in_colour, text_blocks
@@ -253,20 +253,55 @@ def _field_data(ctx: ToolContext, args: GroundArgs, text: str) -> dict[str, list
     held = [(line, value) for line in named if (value := _without_words(line, keys))]
     if not held:
         return {}
-    own = [line for line, _ in held if any(found_in(w, line) for w in words)]
-    return {"field": [value for _, value in held], "field_words": own}
+    own = [line for line, _ in held if any(found_in(w, line) for w in words)]  # every one: what a list counts
+    said = _saying_most(ctx, [w for w in terms(args.description) if w not in words], [line for line, _ in held])
+    return {"field": [value for line, value in held if line in said], "field_words": own}
+
+
+def _saying_most(ctx: ToolContext, words: list[str], lines: list[str]) -> list[str]:
+    """Of lines that each name what is asked, those that say most of what the question says of it, in some form
+    or by a word of like meaning ("CLOSED SUNDAY" for "which day is it shut")."""
+    wordnet = _lexicon(ctx).wordnet
+    if not words or wordnet is None or len(lines) < 2:
+        return lines
+    alike = opposites_of(wordnet)
+    saying = {line: sum(said_alike(wordnet, alike, w, line) for w in words) for line in lines}
+    return [line for line in lines if saying[line] == max(saying.values())]
 
 
 def _field_lines(ctx: ToolContext, words: list[str], text: str) -> list[str]:
     """The lines of a sign that name a field by one of its words or by a word for a kind of one ("CAUTION: HORNETS"
     for "which insects")."""
     lexicon = _lexicon(ctx)
+    senses = dictionary_senses(lexicon.wordnet) if lexicon.wordnet is not None else None
 
     def names(token: str) -> bool:
-        return any(found_in(w, token) or lexicon.kind_of(token.lower(), w, FIELD_KIND_LEVELS) for w in words)
+        return any(
+            found_in(w, token) or lexicon.kind_of(token.lower(), w, FIELD_KIND_LEVELS, as_value=True) for w in words
+        )
+
+    def naming(line: str) -> str:
+        """The line if a word of it names the field, set apart where the word was run together with others
+        ("Monday closed" of "Mondayclosed": a value of the kind asked for is evidence the run is words); else ""."""
+        found = False
+        for token in set(re.findall(r"[A-Za-z]{3,}", line)):
+            if names(token):
+                found = True
+                continue
+            pieces = words_of_run(token, senses) if senses is not None else []
+            if any(names(piece) for piece in pieces):
+                found = True
+                line = re.sub(rf"\b{token}\b", " ".join(_cased(piece, token) for piece in pieces), line)
+        return line if found else ""
 
     lines = [line.strip() for line in text.split(" / ") if line.strip()]
-    return [line for line in lines if any(names(t) for t in re.findall(r"[A-Za-z]{3,}", line))]
+    return [named for line in lines if (named := naming(line))]
+
+
+def _cased(piece: str, run: str) -> str:
+    """A piece of a run of letters in the run's own case."""
+    at = run.lower().find(piece)
+    return run[at : at + len(piece)]
 
 
 # A line names what a question asks for by a word for a kind of it this many steps below it at most: "which animals"

@@ -355,11 +355,11 @@ class StoreReads:
         pose = pose_columns("m.")
         with self.read() as db:
             rows = db.execute(
-                f"SELECT t.id, t.moment_id, t.stamp, t.text, t.score, {pose} FROM texts t "
+                f"SELECT t.id, t.moment_id, t.stamp, t.text, t.score, {pose}, t.x0, t.y0, t.x1, t.y1 FROM texts t "
                 f"JOIN moments m ON m.id = t.moment_id WHERE t.stamp BETWEEN ? AND ? ORDER BY t.stamp LIMIT ?",
                 (start, min(end, _upper(as_of)), limit),
             ).fetchall()
-        return [TextRead(r[0], r[1], r[2], r[3], r[4], pose_from(r[5:13])) for r in rows]
+        return [TextRead(r[0], r[1], r[2], r[3], r[4], pose_from(r[5:13]), (r[13], r[14], r[15], r[16])) for r in rows]
 
     def text_lines(self, ids: Sequence[int]) -> list[TextRead]:
         """The lines of text read with these ids, oldest first, with the robot's pose."""

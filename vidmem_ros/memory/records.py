@@ -100,6 +100,7 @@ class TextRead:
     text: str
     score: float
     pose: Pose | None
+    box: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)  # in the frame's pixels, as read
 
 
 @dataclass(frozen=True)
