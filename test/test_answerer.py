@@ -307,6 +307,28 @@ def test_which_of_two_messages_was_heard_first(answerer: Reasoner) -> None:
     assert order.stamp == T0 + 41
 
 
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Which was announced first: the call for tables eleven to twenty or the cleaning of platform two?",
+        "Was platform two's cleaning announced before the call for tables eleven to twenty?",
+        "Which did you hear earlier, the platform 2 cleaning or the call for tables 11 to 20?",
+    ],
+)
+def test_messages_named_with_their_numbers_spelled_out_or_not_are_put_in_order(
+    answerer: Reasoner, question: str
+) -> None:
+    """A message is named by its words and numbers however either is written ("tables eleven to twenty" of "tables
+    11 to 20", "platform two's cleaning" of "Platform 2 closes ... for cleaning"), though few of the question's words are heard."""
+    from vidmem_ros.memory.records import Transcript
+
+    answerer.store.add_transcript(Transcript(T0 + 41, T0 + 44, "Platform 2 closes at noon for cleaning."))
+    answerer.store.add_transcript(Transcript(T0 + 52, T0 + 55, "Diners at tables 11 to 20, your food is ready."))
+    order = answerer.answer(question)
+    assert order.stamp == T0 + 41, order.text
+    assert "platform" in str(order.value) or order.value is True, order.text
+
+
 def test_whether_one_thing_came_before_another_is_answered_yes_or_no(answerer: Reasoner) -> None:
     from vidmem_ros.memory.records import Transcript
 

@@ -37,6 +37,26 @@ def number_at(tokens: Sequence[str], i: int) -> tuple[float | None, int]:
     return None, 1
 
 
+def with_digits(text: str) -> str:
+    """``text`` with the numbers it spells out written in digits ("rows twenty to thirty" as "rows 20 to 30",
+    "bay twenty-one" as "bay 21"), so that it meets a text that writes them so; "none" and "dozen" stay words."""
+    words = re.split(r"(\s+|-)", text)
+    out: list[str] = []
+    i = 0
+    while i < len(words):
+        word = words[i].lower().strip(".,;:!?")
+        following = words[i + 2].lower().strip(".,;:!?") if i + 2 < len(words) else ""
+        if word in TENS and following in UNITS:
+            out.append(words[i].lower().replace(word, str(TENS[word] + UNITS[following])))
+            i += 3
+            continue
+        joined = (i + 1 < len(words) and words[i + 1] == "-") or (i > 0 and words[i - 1] == "-")
+        spelled = (word in UNITS or word in TEENS or word in TENS or word == "zero") and not joined  # "forty-fifth"
+        out.append(words[i].lower().replace(word, str(NUMBER_WORDS[word])) if spelled else words[i])
+        i += 1
+    return "".join(out)
+
+
 def parse_duration(text: str) -> float | None:
     """Seconds in "45 s", "1 min 30 s", "about 2 minutes", "a minute and a half", "1:30" or a bare "90"."""
     clock = re.search(r"\b(\d+):([0-5]\d)(?::([0-5]\d))?\b", text)

@@ -39,6 +39,7 @@ from vidmem_ros.memory.records import Pose, Transcript
 from vidmem_ros.memory.view import MemoryView
 from vidmem_ros.perception.embedding import TextEmbedder
 from vidmem_ros.perception.types import TextLine
+from vidmem_ros.spoken_numbers import NUMBER_WORDS, with_digits
 
 # Cosines of a description and a record under a small sentence embedder (MiniLM): unrelated short texts rarely
 # pass the floor, a related sentence that shares no word with the description sits around 0.35-0.45, a paraphrase
@@ -203,8 +204,12 @@ def _forms(word: str) -> frozenset[str]:
 
 
 @functools.lru_cache(maxsize=65_536)
+@functools.lru_cache(maxsize=16_384)
 def _tokens(text: str) -> tuple[str, ...]:
-    return tuple(re.findall(r"[a-z0-9]+", text.lower()))
+    """A text's words, with the numbers it spells out also in digits."""
+    tokens = re.findall(r"[a-z0-9]+", text.lower())
+    spelled = [str(NUMBER_WORDS[t]) for t in tokens if t in NUMBER_WORDS and t not in ("none", "dozen", "hundred")]
+    return tuple(tokens + spelled)
 
 
 def _heads(tokens: Sequence[str], is_word: Callable[[str], bool] | None) -> list[str]:
@@ -335,7 +340,7 @@ class Grounder:
         return [t.lower() for t in dict.fromkeys(texts) if self.wordy(t)]
 
     def ground(self, description: str, senses: Iterable[Sense] = tuple(Sense)) -> Grounding:
-        wanted = terms(description)
+        wanted = terms(with_digits(description))  # "rows twenty to thirty" meets "rows 20 to 30" and "twenty"
         if self.synonyms_of is not None:
             self._synonyms = {w: self.synonyms_of(w) for w in wanted}
         self._naming = naming_words(description)
