@@ -79,6 +79,11 @@ def grounder(store: SqliteStore, meaning: MeaningCache | None = None, as_of: flo
         ("When does the pool open?", []),
         ("When did the request for more blankets come in?", [Sense.HEARD]),  # a request is made in words
         ("What was the complaint about the lift?", [Sense.HEARD]),
+        # A verb of saying is a voice's where a person says it, and either's where a thing does.
+        ("Did somebody mention the ferry?", [Sense.HEARD]),
+        ("What had they said about the boiler?", [Sense.HEARD]),
+        ("Which ferry does the brochure in the lobby say to catch?", [Sense.READ, Sense.HEARD]),
+        ("The catalogue mentioned which colour?", [Sense.READ, Sense.HEARD]),
     ],
 )
 def test_the_source_a_question_names_restricts_the_search(question: str, expected: list[Sense]) -> None:
@@ -129,6 +134,22 @@ def test_nothing_is_claimed_without_a_margin_over_the_next_thing(store: SqliteSt
         twin.add_moment(Moment(T0 + offset, "/cam", 64, 48, None, texts=[TextLine(line, 0.9)]))
     assert grounder(twin).ground("the exit sign", [Sense.READ]).claimed() is None
     assert grounder(twin).ground("the south exit", [Sense.READ]).claimed() is not None
+
+
+def test_readings_of_one_sign_that_missed_a_line_are_no_rival_to_it(tmp_path: Path) -> None:
+    # One board read in one view, sometimes without its heading and a letter misread: one thing, standing out.
+    board = SqliteStore(tmp_path / "board.db")
+    readings = [["TIDE TABLE", "HIGH 06:12", "LOW 12:40"]] * 3 + [["HIGH O6:12", "LOW 12:40"]] * 4
+    for k, lines in enumerate(readings):
+        board.add_moment(Moment(T0 + 2 * k, "/cam", 64, 48, None, texts=[TextLine(line, 0.9) for line in lines]))
+    found = grounder(board).ground("the high and low water", [Sense.READ])
+    assert len({g.identity for g in found.found}) > 1  # two readings ...
+    assert found.claimed() is not None  # ... of one sign
+    # The like lines read again later, in another view, are another board: a rival as before.
+    board.add_moment(
+        Moment(T0 + 300, "/cam", 64, 48, None, texts=[TextLine(t, 0.9) for t in ("HIGH O6:12", "LOW 12:40")])
+    )
+    assert grounder(board).ground("the high and low water", [Sense.READ]).claimed() is None
 
 
 def test_a_detection_grounds_a_thing_seen_and_a_tag_only_on_more_than_one_frame_or_when_confident(

@@ -7,6 +7,7 @@ from vidmem_ros.agent.question import (
     asked_words,
     capitals_quoted,
     clean_target,
+    content_words,
     parse_question,
     thing_beside,
     validate_question,
@@ -515,3 +516,15 @@ def test_a_pronouns_contracted_auxiliary_is_written_out(question: str, plain: st
     nouns = wordnet.load(LexiconConfig().wordnet_dir)
     assert nouns is not None
     assert expanded_contractions(question, lambda w: bool(nouns.irregular_verb(w))) == plain
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Where were you (x, y in the map frame) when you read the tide table?",
+        "Where were you (x and y, in metres) when you read the tide table?",
+        "Where were you when you read the tide table (x, y in odom)?",
+    ],
+)
+def test_a_remark_on_the_form_of_a_position_is_no_word_of_what_is_asked(question: str) -> None:
+    assert content_words(question) == ["read", "tide", "table"]

@@ -23,6 +23,7 @@ import re
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from difflib import SequenceMatcher
 from enum import Enum
 from typing import Any, TypeVar
 
@@ -120,7 +121,7 @@ class Grounding:
         if not self.found or self.found[0].score < min_score:
             return None
         best = self.found[0]
-        other = next((g for g in self.found[1:] if g.identity != best.identity), None)
+        other = next((g for g in self.found[1:] if g.identity != best.identity and not _one_sign(best, g)), None)
         return best if other is None or best.score - other.score >= margin else None
 
     def of(self, identity: str) -> list[Grounded]:
@@ -600,6 +601,26 @@ def same_signs(records: Sequence[_Record]) -> dict[str, str]:
     return names
 
 
+def _one_sign(a: Grounded, b: Grounded) -> bool:
+    """Two readings of one sign in one view: read within an occasion's gap of each other, and every line of one
+    is in the other, but for a letter or two the reader got wrong ("HIGH O6:12" of "HIGH 06:12") or a line one
+    frame missed (the heading)."""
+    if a.sense is not Sense.READ or b.sense is not Sense.READ:
+        return False
+    if b.stamp > a.end + OCCASION_GAP_S or a.stamp > b.end + OCCASION_GAP_S:
+        return False
+    inner, outer = sorted((a.text, b.text), key=len)
+    theirs = [squash(line) for line in outer.split(" / ")]
+    return all(
+        len(line) >= SIGN_LINE_MIN and any(SequenceMatcher(None, line, other).ratio() >= SAME_LINE for other in theirs)
+        for line in (squash(line) for line in inner.split(" / "))
+    )
+
+
+# Two lines read in one view are one line read twice from this likeness on (a letter in ten misread).
+SAME_LINE = 0.8
+
+
 def _root(parent: dict[str, str], text: str) -> str:
     while parent[text] != text:
         text = parent[text]
@@ -686,25 +707,36 @@ def bears_text(head: str) -> bool:
 
 _HEARD_WORDS = (
     r"hear|heard|hearing|voice|voices|spoken|speaker|loudspeaker|announcement|announcements|announced|broadcast"
-    r"|intercom|radio|said|say|says|saying|told|tell you|mention|mentioned|talk|talked|spoke|speak"
+    r"|intercom|radio|talk|talked|spoke|speak"
     r"|requests?|requested|complaints?|complained|calls?|called out|paged|asked for|asking for|shouted|whispered"
-    r"|reported"
+)
+# Verbs of saying that a sign does as well as a voice ("what the poster says"): heard where a person says it.
+_SAID_WORDS = r"said|say|says|saying|told|tell you|mention|mentions|mentioned|reported|reports"
+_SAYER = re.compile(
+    r"\b(?:someone|anyone|somebody|anybody|nobody|no one|everyone|people|person|he|she|they|you|i|we|staff)\b"
+    rf"(?:\s+\w+){{0,2}}\s+(?:{_SAID_WORDS})\b"
 )
 _SEEN_WORDS = (
     r"see|saw|seen|spot|spotted|watch|watched|look(?:ed|ing)? (?:at|into|over|through)|notice|noticed|in view"
     r"|come across|came across"
 )
-_SOURCE = re.compile(rf"\b(?:(?P<read>{_READ_WORDS})|(?P<heard>{_HEARD_WORDS})|(?P<seen>{_SEEN_WORDS}))\b")
+_SOURCE = re.compile(
+    rf"\b(?:(?P<read>{_READ_WORDS})|(?P<heard>{_HEARD_WORDS})|(?P<said>{_SAID_WORDS})|(?P<seen>{_SEEN_WORDS}))\b"
+)
 
 
 def source_named(question: str) -> list[Sense]:
     """The senses a question restricts its search to, by the first word naming a source: read or heard; seen
-    restricts nothing (a sign is seen as much as read).  Empty where none is named: every kind competes."""
-    for match in _SOURCE.finditer(without_asking(question.lower())):
+    restricts nothing (a sign is seen as much as read).  Empty where none is named: every kind competes.  A verb
+    of saying names hearing where a person says it, else words read or heard ("what the leaflet says")."""
+    asked = without_asking(question.lower())
+    for match in _SOURCE.finditer(asked):
         if match.group("read"):
             return [Sense.READ]
         if match.group("heard"):
             return [Sense.HEARD]
+        if match.group("said"):
+            return [Sense.HEARD] if _SAYER.search(asked) else [Sense.READ, Sense.HEARD]
     return []
 
 

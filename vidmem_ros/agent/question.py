@@ -1248,7 +1248,8 @@ _UP_TO_NOW = re.compile(
 
 
 def content_words(text: str) -> list[str]:
-    """The words of a question worth searching for."""
+    """The words of a question worth searching for (none of a remark on the form of a position: "(x, y in odom)")."""
+    text = _FORMAT_REMARK.sub(" ", text)
     return [w for w in re.findall(r"[\w']+", text.lower()) if w not in _STOPWORDS and len(w) > 1]
 
 
