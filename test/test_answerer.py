@@ -1431,6 +1431,43 @@ def test_the_line_that_names_what_is_asked_is_read_out_without_the_questions_wor
 
 
 @pytest.mark.parametrize(
+    ("lines", "question", "wanted", "other"),
+    [
+        (
+            ("STEAM ROOM", "45 C", "Max. 20 minutes", "Shower first"),
+            "What is the longest anyone should stay in the steam room?",
+            "20 minutes",
+            "45",
+        ),
+        (
+            ("VISITOR PARKING", "Bays 1-12", "Max stay 2 hours"),
+            "What is the maximum time a visitor may park?",
+            "2 hours",
+            "12",
+        ),
+        (
+            ("CLOAKROOM", "Fee 3.00 an umbrella", "Umbrellas are kept for fourteen days"),
+            "For how many days can an umbrella be kept at the cloakroom?",
+            "14",
+            "3",
+        ),
+    ],
+)
+def test_how_long_a_sign_allows_is_read_out_of_the_line_that_gives_a_time(
+    answerer: Reasoner, lines: tuple[str, ...], question: str, wanted: str, other: str
+) -> None:
+    """A limit of time a sign states ("Max. 20 minutes") is what a question of the longest allowed asks, not the
+    sign's other numbers."""
+    from vidmem_ros.memory.records import Moment
+    from vidmem_ros.perception.types import TextLine
+
+    answerer.store.add_moment(Moment(T0 + 45, "/cam", 64, 48, None, texts=[TextLine(t, 0.9) for t in lines]))
+    answer = answerer.answer(question)
+    value = str(answer.value)
+    assert wanted in value and other not in value, answer.text
+
+
+@pytest.mark.parametrize(
     ("question", "wanted", "other"),
     [
         ("Which platform does the Brackwood train leave from?", "PLATFORM 1", "PLATFORM 4"),

@@ -86,6 +86,10 @@ def test_questions_no_pattern_knows_are_read_by_likeness_to_examples(
         "How many sacks are stacked in the shed?",
         "How many trains are shown on the departures screen?",
         "How many bikes were chained up at the railings?",
+        # a kind of thing asked for, by what a sign or poster names
+        "What sort of gloves does the notice on the lab door require?",
+        "What sort of boots does the sign by gate 5 call for?",
+        "What kind of fruit does the poster by the till advertise?",
     ],
 )
 def test_a_value_asked_about_or_a_question_like_no_example_is_left_to_the_search(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from vidmem_ros.spoken_numbers import with_digits
+from vidmem_ros.spoken_numbers import spoken_clock_times, with_digits
 
 
 @pytest.mark.parametrize(
@@ -22,3 +22,18 @@ from vidmem_ros.spoken_numbers import with_digits
 )
 def test_spelled_out_numbers_are_written_in_digits(text: str, digits: str) -> None:
     assert with_digits(text) == digits
+
+
+@pytest.mark.parametrize(
+    ("text", "times"),
+    [
+        ("the class at quarter past nine", [(9, 15)]),
+        ("by half past two or quarter to ten", [(2, 30), (9, 45)]),
+        ("it leaves at eleven o'clock", [(11, 0)]),
+        ("twenty-five to one", [(12, 35)]),
+        ("ten minutes after six", [(6, 10)]),
+        ("a quarter of the stock went past the gate", []),
+    ],
+)
+def test_times_of_day_said_in_words_are_read_as_hours_and_minutes(text: str, times: list[tuple[int, int]]) -> None:
+    assert spoken_clock_times(text) == times

@@ -77,6 +77,22 @@ def test_the_row_a_question_names_by_a_name_or_a_code_is_the_one_that_holds_it(q
     assert row_named(board, question) == row
 
 
+@pytest.mark.parametrize(
+    ("question", "row"),
+    [
+        ("Which class starts at quarter past nine?", "09:15 Rowing drills"),
+        ("Which class begins at half past four in the afternoon?", "16:30 Lessons"),
+        ("What is on at 9.15?", "09:15 Rowing drills"),
+        ("When does the pool shut on Saturdays and Sundays?", "Sat - Sun 09:00-17:00"),
+        ("On a Friday, when does it open?", "Mon - Fri 07:00-21:00"),
+        ("What is on at ten o'clock?", ""),  # no row holds it
+    ],
+)
+def test_a_row_is_named_by_a_time_said_in_words_or_a_day_the_board_shortens(question: str, row: str) -> None:
+    board = ["POOL", "Mon - Fri 07:00-21:00", "Sat - Sun 09:00-17:00", "09:15 Rowing drills", "16:30 Lessons"]
+    assert row_named(board, question) == row
+
+
 def test_lines_far_apart_or_of_other_widths_are_separate_blocks() -> None:
     found = text_blocks(
         [line("EXIT", 10, 10, 60, 30), line("ROOM 12", 20, 200, 90, 220), line("tiny print", 300, 5, 320, 8)]

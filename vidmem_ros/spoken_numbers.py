@@ -57,6 +57,40 @@ def with_digits(text: str) -> str:
     return "".join(out)
 
 
+def spoken_clock_times(text: str) -> list[tuple[int, int]]:
+    """The times of day a text says in words, as (hour, minute): "quarter past nine" (9, 15), "half past two"
+    (2, 30), "quarter to ten" (9, 45), "ten o'clock" (10, 0), "twenty past six" (6, 20)."""
+    found = []
+    for m in _SPOKEN_CLOCK.finditer(text.lower()):
+        hour = _clock_number(m["hour"] or m["hour2"])
+        if hour is None or not 1 <= hour <= 24:
+            continue
+        if m["oclock"]:
+            found.append((hour, 0))
+            continue
+        minutes = {"quarter": 15, "half": 30}.get(m["amount"] or "")
+        minutes = minutes if minutes is not None else _clock_number(m["amount"] or "")
+        if minutes is None or not 0 < minutes < 60:
+            continue
+        found.append((hour, minutes) if m["way"] in ("past", "after") else ((hour - 2) % 12 + 1, 60 - minutes))
+    return found
+
+
+def _clock_number(words: str) -> int | None:
+    tokens = number_tokens(words)
+    if not tokens:
+        return None
+    value, used = number_at(tokens, 0)
+    return int(value) if value is not None and used == len(tokens) and float(value).is_integer() else None
+
+
+_CLOCK_WORD = rf"(?:\d{{1,2}}|(?:{'|'.join(TENS)})[ -](?:{'|'.join(UNITS)})|{'|'.join(sorted(NUMBER_WORDS, key=len, reverse=True))})"
+_SPOKEN_CLOCK = re.compile(
+    rf"\b(?:(?P<amount>quarter|half|{_CLOCK_WORD})(?: minutes)? (?P<way>past|after|to) (?P<hour>{_CLOCK_WORD})"
+    rf"|(?P<oclock>(?P<hour2>{_CLOCK_WORD}) o'?clock))\b"
+)
+
+
 def parse_duration(text: str) -> float | None:
     """Seconds in "45 s", "1 min 30 s", "about 2 minutes", "a minute and a half", "1:30" or a bare "90"."""
     clock = re.search(r"\b(\d+):([0-5]\d)(?::([0-5]\d))?\b", text)

@@ -182,7 +182,7 @@ def _says_none(answer: Answer) -> bool:
 # asks the value of, with the preposition that governs it where it comes along.
 _FIELD_ASKED = re.compile(
     r"^(?:(?:to|in|on|at|for|from|by|of|with|into|onto|under|through|during)\s+)?"
-    rf"(?:what|which)\s+(?:kinds? of |sorts? of |types? of )?(?P<f>[a-z][a-z' -]*?)\s+{_AUXILIARY}\b"
+    rf"(?:what|which)\s+(?:kinds? of |sorts? of |types? of )?(?!{_AUXILIARY}\b)(?P<f>[a-z][a-z' -]*?)\s+{_AUXILIARY}\b"
 )
 # "... closes in what month", "it is shut which day": the question phrase left in place, ending the clause.
 _FIELD_IN_PLACE = re.compile(

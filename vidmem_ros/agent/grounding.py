@@ -754,6 +754,7 @@ class ValueKind(str, Enum):
     NAME = "name"  # whose name: a person's own name
     OCCUPATION = "occupation"  # a job title
     NUMBER = "number"  # which number, floor, gate, code
+    DURATION = "duration"  # how long something may or should last: "15 minutes", "30 days"
 
 
 # Who may own a name in a question ("anyone's name", "the name of the caller").
@@ -771,6 +772,15 @@ _VALUE_KINDS = (
         ),
     ),
     (ValueKind.PERSON, re.compile(r"^(?:who|whom|whose)\b")),
+    # How long a rule lets something last ("the longest anyone should stay", "how many days may it be kept"): what
+    # may or should be, not what the robot did.
+    (
+        ValueKind.DURATION,
+        re.compile(
+            r"^(?=.*\b(?:can|may|might|should|must|allowed|permitted|supposed)\b)"
+            r".*\b(?:longest|shortest|maximum|minimum|how many (?:seconds|minutes|hours|days|weeks|months))\b"
+        ),
+    ),
     (
         ValueKind.NUMBER,
         re.compile(
@@ -796,6 +806,14 @@ _NUMBER_WORDS = re.compile(
 )
 
 
+# An amount of time as a sign or a sentence gives it: a number, spelled out or not, and a unit of time.
+_DURATION = re.compile(
+    rf"\b(?:\d+(?:[.,]\d+)?|{'|'.join(sorted(NUMBER_WORDS, key=len, reverse=True))})\s*"
+    r"(?:s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|days?|weeks?|months?|years?)\b",
+    re.IGNORECASE,
+)
+
+
 def value_kind(clause: str) -> ValueKind | None:
     """The kind of value a question asks for, by its question phrase ("whose name", "which number", "any
     name"); None for any other."""
@@ -817,6 +835,8 @@ def holds_value(
     a dictionary word; for a person, a name or any word for a person."""
     if kind is ValueKind.NUMBER:
         return _NUMBER_WORDS.search(text) is not None
+    if kind is ValueKind.DURATION:
+        return _DURATION.search(text) is not None
     if kind is ValueKind.OCCUPATION:
         return any(_names_a_person(line, is_person) for line in text.split(" / "))
     if kind is ValueKind.PERSON and any(is_person(w.lower()) for w in re.findall(r"[A-Za-z]+", text)):
@@ -859,6 +879,8 @@ def value_spans(
     sentence = lines[0]
     if kind is ValueKind.NUMBER:
         found = [m.group(0) for m in _NUMBER_WORDS.finditer(sentence)]
+    elif kind is ValueKind.DURATION:
+        found = [m.group(0) for m in _DURATION.finditer(sentence)]
     elif kind is ValueKind.NAME or (kind is ValueKind.PERSON and _TITLE.search(sentence)):
         found = [m.group(0) for m in _TITLED.finditer(sentence)]
     else:

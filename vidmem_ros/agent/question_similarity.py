@@ -267,7 +267,9 @@ _FITS: dict[Asked, tuple[Intent, ...]] = {
     Asked.COUNT: (Intent.COUNT,),
     Asked.DURATION: (Intent.DURATION, Intent.ACTIVE),
 }
-_WHICH_THING = re.compile(rf"^(?:(?:in|on|at|from|to|for|with|by) )?(?:which|what) {SOMETHING}\b")
+_WHICH_THING = re.compile(
+    rf"^(?:(?:in|on|at|from|to|for|with|by) )?(?:which|what) (?:(?:sorts?|kinds?|types?) of )?{SOMETHING}\b"
+)
 # The intents whose answer is a name (what was seen, read or heard; which came first or next).
 _NAMES = (Intent.WHAT, Intent.READ, Intent.SAID, Intent.BEFORE, Intent.AFTER, Intent.ORDER)
 _NEIGHBOUR = re.compile(

@@ -15,6 +15,7 @@ import numpy as np
 from vidmem_ros.agent.text_match import squash
 from vidmem_ros.perception.colour_names import colour_shares
 from vidmem_ros.perception.types import TextLine
+from vidmem_ros.spoken_numbers import spoken_clock_times
 
 MAX_GAP = 1.0  # lines further apart than this many line heights are separate blocks
 MAX_HEIGHT_RATIO = 2.5  # a line this much taller than its neighbour is another thing's
@@ -67,23 +68,50 @@ def rows(lines: Sequence[TextLine]) -> list[str]:
 
 def row_named(lines: Sequence[str], question: str) -> str:
     """The one row of a table or list that a question names by its key, a name or a code it gives ("the Elmstead
-    train", "stand 7", "the 10:40 boat"), where a row below the heading holds it with more besides; else ""."""
+    train", "stand 7", "the 10:40 boat", "at half past ten", "on Saturday" of "Sat"), where a row below the heading
+    holds it with more besides; else ""."""
     keys = _row_keys(question)
     if not keys or len(lines) < 3:
         return ""
-    held = {line: sum(squash(key) in squash(line) for key in keys) for line in lines[1:]}
-    most = max(held.values())
-    best = [line for line, count in held.items() if count == most]
+    held = {line: [key for key in keys if _holds_key(line, key)] for line in lines[1:]}
+    most = max(len(found) for found in held.values())
+    best = [line for line, found in held.items() if len(found) == most]
     if not most or len(best) != 1:
         return ""
     row = best[0]
-    return row if len(squash(row)) > sum(len(squash(key)) for key in keys if squash(key) in squash(row)) else ""
+    besides = [token for token in re.findall(r"[A-Za-z0-9]+", row) if not any(_holds_key(token, k) for k in held[row])]
+    return row if besides else ""
+
+
+def _holds_key(line: str, key: str) -> bool:
+    """Whether a line holds a key: a clock time as written any way ("9:15", "09.15"), else the key's letters and
+    digits, or a word it shortens to ("SAT" of "Saturday")."""
+    clock = re.fullmatch(r"(\d{1,2}):(\d{2})", key)
+    if clock:  # said in words, the hour may be the afternoon's ("half past four" of "16:30")
+        hours = {int(clock[1])} | ({int(clock[1]) + 12} if int(clock[1]) < 12 else set())
+        return any(re.search(rf"(?<![\d:.])0?{hour}[:.]{clock[2]}(?!\d)", line) for hour in hours)
+    if squash(key) in squash(line):
+        return True
+    word = key.lower()
+    return (
+        word.isalpha()
+        and len(word) > ABBREVIATION_MIN
+        and any(
+            len(token) >= ABBREVIATION_MIN and word.startswith(token) for token in re.findall(r"[a-z]+", line.lower())
+        )
+    )
+
+
+# A word a sign shortens keeps at least its first three letters ("Sat", "Dec", "Ave").
+ABBREVIATION_MIN = 3
 
 
 def _row_keys(question: str) -> list[str]:
     """The words of a question that name one thing among others of its kind: a name written with a capital inside
-    a sentence, or a word with a digit in it."""
-    keys = []
+    a sentence, a word with a digit in it, or a time of day said in words ("quarter past nine" as "9:15")."""
+    keys = [f"{hour}:{minute:02d}" for hour, minute in spoken_clock_times(question)]
+    keys += [f"{int(h)}:{m}" for h, m in re.findall(r"(?<![\d:.])(\d{1,2})[:.](\d{2})(?![\d:.])", question)]
+    question = re.sub(r"\d{1,2}[:.]\d{2}", " ", question)
     for sentence in re.split(r"(?<=[.?!:;])\s+", question.strip()):
         for at, word in enumerate(re.findall(r"[A-Za-z0-9][\w'-]*", sentence)):
             word = word.removesuffix("'s")
