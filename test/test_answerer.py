@@ -1514,6 +1514,16 @@ def test_the_row_of_a_board_that_a_question_names_answers_though_read_in_parts(
             "How many boats are listed on the ferry board?",
             2,
         ),
+        (  # rows that no line names by the counted word, under a heading that does: the rows that open alike
+            ("COACH BAY", "TIME COACH FROM STAND", "10:05 Hollybrook 4", "10:20 Mirefield 2", "10:45 Castlebay 7"),
+            "Count the coaches listed on the bay board.",
+            3,
+        ),
+        (
+            ("TIMETABLE", "08:00 Lakeside loop", "09:30 Seal colony", "11:00 Lakeside loop", "Tickets on board"),
+            "How many trips does the timetable show?",
+            3,
+        ),
         (  # a line that shares more of the question's words is still one of those counted
             ("KAYAK HIRE", "Kayak 4 returned late", "Kayak 6 at the jetty", "Kayak 9 out on hire"),
             "How many kayaks does the hire notice list?",

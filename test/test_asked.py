@@ -15,6 +15,8 @@ CASES = [
     ("So far, have you come across a fire extinguisher?", Asked.YES_NO),
     ("Up until now, how many times did someone ring the bell?", Asked.COUNT),
     ("How often was the lift out of order?", Asked.COUNT),
+    ("Count the crates stacked by the door.", Asked.COUNT),
+    ("Please count the chairs in the hall.", Asked.COUNT),
     ("How many minutes did you spend by the lift?", Asked.DURATION),
     ("For how long was the garage door open?", Asked.DURATION),
     ("What were your coordinates when the alarm sounded?", Asked.POSITION),

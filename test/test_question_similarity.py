@@ -89,6 +89,7 @@ def test_questions_no_pattern_knows_are_read_by_likeness_to_examples(
         # a kind of thing asked for, by what a sign or poster names
         "What sort of gloves does the notice on the lab door require?",
         "What sort of boots does the sign by gate 5 call for?",
+        "Count the coaches listed on the bay board.",
         "What kind of fruit does the poster by the till advertise?",
     ],
 )

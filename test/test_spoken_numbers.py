@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from vidmem_ros.spoken_numbers import spoken_clock_times, with_digits
+from vidmem_ros.spoken_numbers import amount_of, spoken_clock_times, with_digits
 
 
 @pytest.mark.parametrize(
@@ -37,3 +37,9 @@ def test_spelled_out_numbers_are_written_in_digits(text: str, digits: str) -> No
 )
 def test_times_of_day_said_in_words_are_read_as_hours_and_minutes(text: str, times: list[tuple[int, int]]) -> None:
     assert spoken_clock_times(text) == times
+
+
+def test_a_clock_time_is_no_amount_of_the_thing_after_it() -> None:
+    assert amount_of("09:30 harbour trip", "trips") is None
+    assert amount_of("3 trips leave at 10:00", "trips") == 3
+    assert amount_of("the 7.15 pm ferry", "ferries") is None

@@ -134,8 +134,8 @@ def _first_duration(tokens: Sequence[str]) -> float | None:
 
 def amount_of(text: str, noun: str, gap: int = 3) -> float | None:
     """The number a text gives of a thing: "9 crates of fresh pears" holds 9 crates; up to ``gap`` words may stand
-    between the number and the thing ("twelve large blue crates")."""
-    tokens = number_tokens(text)
+    between the number and the thing ("twelve large blue crates").  A clock time counts nothing ("09:30 trip")."""
+    tokens = number_tokens(_CLOCK_TIME.sub(" ", text))
     stem = noun.lower().rstrip("s")
     i = 0
     while i < len(tokens):
@@ -149,6 +149,9 @@ def amount_of(text: str, noun: str, gap: int = 3) -> float | None:
                 return number
         i += used
     return None
+
+
+_CLOCK_TIME = re.compile(r"(?<![\d.])\d{1,2}[:.]\d{2}(?![\d.])(?:\s*(?:am|pm|a\.m\.|p\.m\.))?", re.IGNORECASE)
 
 
 def how_often(text: str) -> float | None:

@@ -40,7 +40,7 @@ _DURATION = re.compile(
     r"\bhow long\b|\bhow much time\b|\bfor how many (?:seconds|minutes|hours)\b"
     r"|\bhow many (?:seconds|minutes|hours)\b"
 )
-_COUNT = re.compile(r"\bhow many\b|\bhow often\b|\bnumber of times\b|\bhow frequently\b")
+_COUNT = re.compile(r"\bhow many\b|\bhow often\b|\bnumber of times\b|\bhow frequently\b|^(?:please )?count\b")
 _POSITION = re.compile(
     r"^where\b|\bcoordinates?\b|\bposition\b|\blocation\b|\(\s*x\s*,\s*y\s*\)|\bx\s*,\s*y\b|\bx and y\b"
 )

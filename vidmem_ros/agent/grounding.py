@@ -29,6 +29,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from vidmem_ros.agent.asked import interrogative
 from vidmem_ros.agent.labels import singular
 from vidmem_ros.agent.question import without_asking
 from vidmem_ros.agent.runs import MESSAGE_GAP_S, group_runs
@@ -934,3 +935,34 @@ def _run_together(word: str, is_word: Callable[[str], bool], parts: int = 3) -> 
         is_word(word[:i]) and (is_word(word[i:]) or _run_together(word[i:], is_word, parts - 1))
         for i in range(3, len(word) - 2)
     )
+
+
+def lists_on_a_sign(question: str) -> bool:
+    """Whether a question counts what a sign lists ("how many rooms are listed", "how many prices are on the
+    price list"), not things that stood by one ("how many bikes were by the notice")."""
+    clause = interrogative(question)
+    if _LISTING.search(clause):
+        return True
+    return any(bears_text(m["b"]) for m in _ON_BEARER.finditer(clause))
+
+
+_LISTING = re.compile(r"\b(?:list|lists|listed|written|printed|posted|displayed|given|named|shown|show|shows)\b")
+_ON_BEARER = re.compile(
+    r"\b(?:on|in|upon) (?:the|a|an|that|this|its|their|your) (?P<b>[a-z' -]+?)(?=[?.,;]|$| \w+ing\b)"
+)
+
+
+def counted_phrase(question: str) -> str:
+    """What a question counts, as it names it ("empty bays" of "how many empty bays does the board list")."""
+    found = _COUNTED_PHRASE.search(interrogative(question))
+    return "" if found is None or found["n"].split()[0] in NOT_COUNTED else found["n"]
+
+
+_COUNTED_PHRASE = re.compile(
+    r"\bhow many (?P<n>[a-z][a-z -]*?)(?: (?:are|were|is|was|did|does|do|have|has|had|can|could|will|would|appear"
+    r"|listed|shown|written|printed|posted|displayed|given|named|on|in|upon|the|a|an|this|that|its|their|your)\b|$)"
+)
+
+
+# Words after "how many" that count no thing a sign lists: occasions, or a quantifier before the noun.
+NOT_COUNTED = frozenset(("times", "occasions", "visits", "separate", "different", "distinct", "of", "more"))

@@ -15,17 +15,26 @@ from collections import Counter
 from collections.abc import Generator
 from dataclasses import replace
 
-from vidmem_ros.agent.asked import Asked, asked_field, asked_kind, cites_a_source, interrogative
+from vidmem_ros.agent.asked import (
+    Asked,
+    asked_field,
+    asked_kind,
+    cites_a_source,
+    interrogative,
+)
 from vidmem_ros.agent.bounded import Bound, occasion_bound
 from vidmem_ros.agent.comparison import Comparison, DurationCheck, comparison_question, duration_check
 from vidmem_ros.agent.description import head_words, held_in
 from vidmem_ros.agent.grounding import (
     CLAIM_MARGIN,
     CLAIM_MIN,
+    NOT_COUNTED,
     Sense,
     ValueKind,
     bears_text,
+    counted_phrase,
     found_in,
+    lists_on_a_sign,
     sight_named,
     source_named,
     value_kind,
@@ -59,7 +68,7 @@ from vidmem_ros.agent.question import (
 )
 from vidmem_ros.agent.runs import MESSAGE_GAP_S, group_runs
 from vidmem_ros.agent.steps import NOT_SEEN_CONFIDENCE, Script, Step, answer, call, when_said, xy_said
-from vidmem_ros.agent.text_blocks import row_named
+from vidmem_ros.agent.text_blocks import entries, row_named
 from vidmem_ros.agent.text_match import SAME_SIGN, distinct_signs, squash, text_match, words_covered
 from vidmem_ros.agent.tool_args import TRANSCRIPTS_MAX
 from vidmem_ros.agent.tool_context import NAMES_ACTIVITY, NAMES_ONLY_ACTIVITY, Finding
@@ -1694,34 +1703,7 @@ def _main_sign(read: list[Finding]) -> tuple[str, Finding] | None:
 
 # The things a count asks for: "how many boxes" counts boxes; "how many times" counts occasions, not a thing said.
 _COUNTED = re.compile(r"\bhow many (?P<n>[a-z][a-z-]+)")
-_NOT_A_THING = frozenset(("times", "occasions", "visits", "separate", "different", "distinct", "of", "more"))
 _MESSAGE_NOUNS = re.compile(rf"(?:{MESSAGES}|calls?|things|words|people|voices|speakers)")
-
-
-def lists_on_a_sign(question: str) -> bool:
-    """Whether a question counts what a sign lists ("how many rooms are listed", "how many prices are on the
-    price list"), not things that stood by one ("how many bikes were by the notice")."""
-    clause = interrogative(question)
-    if _LISTING.search(clause):
-        return True
-    return any(bears_text(m["b"]) for m in _ON_BEARER.finditer(clause))
-
-
-_LISTING = re.compile(r"\b(?:list|lists|listed|written|printed|posted|displayed|given|named|shown|show|shows)\b")
-_ON_BEARER = re.compile(
-    r"\b(?:on|in|upon) (?:the|a|an|that|this|its|their|your) (?P<b>[a-z' -]+?)(?=[?.,;]|$| \w+ing\b)"
-)
-
-
-def counted_phrase(question: str) -> str:
-    """What a question counts, as it names it ("empty bays" of "how many empty bays does the board list")."""
-    found = _COUNTED_PHRASE.search(interrogative(question))
-    return "" if found is None or found["n"].split()[0] in _NOT_A_THING else found["n"]
-
-
-_COUNTED_PHRASE = re.compile(
-    r"\bhow many (?P<n>[a-z][a-z -]*?) (?:are|were|is|was|did|does|do|have|has|had|can|could|will|would|appear)\b"
-)
 
 
 def _items_listed(counted: str, sign: Finding) -> list[str]:
@@ -1733,7 +1715,11 @@ def _items_listed(counted: str, sign: Finding) -> list[str]:
     if _MONEY_NOUN.search(counted):
         text = _ZERO_AS_O.sub("0", sign.text)  # "O.90": text recognition reads a zero as the letter
         return [m.group(0) for m in _MONEY.finditer(text)]
-    return [str(line) for line in sign.data.get("field_words") or sign.data.get("field") or []]
+    named = [str(line) for line in sign.data.get("field_words") or sign.data.get("field") or []]
+    # A list whose entries no line names by the counted word ("how many ferries does the board list" of its rows
+    # "09:40 ... / 10:05 ..."), or only its heading does: its rows that open alike.
+    rows = entries([line.strip() for line in sign.text.split(" / ")])
+    return named if named and (not rows or set(named) & set(rows)) else rows or named
 
 
 _ZERO_AS_O = re.compile(r"(?<![A-Za-z])[Oo](?=[.,]\d\d(?!\d))")
@@ -1750,7 +1736,7 @@ def _amount_said(question: str, lines: list[Finding]) -> tuple[float, Finding] |
     if counted is not None and counted["n"] == "times" and cites_a_source(question):
         # "according to the caller, how many times did the pump stall": how often the words say it happened
         return next(((n, line) for line in sorted(lines, key=lambda f: -f.score) if (n := how_often(line.text))), None)
-    if counted is None or counted["n"] in _NOT_A_THING or _MESSAGE_NOUNS.fullmatch(counted["n"]):
+    if counted is None or counted["n"] in NOT_COUNTED or _MESSAGE_NOUNS.fullmatch(counted["n"]):
         return None
     for line in sorted(lines, key=lambda f: -f.score):
         # A sign's lines one by one: a number that ends one line counts nothing on the next ("09:10 / Boat 5").

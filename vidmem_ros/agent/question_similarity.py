@@ -16,7 +16,7 @@ import threading
 import numpy as np
 
 from vidmem_ros.agent.asked import Asked, asked_kind, asks_a_time_said, cites_a_source
-from vidmem_ros.agent.grounding import Sense, source_named
+from vidmem_ros.agent.grounding import Sense, lists_on_a_sign, source_named
 from vidmem_ros.agent.question import (
     CALENDAR,
     Intent,
@@ -226,6 +226,13 @@ class SimilarityParser:
             target, other = clean_target(_main(subjects)), ""
         if intent is Intent.COUNT and (thing := counted_thing(clause)) and thing not in target.split():
             return None  # "how many sacks are stacked in the shed": sacks, not visits to the shed nor sightings of it
+        if (
+            intent is Intent.COUNT
+            and modality is Modality.PLACE
+            and counted_thing(clause)
+            and lists_on_a_sign(question)
+        ):
+            return None  # "count the ferries listed on the board": what a sign lists, not visits
         if intent in (Intent.BEFORE, Intent.AFTER):
             target, other = "", target
             if modality_named(clause[: _NEIGHBOUR.search(clause).start()]) is Modality.TEXT:  # type: ignore[union-attr]

@@ -83,6 +83,33 @@ def row_named(lines: Sequence[str], question: str) -> str:
     return row if besides else ""
 
 
+def entries(lines: Sequence[str]) -> list[str]:
+    """The entries of a list or table a sign gives: its rows that open alike with a time, a number or a code
+    ("09:10 ...", "12 ...", "B7 ..."), the most of one kind where two or more do; [] where none or one does."""
+    by_kind: dict[str, list[str]] = {}
+    for line in lines:
+        opening = re.match(r"\s*(\S+)", line)
+        kind = _entry_kind(opening[1]) if opening else ""
+        if kind:
+            by_kind.setdefault(kind, []).append(line)
+    rows = max(by_kind.values(), key=len, default=[])
+    return rows if len(rows) >= ENTRIES_MIN else []
+
+
+# A list gives this many entries at least; one line that opens with a number is no list.
+ENTRIES_MIN = 2
+
+
+def _entry_kind(token: str) -> str:
+    if re.fullmatch(r"\d{1,2}[:.]\d{2}", token):
+        return "time"
+    if re.fullmatch(r"\d+[.)]?", token):
+        return "number"
+    if re.fullmatch(r"[A-Za-z]{1,3}-?\d+[A-Za-z]?", token):
+        return "code"
+    return ""
+
+
 def _holds_key(line: str, key: str) -> bool:
     """Whether a line holds a key: a clock time as written any way ("9:15", "09.15"), else the key's letters and
     digits, or a word it shortens to ("SAT" of "Saturday")."""
