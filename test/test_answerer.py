@@ -1386,6 +1386,13 @@ def test_a_sentence_that_meets_a_description_but_not_the_word_it_turns_on_is_no_
             "F28",
             "88-4410",
         ),
+        # A line that only opens a field ("... on duty:"): the line after it holds the value.
+        (
+            ("POOL", "Lifeguard on duty:", "MARISKADOLEN", "No running"),
+            "Who is the lifeguard on duty?",
+            "MARISKADOLEN",
+            "running",
+        ),
         # A value that is an individual of the kind asked, or of a kind the asked word heads ("a day of the week").
         (("BAKERY", "OPEN 7AM - 3PM", "CLOSED WEDNESDAYS"), "On which day is the bakery shut?", "WEDNESDAY", "7AM"),
         (("BAKERY", "OPEN 7AM - 3PM", "CLOSED WEDNESDAYS"), "The bakery is closed which day?", "WEDNESDAY", "3PM"),

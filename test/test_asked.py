@@ -113,10 +113,14 @@ def test_a_when_clause_with_its_own_subject_sets_the_time_and_the_clause_after_i
         ("Viewing hours are at what time tomorrow?", True),
         ("At what time did you see the tram?", False),
         ("When was the sauna mentioned?", False),
+        ("What time did the clock over the arch show?", True),  # a time a thing gave
+        ("The notice moved the meeting. What time did it give?", True),
+        ("What time did you see the clock over the arch?", False),
     ],
 )
 def test_a_time_asked_of_what_is_or_will_be_is_a_time_said_not_a_moment_met(question: str, said: bool) -> None:
     assert asks_a_time_said(question) is said
+    assert (asked_kind(question) is Asked.TIME) is not said  # a time said is read out, a moment met is a time
 
 
 @pytest.mark.parametrize(

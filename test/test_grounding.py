@@ -84,6 +84,9 @@ def grounder(store: SqliteStore, meaning: MeaningCache | None = None, as_of: flo
         ("What had they said about the boiler?", [Sense.HEARD]),
         ("Which ferry does the brochure in the lobby say to catch?", [Sense.READ, Sense.HEARD]),
         ("The catalogue mentioned which colour?", [Sense.READ, Sense.HEARD]),
+        # a bearer's name used as a verb names no bearer
+        ("Which families were called to board?", []),
+        ("Were the visitors asked to sign in at the desk?", []),
     ],
 )
 def test_the_source_a_question_names_restricts_the_search(question: str, expected: list[Sense]) -> None:

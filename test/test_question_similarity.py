@@ -90,6 +90,8 @@ def test_questions_no_pattern_knows_are_read_by_likeness_to_examples(
         "What sort of gloves does the notice on the lab door require?",
         "What sort of boots does the sign by gate 5 call for?",
         "Count the coaches listed on the bay board.",
+        # two things named, but nothing said of which came first
+        "For the Harwich ferry, which cabins were called to board?",
         "What kind of fruit does the poster by the till advertise?",
     ],
 )

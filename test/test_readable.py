@@ -32,7 +32,9 @@ from vidmem_ros.perception.wordnet import WordNet
         ("DR. ANNIKA LINDBERG", "DR. ANNIKA LINDBERG"),  # a surname after a title or a first name stays whole
         ("ROBUSTA BEANS", "ROBUSTA BEANS"),  # a word the dictionary lacks is no word and a letter ("ROBUST A")
         ("GATE B12", "GATE B12"),
-        ("ODDLEWICK / DUCKPOND", "ODDLEWICK / DUCK POND"),  # a name holds on to no word of another line
+        ("ODDLEWICK / DUCKPOND", "ODDLEWICK / DUCK POND"),
+        ("Scone f2.15 / Jam fO.40", "Scone £2.15 / Jam fO.40"),  # a pound sign read as f, before two decimals
+        ("f16 lens", "f16 lens"),  # a name holds on to no word of another line
     ],
 )
 def test_words_run_together_are_set_apart(nouns: WordNet, read: str, apart: str) -> None:

@@ -61,6 +61,9 @@ _TIME_SAID = re.compile(
 # said or read, not when something was met.
 _TIME_STATED = re.compile(
     r"\b(?:is|are|will be)(?: \w+)? at what time\b|\bwhat time (?:is|are|will|does|do|should|shall|must)\b"
+    # ... or that a thing gave ("what time did the clock on the tower show"), not one the robot met
+    r"|\bwhat time (?:did|had|has) (?!you\b|i\b|we\b|the robot\b)(?:[\w'-]+ ){1,5}"
+    r"(?:show|say|give|read|display|state|list|announce|post)\b"
 )
 _YES_NO = re.compile(rf"^{_AUXILIARY}\b")
 # "Where was it made, according to the label?": the answer is what a text or a person says, in words.
@@ -102,7 +105,7 @@ def asked_kind(question: str) -> Asked:
         (Asked.YES_NO, _YES_NO),
     ):
         if pattern.search(clause):
-            said = kind is Asked.TIME and _TIME_SAID.search(clause)
+            said = kind is Asked.TIME and (_TIME_SAID.search(clause) or _TIME_STATED.search(clause))
             return Asked.NAME if said or (kind in (Asked.TIME, Asked.POSITION) and cites_a_source(clause)) else kind
     return Asked.NAME
 

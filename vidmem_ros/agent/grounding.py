@@ -689,10 +689,11 @@ def _runs(items: Sequence[T], stamp: Callable[[T], float], end: Callable[[T], fl
 # What bears words that are read, and what carries words heard: general English nouns and verbs.  The first such
 # word in a question names its source ("the voice on the intercom", "the notice you saw", "what the label says").
 _READ_WORDS = (
-    r"read|reading|written|printed|painted|engraved|labell?ed|titled?|headline|sign|signs|signpost|signboard|notice"
-    r"|label|plate"
+    r"read|reading|written|printed|painted|engraved|labell?ed|titled?|headline"
+    # a thing that bears words, not the verb its name also is ("called to board", "asked to sign")
+    r"|(?<!\bto )(?:sign|signs|signpost|signboard|notice|label|plate"
     r"|nameplate|plaque|placard|poster|board|whiteboard|blackboard|noticeboard|screen|display|banner|sticker|leaflet"
-    r"|flyer|inscription|caption|writing|lettering"
+    r"|flyer|inscription|caption|writing|lettering)"
 )
 # The nouns among them: things that bear words.
 _BEARERS = re.compile(

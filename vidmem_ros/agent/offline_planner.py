@@ -1589,7 +1589,7 @@ class OfflinePlanner:
             or held
             or [line for line in lines if words_covered(line, question) < 1.0 or _new_number(line, state.question)]
         )
-        values = values or lines
+        values = _keyed_values(values or lines, lines)
         # The lines that hold the answer are cited with those the question names, not the whole sign: its other
         # lines may hold other values.
         giving = [line for line in lines if any(squash(v) in squash(line) for v in values)] or lines
@@ -1704,6 +1704,17 @@ def _main_sign(read: list[Finding]) -> tuple[str, Finding] | None:
 # The things a count asks for: "how many boxes" counts boxes; "how many times" counts occasions, not a thing said.
 _COUNTED = re.compile(r"\bhow many (?P<n>[a-z][a-z-]+)")
 _MESSAGE_NOUNS = re.compile(rf"(?:{MESSAGES}|calls?|things|words|people|voices|speakers)")
+
+
+def _keyed_values(values: list[str], lines: list[str]) -> list[str]:
+    """Values with a line that only opens a field ("Warden on duty:") given by the line after it, which holds the
+    field's value; as they are where that line is none or opens another."""
+    out = []
+    for value in values:
+        at = next((i for i, line in enumerate(lines) if line.endswith(value)), -1)
+        after = lines[at + 1] if value.rstrip().endswith(":") and 0 <= at < len(lines) - 1 else ""
+        out.append(after if after and not after.rstrip().endswith(":") else value)
+    return list(dict.fromkeys(out))
 
 
 def _items_listed(counted: str, sign: Finding) -> list[str]:

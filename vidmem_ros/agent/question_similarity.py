@@ -218,6 +218,8 @@ class SimilarityParser:
         if asked is Asked.NAME and intent not in _NAMES and similarity < SURE_SIMILARITY:
             return None  # likely a name asked for ("which number is on the sign"): read out of memory by the search
         intent = _agreeing(intent, asked, clause, modality)
+        if intent is Intent.ORDER and not _ORDER_WORDS.search(clause):
+            return None  # "which rows were called to board": nothing said of which came first
         if intent is Intent.ORDER:
             target, other = (clean_target(s) for s in _ordered(subjects))
         elif modality is Modality.SPEECH:  # what was said is searched by all its words ("the boiler is leaking again")
@@ -288,6 +290,12 @@ _OPPOSITES = (
     (Intent.FIRST, Intent.LAST, re.compile(r"\b(?:first|earliest)\b"),
      re.compile(r"\b(?:last|latest|most recent|most recently)\b")),
 )  # fmt: skip
+
+
+# What an order question says: which came first, earlier, sooner; one before or after the other.
+_ORDER_WORDS = re.compile(
+    r"\b(?:first|earlier|earliest|sooner|later|last|before|after|order|sequence|preceded|followed|then)\b"
+)
 
 
 def _agreeing(intent: Intent, asked: Asked, clause: str, modality: Modality | None = None) -> Intent:

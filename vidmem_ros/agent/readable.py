@@ -34,6 +34,8 @@ _LETTERS_THEN_NUMBER = re.compile(r"(?<=[A-Z]{2})(?=\d)|(?<=[A-Za-z]{2})(?=\d{1,
 _NUMBER_THEN_LETTERS = re.compile(r"(?<=\d)(?=[A-Z]{2})")
 # A unit of measure in lower case, written against its number ("2.3m", "3.5t", "30mph"): set apart, as spoken.
 _NUMBER_THEN_UNIT = re.compile(r"(?<=\d)(?=(?:mm|cm|km|m|kg|g|t|ml|l|s|min|mins|h|hr|hrs|kw|kwh|mph|kph)\b)")
+# A pound sign read as the letter f before an amount of money ("Tea f1.90"): no word is spelt that way.
+_POUND_AS_F = re.compile(r"(?<![A-Za-z0-9])f(?=\d{1,4}[.,]\d{2}(?!\d))")
 # A zero before a word is the letter O misread ("0konjo"): no number starts a word that way.
 _LEADING_ZERO = re.compile(r"(?<![\w.:,])0(?=[A-Za-z]{3})")
 
@@ -43,6 +45,7 @@ def readable(text: str, senses: Callable[[str], int]) -> str:
     """``text`` with the words OCR ran together set apart; words it holds apart stay as they are.  ``senses``:
     how many senses the dictionary gives a word (0 for none), which tells a common word from a rare one."""
     text = _LEADING_ZERO.sub("O", text)  # a word that starts with it is most often a name, capitalised
+    text = _POUND_AS_F.sub("£", text)
     text = _MISREAD.sub(lambda m: _as_letters(m[0], senses), text)
     text = _NUMBER_THEN_LETTERS.sub(" ", _LETTERS_THEN_NUMBER.sub(" ", _CASE_TURN.sub(" ", text)))
     text = _NUMBER_THEN_UNIT.sub(" ", text)
