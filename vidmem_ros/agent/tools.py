@@ -460,7 +460,8 @@ def read_ahead(ctx: ToolContext, since: float) -> int:
     lo, hi = ctx.window(None, None)
     grounder = _grounder(ctx, (since, hi))
     listed = stays.places(ctx.visits(lo, hi))
-    return grounder.meaning.fill([*grounder.record_texts(), *(p.description() or "nothing" for p in listed)])
+    described = [text for p in listed for text in (p.description(), _set_apart_text(ctx, p.description(heard=False)))]
+    return grounder.meaning.fill([*grounder.record_texts(), *(text or "nothing" for text in described)])
 
 
 def _grounder(ctx: ToolContext, window: tuple[float, float]) -> Grounder:

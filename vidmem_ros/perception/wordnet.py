@@ -42,6 +42,10 @@ _VERB_SUFFIXES = (("s", ""), ("ies", "y"), ("es", "e"), ("es", ""), ("ed", "e"),
 _SUPPLETIVE = {"people": "person"}
 
 
+# Answers kept of the questions asked of the dictionary, at most this many of each kind.
+MEMO_LIMIT = 200_000
+
+
 class WordNet:
     """Noun synsets by byte offset: their lemmas, lexicographer file and hypernyms."""
 
@@ -56,6 +60,9 @@ class WordNet:
         self._lock = threading.Lock()
         self._synsets: dict[int, tuple[int, tuple[str, ...], tuple[int, ...]]] = {}
         self._depths: dict[int, int] = {}
+        # Asked of the same words again and again by every question; a word's answers never change.
+        self._bases: dict[str, str] = {}
+        self._is_a: dict[tuple[int, int, int], bool] = {}
 
     def senses(self, lemma: str) -> tuple[int, ...]:
         """Synset offsets of a noun, most frequent sense first; empty for a word WordNet lacks."""
@@ -65,6 +72,14 @@ class WordNet:
         """A noun's dictionary form, as WordNet's morphy finds it: its list of irregular plurals ("children" ->
         "child"), then its suffix rules ("women" -> "woman", "boxes" -> "box"); the word itself if none is a
         noun."""
+        found = self._bases.get(word)
+        if found is None:
+            if len(self._bases) >= MEMO_LIMIT:  # words read over a month are many: start again
+                self._bases.clear()
+            found = self._bases[word] = self._base_form(word)
+        return found
+
+    def _base_form(self, word: str) -> str:
         irregular = self._exceptions.get(_key(word)) or _SUPPLETIVE.get(_key(word))
         if irregular:
             return irregular
@@ -148,6 +163,15 @@ class WordNet:
 
     def is_a(self, offset: int, broader: int, max_levels: int = 64) -> bool:
         """Whether ``broader`` is ``offset`` or one of its hypernyms within ``max_levels`` steps."""
+        key = (offset, broader, max_levels)
+        found = self._is_a.get(key)
+        if found is None:
+            if len(self._is_a) >= MEMO_LIMIT:
+                self._is_a.clear()
+            found = self._is_a[key] = self._within(offset, broader, max_levels)
+        return found
+
+    def _within(self, offset: int, broader: int, max_levels: int) -> bool:
         frontier = {offset}
         for _ in range(max_levels + 1):
             if broader in frontier:
