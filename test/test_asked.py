@@ -116,6 +116,7 @@ def test_a_when_clause_with_its_own_subject_sets_the_time_and_the_clause_after_i
         ("What time did the clock over the arch show?", True),  # a time a thing gave
         ("The notice moved the meeting. What time did it give?", True),
         ("What time did you see the clock over the arch?", False),
+        ("What time did the porter give the keys back?", False),  # a thing done then, not a time stated
     ],
 )
 def test_a_time_asked_of_what_is_or_will_be_is_a_time_said_not_a_moment_met(question: str, said: bool) -> None:

@@ -86,6 +86,7 @@ def grounder(store: SqliteStore, meaning: MeaningCache | None = None, as_of: flo
         ("The catalogue mentioned which colour?", [Sense.READ, Sense.HEARD]),
         # a bearer's name used as a verb names no bearer
         ("Which families were called to board?", []),
+        ("What did the brochure you picked up say about parking?", [Sense.READ, Sense.HEARD]),  # "you" picked it up
         ("Were the visitors asked to sign in at the desk?", []),
     ],
 )
@@ -148,6 +149,11 @@ def test_readings_of_one_sign_that_missed_a_line_are_no_rival_to_it(tmp_path: Pa
     found = grounder(board).ground("the high and low water", [Sense.READ])
     assert len({g.identity for g in found.found}) > 1  # two readings ...
     assert found.claimed() is not None  # ... of one sign
+    # A board beside it that differs in a number is another board, however alike its lines.
+    gates = SqliteStore(tmp_path / "gates.db")
+    for k, line in enumerate(["GATE 12 BOARDING"] * 3 + ["GATE 13 BOARDING"] * 3):
+        gates.add_moment(Moment(T0 + 2 * k, "/cam", 64, 48, None, texts=[TextLine(line, 0.9)]))
+    assert grounder(gates).ground("the gate boarding", [Sense.READ]).claimed() is None
     # The like lines read again later, in another view, are another board: a rival as before.
     board.add_moment(
         Moment(T0 + 300, "/cam", 64, 48, None, texts=[TextLine(t, 0.9) for t in ("HIGH O6:12", "LOW 12:40")])

@@ -89,10 +89,11 @@ def test_questions_no_pattern_knows_are_read_by_likeness_to_examples(
         # a kind of thing asked for, by what a sign or poster names
         "What sort of gloves does the notice on the lab door require?",
         "What sort of boots does the sign by gate 5 call for?",
+        "What kind of fruit does the poster by the till advertise?",
+        # things a sign lists, counted
         "Count the coaches listed on the bay board.",
         # two things named, but nothing said of which came first
         "For the Harwich ferry, which cabins were called to board?",
-        "What kind of fruit does the poster by the till advertise?",
     ],
 )
 def test_a_value_asked_about_or_a_question_like_no_example_is_left_to_the_search(

@@ -34,7 +34,10 @@ from vidmem_ros.perception.wordnet import WordNet
         ("GATE B12", "GATE B12"),
         ("ODDLEWICK / DUCKPOND", "ODDLEWICK / DUCK POND"),
         ("Scone f2.15 / Jam fO.40", "Scone £2.15 / Jam fO.40"),  # a pound sign read as f, before two decimals
-        ("f16 lens", "f16 lens"),  # a name holds on to no word of another line
+        (
+            "f16 lens",
+            "f16 lens",
+        ),  # an f before a whole number is no pound sign  # a name holds on to no word of another line
     ],
 )
 def test_words_run_together_are_set_apart(nouns: WordNet, read: str, apart: str) -> None:

@@ -59,6 +59,9 @@ def test_the_parts_of_a_tables_row_are_one_line_whatever_order_they_were_read_in
     assert rows([line("EXIT", 20, 10, 60, 30), line("LIFT", 400, 10, 440, 30)]) == ["EXIT", "LIFT"]
     assert rows([line("DANGER", 20, 10, 200, 60), line("keep out", 210, 20, 260, 35)]) == ["DANGER", "keep out"]
     assert rows([TextLine("A1", 0.9), TextLine("B2", 0.9)]) == ["A1", "B2"]
+    # Three parts of one row, read in any order.
+    parts = [line("PLATFORM 4", 250, 58, 380, 76), line("11:05", 20, 60, 70, 78), line("ELMSTEAD", 80, 60, 170, 78)]
+    assert rows(parts) == ["11:05 ELMSTEAD PLATFORM 4"]
 
 
 @pytest.mark.parametrize(
@@ -86,6 +89,8 @@ def test_the_row_a_question_names_by_a_name_or_a_code_is_the_one_that_holds_it(q
         ("When does the pool shut on Saturdays and Sundays?", "Sat - Sun 09:00-17:00"),
         ("On a Friday, when does it open?", "Mon - Fri 07:00-21:00"),
         ("What is on at ten o'clock?", ""),  # no row holds it
+        ("What is on at 9?", ""),  # a number stands alone: not the 9 of 09:15
+        ("The Sunbury one, I'm told: when is it?", ""),  # no row shortens "Sunbury" to "Sun", nor holds "I'm"
     ],
 )
 def test_a_row_is_named_by_a_time_said_in_words_or_a_day_the_board_shortens(question: str, row: str) -> None:

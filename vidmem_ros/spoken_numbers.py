@@ -37,26 +37,6 @@ def number_at(tokens: Sequence[str], i: int) -> tuple[float | None, int]:
     return None, 1
 
 
-def with_digits(text: str) -> str:
-    """``text`` with the numbers it spells out written in digits ("rows twenty to thirty" as "rows 20 to 30",
-    "bay twenty-one" as "bay 21"), so that it meets a text that writes them so; "none" and "dozen" stay words."""
-    words = re.split(r"(\s+|-)", text)
-    out: list[str] = []
-    i = 0
-    while i < len(words):
-        word = words[i].lower().strip(".,;:!?")
-        following = words[i + 2].lower().strip(".,;:!?") if i + 2 < len(words) else ""
-        if word in TENS and following in UNITS:
-            out.append(words[i].lower().replace(word, str(TENS[word] + UNITS[following])))
-            i += 3
-            continue
-        joined = (i + 1 < len(words) and words[i + 1] == "-") or (i > 0 and words[i - 1] == "-")
-        spelled = (word in UNITS or word in TEENS or word in TENS or word == "zero") and not joined  # "forty-fifth"
-        out.append(words[i].lower().replace(word, str(NUMBER_WORDS[word])) if spelled else words[i])
-        i += 1
-    return "".join(out)
-
-
 def spoken_clock_times(text: str) -> list[tuple[int, int]]:
     """The times of day a text says in words, as (hour, minute): "quarter past nine" (9, 15), "half past two"
     (2, 30), "quarter to ten" (9, 45), "ten o'clock" (10, 0), "twenty past six" (6, 20)."""
@@ -70,7 +50,8 @@ def spoken_clock_times(text: str) -> list[tuple[int, int]]:
             continue
         minutes = {"quarter": 15, "half": 30}.get(m["amount"] or "")
         minutes = minutes if minutes is not None else _clock_number(m["amount"] or "")
-        if minutes is None or not 0 < minutes < 60:
+        # "five to nine" is a time; "nine to five", "two to three days" and "from six to ten" are ranges
+        if minutes is None or not 0 < minutes < 60 or (minutes % 5 and not m["minutes"]) or m["range"]:
             continue
         found.append((hour, minutes) if m["way"] in ("past", "after") else ((hour - 2) % 12 + 1, 60 - minutes))
     return found
@@ -86,7 +67,8 @@ def _clock_number(words: str) -> int | None:
 
 _CLOCK_WORD = rf"(?:\d{{1,2}}|(?:{'|'.join(TENS)})[ -](?:{'|'.join(UNITS)})|{'|'.join(sorted(NUMBER_WORDS, key=len, reverse=True))})"
 _SPOKEN_CLOCK = re.compile(
-    rf"\b(?:(?P<amount>quarter|half|{_CLOCK_WORD})(?: minutes)? (?P<way>past|after|to) (?P<hour>{_CLOCK_WORD})"
+    rf"(?P<range>\b(?:from|between|rows?|aged?|ages|for) )?\b(?:(?P<amount>quarter|half|{_CLOCK_WORD})"
+    rf"(?P<minutes> minutes?)? (?P<way>past|after|to) (?P<hour>{_CLOCK_WORD})(?! (?:days?|weeks?|hours?|years?|months?)\b)"
     rf"|(?P<oclock>(?P<hour2>{_CLOCK_WORD}) o'?clock))\b"
 )
 
@@ -151,7 +133,11 @@ def amount_of(text: str, noun: str, gap: int = 3) -> float | None:
     return None
 
 
-_CLOCK_TIME = re.compile(r"(?<![\d.])\d{1,2}[:.]\d{2}(?![\d.])(?:\s*(?:am|pm|a\.m\.|p\.m\.))?", re.IGNORECASE)
+_CLOCK_TIME = re.compile(
+    r"(?<![\d.:])\d{1,2}:[0-5]\d(?![\d.:])(?:\s*(?:am|pm|a\.m\.|p\.m\.))?"
+    r"|(?<![\d.:])\d{1,2}\.[0-5]\d\s*(?:am|pm|a\.m\.|p\.m\.)",
+    re.IGNORECASE,
+)
 
 
 def how_often(text: str) -> float | None:

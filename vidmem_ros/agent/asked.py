@@ -40,7 +40,7 @@ _DURATION = re.compile(
     r"\bhow long\b|\bhow much time\b|\bfor how many (?:seconds|minutes|hours)\b"
     r"|\bhow many (?:seconds|minutes|hours)\b"
 )
-_COUNT = re.compile(r"\bhow many\b|\bhow often\b|\bnumber of times\b|\bhow frequently\b|^(?:please )?count\b")
+_COUNT = re.compile(r"\bhow many\b|\bhow often\b|\bnumber of times\b|\bhow frequently\b")
 _POSITION = re.compile(
     r"^where\b|\bcoordinates?\b|\bposition\b|\blocation\b|\(\s*x\s*,\s*y\s*\)|\bx\s*,\s*y\b|\bx and y\b"
 )
@@ -63,7 +63,7 @@ _TIME_STATED = re.compile(
     r"\b(?:is|are|will be)(?: \w+)? at what time\b|\bwhat time (?:is|are|will|does|do|should|shall|must)\b"
     # ... or that a thing gave ("what time did the clock on the tower show"), not one the robot met
     r"|\bwhat time (?:did|had|has) (?!you\b|i\b|we\b|the robot\b)(?:[\w'-]+ ){1,5}"
-    r"(?:show|say|give|read|display|state|list|announce|post)\b"
+    r"(?:show|say|give|read|display|state|list|announce|post)(?: (?:for|as|on|in)\b.*)?$"
 )
 _YES_NO = re.compile(rf"^{_AUXILIARY}\b")
 # "Where was it made, according to the label?": the answer is what a text or a person says, in words.

@@ -41,7 +41,7 @@ from vidmem_ros.memory.records import Pose, Transcript
 from vidmem_ros.memory.view import MemoryView
 from vidmem_ros.perception.embedding import TextEmbedder
 from vidmem_ros.perception.types import TextLine
-from vidmem_ros.spoken_numbers import NUMBER_WORDS, with_digits
+from vidmem_ros.spoken_numbers import NUMBER_WORDS
 
 # Cosines of a description and a record under a small sentence embedder (MiniLM): unrelated short texts rarely
 # pass the floor, a related sentence that shares no word with the description sits around 0.35-0.45, a paraphrase
@@ -206,12 +206,14 @@ def _forms(word: str) -> frozenset[str]:
 
 
 @functools.lru_cache(maxsize=65_536)
-@functools.lru_cache(maxsize=16_384)
 def _tokens(text: str) -> tuple[str, ...]:
     """A text's words, with the numbers it spells out also in digits."""
     tokens = re.findall(r"[a-z0-9]+", text.lower())
-    spelled = [str(NUMBER_WORDS[t]) for t in tokens if t in NUMBER_WORDS and t not in ("none", "dozen", "hundred")]
-    return tuple(tokens + spelled)
+    return tuple(tokens + [_SPELLED[t] for t in tokens if t in _SPELLED])
+
+
+# A number word's digits, for words that name one number only ("none" and "dozen" also say other things).
+_SPELLED = {w: str(n) for w, n in NUMBER_WORDS.items() if w not in ("none", "dozen", "hundred")}
 
 
 def _heads(tokens: Sequence[str], is_word: Callable[[str], bool] | None) -> list[str]:
@@ -342,7 +344,8 @@ class Grounder:
         return [t.lower() for t in dict.fromkeys(texts) if self.wordy(t)]
 
     def ground(self, description: str, senses: Iterable[Sense] = tuple(Sense)) -> Grounding:
-        wanted = terms(with_digits(description))  # "rows twenty to thirty" meets "rows 20 to 30" and "twenty"
+        # "rows twenty to thirty" meets "rows 20 to 30", and a record that spells them out (its tokens hold both)
+        wanted = list(dict.fromkeys(_SPELLED.get(w, w) for w in terms(description)))
         if self.synonyms_of is not None:
             self._synonyms = {w: self.synonyms_of(w) for w in wanted}
         self._naming = naming_words(description)
@@ -613,9 +616,27 @@ def _one_sign(a: Grounded, b: Grounded) -> bool:
     inner, outer = sorted((a.text, b.text), key=len)
     theirs = [squash(line) for line in outer.split(" / ")]
     return all(
-        len(line) >= SIGN_LINE_MIN and any(SequenceMatcher(None, line, other).ratio() >= SAME_LINE for other in theirs)
+        len(line) >= SIGN_LINE_MIN and any(_one_line(line, other) for other in theirs)
         for line in (squash(line) for line in inner.split(" / "))
     )
+
+
+def _one_line(a: str, b: str) -> bool:
+    """Two squashed lines that are one read twice: alike but for a letter, and with the same numbers ("GATE 12"
+    is not "GATE 13")."""
+    if SequenceMatcher(None, a, b).ratio() < SAME_LINE:
+        return False
+    ours, theirs = _digits(a), _digits(b)
+    return len(ours) == len(theirs) and all(x in y or y in x for x, y in zip(ours, theirs, strict=True))
+
+
+def _digits(line: str) -> list[str]:
+    """A squashed line's numbers, with the letters a reader takes for digits read as those ("o6" as "06"); one
+    reading's may hold a digit more than another's ("f1l" of "f1"), never another digit."""
+    return re.findall(r"\d+", line.translate(_AS_DIGITS))
+
+
+_AS_DIGITS = str.maketrans("oil", "011")
 
 
 # Two lines read in one view are one line read twice from this likeness on (a letter in ten misread).
@@ -716,7 +737,7 @@ _HEARD_WORDS = (
 _SAID_WORDS = r"said|say|says|saying|told|tell you|mention|mentions|mentioned|reported|reports"
 _SAYER = re.compile(
     r"\b(?:someone|anyone|somebody|anybody|nobody|no one|everyone|people|person|he|she|they|you|i|we|staff)\b"
-    rf"(?:\s+\w+){{0,2}}\s+(?:{_SAID_WORDS})\b"
+    rf"(?:\s+(?:had|has|have|did|does|do|ever|also|just|already|not|never|once))?\s+(?:{_SAID_WORDS})\b"
 )
 _SEEN_WORDS = (
     r"see|saw|seen|spot|spotted|watch|watched|look(?:ed|ing)? (?:at|into|over|through)|notice|noticed|in view"
@@ -780,6 +801,7 @@ _VALUE_KINDS = (
         ValueKind.DURATION,
         re.compile(
             r"^(?=.*\b(?:can|may|might|should|must|allowed|permitted|supposed)\b)"
+            r"(?=.*\b(?:time|stay|long|seconds|minutes|hours|days|weeks|months)\b)"
             r".*\b(?:longest|shortest|maximum|minimum|how many (?:seconds|minutes|hours|days|weeks|months))\b"
         ),
     ),

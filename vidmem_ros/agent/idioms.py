@@ -193,7 +193,7 @@ _ASKING_FORMS: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]
         lambda m: _seen_when(m),
     ),
     # "count the times X was in view", "count the people you met": how many.
-    (re.compile(r"^count (?:up )?(?:all )?(?:the )?(?=\w)"), "how many "),
+    (re.compile(r"^(?:please )?count (?:up )?(?:all )?(?:the )?(?=\w)"), "how many "),
     # "what was the total time X was in view", "for what length of time": how long.
     (
         re.compile(

@@ -923,20 +923,18 @@ class OfflinePlanner:
 
     @staticmethod
     def _first_heard(p: ParsedQuestion) -> Generator[Step, list[Observation], tuple[Finding | None, Finding | None]]:
-        """The earliest sentence heard about each of the two things: the message each is grounded in, where one
-        stands out (its words, numbers spelled out or not, or its meaning), else the earliest sentence holding
-        its words."""
+        """The earliest sentence heard about each of the two things: the earliest holding its words, else the
+        message it is grounded in where one stands out (by words, numbers spelled out or not, or meaning)."""
         a, b = yield [call("search_transcripts", query=p.target), call("search_transcripts", query=p.other)]
-        first_a = min(a.result.findings, key=lambda f: f.stamp, default=None)
-        first_b = min(b.result.findings, key=lambda f: f.stamp, default=None)
-        if first_a is None or first_b is None:
-            ga, gb = yield [
-                call("ground", description=p.target, how=["heard"], limit=3),
-                call("ground", description=p.other, how=["heard"], limit=3),
+        first = [min(side.result.findings, key=lambda f: f.stamp, default=None) for side in (a, b)]
+        missing = [k for k, found in enumerate(first) if found is None]
+        if missing:
+            grounded = yield [
+                call("ground", description=(p.target, p.other)[k], how=["heard"], limit=3) for k in missing
             ]
-            first_a = first_a or next((f for f in ga.result.findings if f.data.get("claimed")), None)
-            first_b = first_b or next((f for f in gb.result.findings if f.data.get("claimed")), None)
-        return first_a, first_b
+            for k, side in zip(missing, grounded, strict=True):
+                first[k] = next((f for f in side.result.findings if f.data.get("claimed")), None)
+        return first[0], first[1]
 
     @staticmethod
     def _heard_answer(state: AgentState, p: ParsedQuestion, first_a: Finding, first_b: Finding) -> Step:

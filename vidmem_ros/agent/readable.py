@@ -100,7 +100,7 @@ def _apart(run: str, senses: Callable[[str], int]) -> str:
 def words_of_run(run: str, senses: Callable[[str], int]) -> list[str]:
     """The dictionary words a run of letters could be made of, however few ("Mondayclosed": "monday", "closed"),
     for a reader that has other evidence it is words, not a name; [] where it is none."""
-    return _split(run.lower(), _commonness(senses)) or [] if len(run) >= MIN_RUN else []
+    return (_split(run.lower(), _commonness(senses)) or []) if len(run) >= MIN_RUN else []
 
 
 # A word this common or more counts as common as any: rank splits by their pieces' commonness up to it.

@@ -12,6 +12,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from vidmem_ros.agent.question import CALENDAR
+from vidmem_ros.agent.readable import FUNCTION_WORDS
 from vidmem_ros.agent.text_match import squash
 from vidmem_ros.perception.colour_names import colour_shares
 from vidmem_ros.perception.types import TextLine
@@ -56,13 +58,21 @@ def rows(lines: Sequence[TextLine]) -> list[str]:
     "PLATFORM 4" beside it): a reader splits a row where its columns leave a gap, and may give the parts in
     either order.  A row stands where its first part was read; lines without a box stay as they are."""
     parent = list(range(len(lines)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
     for i, a in enumerate(lines):
         for j in range(i + 1, len(lines)):
-            if parent[j] == j and _beside(a.box, lines[j].box):
-                parent[j] = parent[i]
+            if _beside(a.box, lines[j].box):
+                first, other = sorted((root(i), root(j)))
+                parent[other] = first  # a row stands where its first part was read
     joined: dict[int, list[TextLine]] = {}
     for i, line in enumerate(lines):
-        joined.setdefault(parent[i], []).append(line)
+        joined.setdefault(root(i), []).append(line)
     return [" ".join(part.text for part in sorted(row, key=lambda line: line.box[0])) for row in joined.values()]
 
 
@@ -92,8 +102,8 @@ def entries(lines: Sequence[str]) -> list[str]:
         kind = _entry_kind(opening[1]) if opening else ""
         if kind:
             by_kind.setdefault(kind, []).append(line)
-    rows = max(by_kind.values(), key=len, default=[])
-    return rows if len(rows) >= ENTRIES_MIN else []
+    alike = max(by_kind.values(), key=len, default=[])
+    return alike if len(alike) >= ENTRIES_MIN else []
 
 
 # A list gives this many entries at least; one line that opens with a number is no list.
@@ -117,14 +127,17 @@ def _holds_key(line: str, key: str) -> bool:
     if clock:  # said in words, the hour may be the afternoon's ("half past four" of "16:30")
         hours = {int(clock[1])} | ({int(clock[1]) + 12} if int(clock[1]) < 12 else set())
         return any(re.search(rf"(?<![\d:.])0?{hour}[:.]{clock[2]}(?!\d)", line) for hour in hours)
+    if key.isdigit():  # "bay 7": the number standing alone, not inside "10:17"
+        return re.search(rf"(?<![\d:.]){key}(?![\d:.])", line) is not None
     if squash(key) in squash(line):
         return True
     word = key.lower()
     return (
-        word.isalpha()
+        re.fullmatch(CALENDAR, word) is not None  # a calendar's names are what a board shortens ("Sat", "Dec")
         and len(word) > ABBREVIATION_MIN
         and any(
-            len(token) >= ABBREVIATION_MIN and word.startswith(token) for token in re.findall(r"[a-z]+", line.lower())
+            len(token) >= ABBREVIATION_MIN and token not in FUNCTION_WORDS and word.startswith(token)
+            for token in re.findall(r"[a-z]+", line.lower())
         )
     )
 
@@ -142,6 +155,8 @@ def _row_keys(question: str) -> list[str]:
     for sentence in re.split(r"(?<=[.?!:;])\s+", question.strip()):
         for at, word in enumerate(re.findall(r"[A-Za-z0-9][\w'-]*", sentence)):
             word = word.removesuffix("'s")
+            if "'" in word:
+                continue  # "I'm", "don't": no name
             if any(c.isdigit() for c in word) or (at > 0 and word[:1].isupper() and len(word) >= 2 and word != "I"):
                 keys.append(word)
     return keys

@@ -130,14 +130,6 @@ class WordNet:
     def lemmas(self, offset: int) -> tuple[str, ...]:
         return self._synset(offset)[1]
 
-    def gloss(self, offset: int) -> str:
-        """The synset's definition, without its examples ("a nursery where children are cared for ...")."""
-        with self._lock:
-            end = self._data.find(b"\n", offset)
-            line = self._data[offset : end if end >= 0 else len(self._data)]
-        text = line.split(b" | ", 1)[1].decode("utf-8", "replace") if b" | " in line else ""
-        return text.split('; "')[0].strip().rstrip(";").strip()
-
     def lexfile(self, offset: int) -> int:
         return self._synset(offset)[0]
 
