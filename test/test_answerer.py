@@ -1420,26 +1420,7 @@ def test_a_sentence_that_meets_a_description_but_not_the_word_it_turns_on_is_no_
             "Saturday",
             "06:30",
         ),
-    ],
-)
-def test_the_line_that_names_what_is_asked_is_read_out_without_the_questions_words(
-    answerer: Reasoner, lines: tuple[str, ...], question: str, wanted: str, other: str
-) -> None:
-    """A label's other lines hold other values; the one the question names by a word of it, or by a word for a
-    kind of it (a swan is an animal), answers, less the words the question already says."""
-    from vidmem_ros.memory.records import Moment
-    from vidmem_ros.perception.types import TextLine
-
-    texts = [TextLine(line, 0.9) for line in lines]
-    answerer.store.add_moment(Moment(T0 + 45, "/cam", 64, 48, None, texts=texts))
-    answer = answerer.answer(question)
-    value = str(answer.value).lower()
-    assert wanted.lower() in value and other.lower() not in value, answer.text
-
-
-@pytest.mark.parametrize(
-    ("lines", "question", "wanted", "other"),
-    [
+        # A limit of time a sign states answers how long something may last, not the sign's other numbers.
         (
             ("STEAM ROOM", "45 C", "Max. 20 minutes", "Shower first"),
             "What is the longest anyone should stay in the steam room?",
@@ -1460,18 +1441,19 @@ def test_the_line_that_names_what_is_asked_is_read_out_without_the_questions_wor
         ),
     ],
 )
-def test_how_long_a_sign_allows_is_read_out_of_the_line_that_gives_a_time(
+def test_the_line_that_names_what_is_asked_is_read_out_without_the_questions_words(
     answerer: Reasoner, lines: tuple[str, ...], question: str, wanted: str, other: str
 ) -> None:
-    """A limit of time a sign states ("Max. 20 minutes") is what a question of the longest allowed asks, not the
-    sign's other numbers."""
+    """A label's other lines hold other values; the one the question names by a word of it, or by a word for a
+    kind of it (a swan is an animal), answers, less the words the question already says."""
     from vidmem_ros.memory.records import Moment
     from vidmem_ros.perception.types import TextLine
 
-    answerer.store.add_moment(Moment(T0 + 45, "/cam", 64, 48, None, texts=[TextLine(t, 0.9) for t in lines]))
+    texts = [TextLine(line, 0.9) for line in lines]
+    answerer.store.add_moment(Moment(T0 + 45, "/cam", 64, 48, None, texts=texts))
     answer = answerer.answer(question)
-    value = str(answer.value)
-    assert wanted in value and other not in value, answer.text
+    value = str(answer.value).lower()
+    assert wanted.lower() in value and other.lower() not in value, answer.text
 
 
 @pytest.mark.parametrize(
