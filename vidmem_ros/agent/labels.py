@@ -14,6 +14,7 @@ import re
 from collections.abc import Iterable, Sequence
 
 from vidmem_ros.config import LexiconConfig
+from vidmem_ros.memo import BoundedMemo
 from vidmem_ros.perception import wordnet as wn
 from vidmem_ros.perception.coco import coco_supercategory
 from vidmem_ros.perception.imagenet import NUM_CLASSES as IMAGENET_CLASSES
@@ -69,9 +70,9 @@ class LabelLexicon:
         self._classes = frozenset(s for senses in self._class_senses(model_classes) for s in senses)
         self._synonyms: dict[str, tuple[str, ...]] = {}
         # (words, the senses they may be read in) -> the labels they name, asked of again and again
-        self._meant: dict[tuple[str, frozenset[int] | None], tuple[str, ...]] = {}
+        self._meant: BoundedMemo[tuple[str, frozenset[int] | None], tuple[str, ...]] = BoundedMemo(MEANT_CACHE)
         # (word, broader word, steps, as a value) -> whether it names a kind
-        self._kinds: dict[tuple[str, str, int, bool], bool] = {}
+        self._kinds: BoundedMemo[tuple[str, str, int, bool], bool] = BoundedMemo(MEANT_CACHE)
 
     def resolve(self, phrase: str) -> list[str]:
         """Labels that ``phrase`` refers to, tried on its whole and on ever shorter tails ("a red coffee mug" ->
@@ -173,13 +174,7 @@ class LabelLexicon:
         return tuple(dict.fromkeys(out))
 
     def _by_meaning(self, words: str, within: frozenset[int] | None = None) -> list[str]:
-        key = (words, within)
-        found = self._meant.get(key)
-        if found is None:
-            if len(self._meant) >= MEANT_CACHE:
-                self._meant.clear()
-            found = self._meant[key] = self._labels_meant(words, within)
-        return list(found)
+        return list(self._meant.get((words, within), lambda: self._labels_meant(words, within)))
 
     def _labels_meant(self, words: str, within: frozenset[int] | None = None) -> tuple[str, ...]:
         if self.wordnet is None:
@@ -221,13 +216,9 @@ class LabelLexicon:
         broad to narrow anything down ("thing", "entity") names no kind.  ``as_value``: whether it names a value
         a question asks for by ``broader``: the name of one counts too ("October" of "month", "Bergen" of
         "port"), and so does a kind of anything a phrase headed by it names ("Monday" is a "day of the week")."""
-        key = (word, broader, levels, as_value)
-        found = self._kinds.get(key)
-        if found is None:
-            if len(self._kinds) >= MEANT_CACHE:
-                self._kinds.clear()
-            found = self._kinds[key] = self._kind_of(word, broader, levels, as_value)
-        return found
+        return self._kinds.get(
+            (word, broader, levels, as_value), lambda: self._kind_of(word, broader, levels, as_value)
+        )
 
     def _kind_of(self, word: str, broader: str, levels: int, as_value: bool) -> bool:
         if self.wordnet is None or word == broader:

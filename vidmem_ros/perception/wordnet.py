@@ -17,6 +17,8 @@ import threading
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from vidmem_ros.memo import BoundedMemo
+
 # Lexicographer files of the noun synsets (WordNet's lexnames, fixed by the format).
 LEX_ACT, LEX_EVENT, LEX_TIME = 4, 11, 28  # acts and activities, events, time periods
 LEX_TOPS, LEX_ANIMAL, LEX_ARTIFACT, LEX_COMMUNICATION, LEX_FOOD, LEX_LOCATION, LEX_PERSON, LEX_PLANT = (
@@ -61,8 +63,8 @@ class WordNet:
         self._synsets: dict[int, tuple[int, tuple[str, ...], tuple[int, ...]]] = {}
         self._depths: dict[int, int] = {}
         # Asked of the same words again and again by every question; a word's answers never change.
-        self._bases: dict[str, str] = {}
-        self._is_a: dict[tuple[int, int, int], bool] = {}
+        self._bases: BoundedMemo[str, str] = BoundedMemo(MEMO_LIMIT)
+        self._is_a: BoundedMemo[tuple[int, int, int], bool] = BoundedMemo(MEMO_LIMIT)
 
     def senses(self, lemma: str) -> tuple[int, ...]:
         """Synset offsets of a noun, most frequent sense first; empty for a word WordNet lacks."""
@@ -72,12 +74,7 @@ class WordNet:
         """A noun's dictionary form, as WordNet's morphy finds it: its list of irregular plurals ("children" ->
         "child"), then its suffix rules ("women" -> "woman", "boxes" -> "box"); the word itself if none is a
         noun."""
-        found = self._bases.get(word)
-        if found is None:
-            if len(self._bases) >= MEMO_LIMIT:  # words read over a month are many: start again
-                self._bases.clear()
-            found = self._bases[word] = self._base_form(word)
-        return found
+        return self._bases.get(word, lambda: self._base_form(word))
 
     def _base_form(self, word: str) -> str:
         irregular = self._exceptions.get(_key(word)) or _SUPPLETIVE.get(_key(word))
@@ -155,13 +152,7 @@ class WordNet:
 
     def is_a(self, offset: int, broader: int, max_levels: int = 64) -> bool:
         """Whether ``broader`` is ``offset`` or one of its hypernyms within ``max_levels`` steps."""
-        key = (offset, broader, max_levels)
-        found = self._is_a.get(key)
-        if found is None:
-            if len(self._is_a) >= MEMO_LIMIT:
-                self._is_a.clear()
-            found = self._is_a[key] = self._within(offset, broader, max_levels)
-        return found
+        return self._is_a.get((offset, broader, max_levels), lambda: self._within(offset, broader, max_levels))
 
     def _within(self, offset: int, broader: int, max_levels: int) -> bool:
         frontier = {offset}
