@@ -15,13 +15,7 @@ from collections import Counter
 from collections.abc import Generator
 from dataclasses import replace
 
-from vidmem_ros.agent.asked import (
-    Asked,
-    asked_field,
-    asked_kind,
-    cites_a_source,
-    interrogative,
-)
+from vidmem_ros.agent.asked import Asked, asked_field, asked_kind, cites_a_source, interrogative
 from vidmem_ros.agent.bounded import Bound, occasion_bound
 from vidmem_ros.agent.comparison import Comparison, DurationCheck, comparison_question, duration_check
 from vidmem_ros.agent.description import head_words, held_in

@@ -90,17 +90,23 @@ def _apart(run: str, senses: Callable[[str], int]) -> str:
         return run
     if len(pieces[0]) == 1 or len(pieces[-1]) == 1:  # "ARABICA" is no "ARABIC A": "a" joins words, never ends one
         return run
+    return " ".join(_in_case_of(run, pieces))
+
+
+def words_of_run(run: str, senses: Callable[[str], int]) -> list[str]:
+    """The dictionary words a run of letters could be made of, however few, in its own case ("Mondayclosed":
+    "Monday", "closed"), for a reader that has other evidence it is words, not a name; [] where it is none."""
+    pieces = _split(run.lower(), _commonness(senses)) if len(run) >= MIN_RUN else None
+    return _in_case_of(run, pieces) if pieces else []
+
+
+def _in_case_of(run: str, pieces: list[str]) -> list[str]:
+    """The pieces a run of letters was split into, as the run writes them."""
     out, at = [], 0
     for piece in pieces:
         out.append(run[at : at + len(piece)])
         at += len(piece)
-    return " ".join(out)
-
-
-def words_of_run(run: str, senses: Callable[[str], int]) -> list[str]:
-    """The dictionary words a run of letters could be made of, however few ("Mondayclosed": "monday", "closed"),
-    for a reader that has other evidence it is words, not a name; [] where it is none."""
-    return (_split(run.lower(), _commonness(senses)) or []) if len(run) >= MIN_RUN else []
+    return out
 
 
 # A word this common or more counts as common as any: rank splits by their pieces' commonness up to it.

@@ -8,7 +8,7 @@ width, a few lines apart); lines side by side or far apart are separate things. 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -34,22 +34,7 @@ COLOUR_LEAD = 1.5  # and it stands out from the next block by this factor
 
 def text_blocks(lines: Sequence[TextLine]) -> list[list[TextLine]]:
     """The lines grouped into blocks, in reading order of their first lines."""
-    parent = list(range(len(lines)))
-
-    def root(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
-    for i, a in enumerate(lines):
-        for j in range(i + 1, len(lines)):
-            if _stacked(a.box, lines[j].box):
-                parent[root(j)] = root(i)
-    groups: dict[int, list[TextLine]] = {}
-    for i, line in enumerate(lines):
-        groups.setdefault(root(i), []).append(line)
-    blocks = [sorted(g, key=lambda line: line.box[1]) for g in groups.values()]
+    blocks = [sorted(g, key=lambda line: line.box[1]) for g in _grouped(lines, _stacked)]
     return sorted(blocks, key=lambda b: (b[0].box[1], b[0].box[0]))
 
 
@@ -57,6 +42,16 @@ def rows(lines: Sequence[TextLine]) -> list[str]:
     """The lines' texts with the parts of one row of a table or list joined, left to right ("11:05 ELMSTEAD" and
     "PLATFORM 4" beside it): a reader splits a row where its columns leave a gap, and may give the parts in
     either order.  A row stands where its first part was read; lines without a box stay as they are."""
+    return [
+        " ".join(part.text for part in sorted(row, key=lambda line: line.box[0])) for row in _grouped(lines, _beside)
+    ]
+
+
+def _grouped(
+    lines: Sequence[TextLine], together: Callable[[tuple[float, ...], tuple[float, ...]], bool]
+) -> list[list[TextLine]]:
+    """The lines in groups of those ``together`` joins, directly or through others, each group in the order its
+    lines were read and the groups in the order of their first lines."""
     parent = list(range(len(lines)))
 
     def root(i: int) -> int:
@@ -67,13 +62,12 @@ def rows(lines: Sequence[TextLine]) -> list[str]:
 
     for i, a in enumerate(lines):
         for j in range(i + 1, len(lines)):
-            if _beside(a.box, lines[j].box):
-                first, other = sorted((root(i), root(j)))
-                parent[other] = first  # a row stands where its first part was read
-    joined: dict[int, list[TextLine]] = {}
+            if together(a.box, lines[j].box):
+                parent[root(j)] = root(i)
+    groups: dict[int, list[TextLine]] = {}
     for i, line in enumerate(lines):
-        joined.setdefault(root(i), []).append(line)
-    return [" ".join(part.text for part in sorted(row, key=lambda line: line.box[0])) for row in joined.values()]
+        groups.setdefault(root(i), []).append(line)
+    return list(groups.values())
 
 
 def row_named(lines: Sequence[str], question: str) -> str:

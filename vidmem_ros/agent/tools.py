@@ -291,17 +291,11 @@ def _field_lines(ctx: ToolContext, words: list[str], text: str) -> list[str]:
             pieces = words_of_run(token, senses) if senses is not None else []
             if any(names(piece) for piece in pieces):
                 found = True
-                line = re.sub(rf"\b{token}\b", " ".join(_cased(piece, token) for piece in pieces), line)
+                line = re.sub(rf"\b{token}\b", " ".join(pieces), line)
         return line if found else ""
 
     lines = [line.strip() for line in text.split(" / ") if line.strip()]
     return [named for line in lines if (named := naming(line))]
-
-
-def _cased(piece: str, run: str) -> str:
-    """A piece of a run of letters in the run's own case."""
-    at = run.lower().find(piece)
-    return run[at : at + len(piece)]
 
 
 # A line names what a question asks for by a word for a kind of it this many steps below it at most: "which animals"
