@@ -406,6 +406,19 @@ def test_a_word_no_record_holds_names_what_a_records_word_is_a_kind_of(tmp_path:
     assert kinds("an instrument") is None  # no word heard names a kind of instrument
 
 
+def test_a_word_heard_names_a_kind_only_in_the_sense_its_sentence_means(tmp_path: Path) -> None:
+    from vidmem_ros.agent.labels import LabelLexicon
+    from vidmem_ros.config import load_config
+
+    lexicon = LabelLexicon((), load_config().lexicon)
+    store = SqliteStore(tmp_path / "memory.db")
+    store.add_transcript(Transcript(T0 + 10, T0 + 13, "The computer mouse at the front desk has stopped working."))
+    store.add_transcript(Transcript(T0 + 40, T0 + 43, "Somebody saw a mouse running behind the fridge."))
+    grounding = Grounder(store, None, (-math.inf, math.inf), MeaningCache(None), kind_of=lexicon.kind_of)
+    rodent = grounding.ground("a rodent", [Sense.HEARD]).claimed()
+    assert rodent is not None and rodent.stamp == T0 + 40
+
+
 def test_what_an_events_caption_says_was_heard_is_no_sighting(tmp_path: Path, photos) -> None:  # type: ignore[no-untyped-def]
     """A sentence heard during an event is in its caption; grounding a thing seen must not find it there."""
     from vidmem_ros.config import load_config

@@ -73,6 +73,23 @@ def test_names_read_on_signs_are_matched_to_the_kind_asked_for() -> None:
     assert lexicon.kinds_named("Beware of the Dog", animal) == ["dog"]  # title case: capitals name no one
 
 
+def test_a_word_read_is_taken_in_the_sense_the_words_beside_it_point_to() -> None:
+    from vidmem_ros.agent.labels import LabelLexicon
+
+    lexicon = LabelLexicon(("dog", "car"))
+    rodent = lexicon.category("rodent")
+    assert lexicon.kinds_named("MOUSE TRAPS SET IN THIS CORNER", rodent) == ["mouse"]
+    assert lexicon.kinds_named("Spare computer mouse in drawer", rodent) == []  # the device
+    assert lexicon.kinds_named("COMPUTER MICE: ASK AT DESK", rodent) == []
+    device = lexicon.sense_meant("mouse", ["the", "computer", "mouse"])
+    assert device is not None and device != lexicon.sense_meant("mouse")
+    assert lexicon.sense_meant("mouse", ["a", "mouse", "nest", "under", "the", "stairs"]) == lexicon.sense_meant(
+        "mouse"
+    )
+    assert not lexicon.kind_of("mouse", "rodent", context=("computer", "mouse"))
+    assert lexicon.kind_of("mouse", "rodent") and lexicon.kind_of("mice", "rodent", context=("two", "mice"))
+
+
 def test_verbs_go_back_to_their_dictionary_form(nouns: WordNet) -> None:
     irregular = {"brought": "bring", "kept": "keep", "fell": "fall", "spoken": "speak", "ran": "run"}
     regular = {"waters": "water", "moved": "move", "stopped": "stop", "hurries": "hurry", "checking": "check"}

@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from difflib import SequenceMatcher
 from enum import Enum
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 import numpy as np
 
@@ -225,6 +225,12 @@ def _heads(tokens: Sequence[str], is_word: Callable[[str], bool] | None) -> list
     return [t for t, nxt in zip(tokens, after, strict=True) if not (nxt and is_word(f"{t} {nxt}"))]
 
 
+class KindOf(Protocol):
+    """Whether a word, in the sense the words written with it point to, names a kind of what a broader one names."""
+
+    def __call__(self, word: str, broader: str, *, context: Iterable[str] = ()) -> bool: ...
+
+
 def meaning_score(cosine: float) -> float:
     return float(min(1.0, max(0.0, (cosine - MEANING_FLOOR) / (MEANING_FULL - MEANING_FLOOR))))
 
@@ -300,9 +306,10 @@ class Grounder:
         is_word: Callable[[str], bool] | None = None,
         synonyms_of: Callable[[str], Sequence[str]] | None = None,
         kept: dict[tuple[str, float, float], Any] | None = None,
-        kind_of: Callable[[str, str], bool] | None = None,
+        kind_of: KindOf | None = None,
     ) -> None:
-        """``kind_of(word, broader)``: whether a word names a kind of what a broader word names ("sparrow", "bird")."""
+        """``kind_of(word, broader, context=...)``: whether a word, in the sense the words written with it point to,
+        names a kind of what a broader word names ("sparrow", "bird")."""
         self.store = store
         self.as_of = as_of
         self.lo, self.hi = window
@@ -317,16 +324,35 @@ class Grounder:
         self._numbers: list[str] = []
         self._kept = {} if kept is None else kept  # records read, by kind and window: one question reads them once
 
-    def _with_kinds(self, wanted: list[str], known: set[str], records: list[_Record]) -> Synonyms:
-        """The synonyms, and for each wanted word no record holds the records' words that name kinds of it."""
-        assert self.kind_of is not None
-        tokens = {t for r in records for t in _heads(_tokens(r.text), self.is_word) if len(t) >= 3 and not t.isdigit()}
+    def _with_kinds(
+        self, wanted: list[str], known: set[str], records: list[_Record]
+    ) -> tuple[Synonyms, dict[str, Synonyms]]:
+        """The synonyms, and for each wanted word no record holds the records' words that name kinds of it; and for
+        a record that holds such a word meant in another sense ("the computer mouse" for "a rodent"), the
+        synonyms without it."""
+        kind_of = self.kind_of
+        assert kind_of is not None
+        # Each record's words, read in the sense the record's other words point to.
+        texts = {r.text: _tokens(r.text) for r in records}
+        heads = {
+            (t, ctx) for ctx in texts.values() for t in _heads(ctx, self.is_word) if len(t) >= 3 and not t.isdigit()
+        }
         extended = dict(self._synonyms)
+        otherwise: dict[tuple[str, ...], dict[str, set[str]]] = {}  # record's words -> word asked -> kinds not meant
         for word in set(wanted) - known:
-            kinds = sorted(t for t in tokens if self.kind_of(t, word))
+            meant = {(t, ctx): kind_of(t, word, context=ctx) for t, ctx in heads}
+            kinds = sorted({t for (t, _), yes in meant.items() if yes})
             if kinds:
                 extended[word] = (*extended.get(word, ()), *kinds)
-        return extended
+            for (t, ctx), yes in meant.items():
+                if not yes and t in kinds:
+                    otherwise.setdefault(ctx, {}).setdefault(word, set()).add(t)
+        own: dict[str, Synonyms] = {
+            text: {w: tuple(o for o in others if o not in otherwise[ctx].get(w, ())) for w, others in extended.items()}
+            for text, ctx in texts.items()
+            if ctx in otherwise
+        }
+        return extended, own
 
     def wordy(self, text: str) -> bool:
         """Whether a record has words enough for its meaning to be read: two of three letters or more, or one
@@ -487,19 +513,20 @@ class Grounder:
         # Words no record holds describe what bore the words read or heard ("the notice", "the voice"); a thing
         # seen is named by all of its words ("boiler house" is not "house").
         synonyms: Synonyms = self._synonyms
+        own: dict[str, Synonyms] = {}  # a record's own, where one of its words is meant otherwise
         known = (
             known_words(wanted, (_words_of(r) for r in records), synonyms) if sense is not Sense.SEEN else set(wanted)
         )
         if sense is not Sense.SEEN and self.kind_of is not None and set(wanted) - known:
             # A word no record holds may name what a record's word is a kind of ("bird" of "a pair of swans").
-            synonyms = self._with_kinds(wanted, known, records)
+            synonyms, own = self._with_kinds(wanted, known, records)
             known = known_words(wanted, (_words_of(r) for r in records), synonyms)
         if sense is Sense.HEARD and set(wanted) - known:
             # ... or, heard, what the recogniser wrote for it ("sold pins" for "salt bins")
             synonyms = _with_sounds(wanted, known, records, synonyms)
             known = known_words(wanted, (_words_of(r) for r in records), synonyms)
         one_of_each = {r.text: r for r in records}  # a tag's label has the same broader words on every frame
-        words = {t: _record_words(wanted, r, known, synonyms) for t, r in one_of_each.items()}
+        words = {t: _record_words(wanted, r, known, own.get(t, synonyms)) for t, r in one_of_each.items()}
         distinct = list(dict.fromkeys(r.text for r in records))
         # Meaning for every distinct record where few; else for the best by words and the most recent.
         if len(distinct) > MEANING_CANDIDATES:

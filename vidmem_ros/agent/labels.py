@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
+from vidmem_ros.agent.readable import FUNCTION_WORDS
 from vidmem_ros.config import LexiconConfig
 from vidmem_ros.memo import BoundedMemo
 from vidmem_ros.perception import wordnet as wn
@@ -71,8 +72,11 @@ class LabelLexicon:
         self._synonyms: dict[str, tuple[str, ...]] = {}
         # (words, the senses they may be read in) -> the labels they name, asked of again and again
         self._meant: BoundedMemo[tuple[str, frozenset[int] | None], tuple[str, ...]] = BoundedMemo(MEANT_CACHE)
-        # (word, broader word, steps, as a value) -> whether it names a kind
-        self._kinds: BoundedMemo[tuple[str, str, int, bool], bool] = BoundedMemo(MEANT_CACHE)
+        # (word, broader word, steps, as a value, the words written with it) -> whether it names a kind
+        self._kinds: BoundedMemo[tuple[str, str, int, bool, frozenset[str]], bool] = BoundedMemo(MEANT_CACHE)
+        # (word, the words written with it) -> the sense meant
+        self._meant_in: BoundedMemo[tuple[str, frozenset[str]], int] = BoundedMemo(MEANT_CACHE)
+        self._defined_by: BoundedMemo[int, frozenset[str]] = BoundedMemo(MEANT_CACHE)  # sense -> its words
 
     def resolve(self, phrase: str) -> list[str]:
         """Labels that ``phrase`` refers to, tried on its whole and on ever shorter tails ("a red coffee mug" ->
@@ -133,6 +137,9 @@ class LabelLexicon:
         found = []
         for name in names:
             senses = [s for f in self._forms(name) for s in wordnet.senses(f)]
+            meant = self.sense_meant(name, words) if senses else None
+            if meant is not None and meant != senses[0]:
+                senses = [meant]  # the sense the sign's other words point to ("COMPUTER MOUSE": no rodent)
             if not senses or wordnet.lexfile(senses[0]) not in _KINDS:
                 continue  # a word read is a thing's name only if that is what it most often means ("SAFETY" is not)
             for broad in category:  # a word in its most frequent sense of the category's kind ("machine": no car)
@@ -210,28 +217,76 @@ class LabelLexicon:
                 return True
         return False
 
-    def kind_of(self, word: str, broader: str, levels: int = KIND_LEVELS, as_value: bool = False) -> bool:
-        """Whether a word, in its most frequent sense, names a kind of what ``broader`` names in one of its two most
-        frequent senses ("sparrow" of "bird", "truck" of "vehicle"), at most ``levels`` steps below it; a sense too
-        broad to narrow anything down ("thing", "entity") names no kind.  ``as_value``: whether it names a value
-        a question asks for by ``broader``: the name of one counts too ("October" of "month", "Bergen" of
-        "port"), and so does a kind of anything a phrase headed by it names ("Monday" is a "day of the week")."""
+    def kind_of(
+        self,
+        word: str,
+        broader: str,
+        levels: int = KIND_LEVELS,
+        as_value: bool = False,
+        context: Iterable[str] = (),
+    ) -> bool:
+        """Whether a word, in the sense meant (its most frequent, or the one the words written with it, ``context``,
+        point to), names a kind of what ``broader`` names in one of its two most frequent senses ("sparrow" of
+        "bird", "truck" of "vehicle"), at most ``levels`` steps below it; a sense too broad to narrow anything down
+        ("thing", "entity") names no kind.  ``as_value``: whether it names a value a question asks for by
+        ``broader``: the name of one counts too ("October" of "month", "Bergen" of "port"), and so does a kind of
+        anything a phrase headed by it names ("Monday" is a "day of the week")."""
+        around = frozenset(context)
         return self._kinds.get(
-            (word, broader, levels, as_value), lambda: self._kind_of(word, broader, levels, as_value)
+            (word, broader, levels, as_value, around), lambda: self._kind_of(word, broader, levels, as_value, around)
         )
 
-    def _kind_of(self, word: str, broader: str, levels: int, as_value: bool) -> bool:
+    def _kind_of(self, word: str, broader: str, levels: int, as_value: bool, context: frozenset[str]) -> bool:
         if self.wordnet is None or word == broader:
             return False
         wordnet = self.wordnet
-        own = wordnet.senses(wordnet.base_form(word))
-        if not own or (not as_value and wordnet.is_proper(own[0], word)):
+        meant = self.sense_meant(word, context)
+        if meant is None or (not as_value and wordnet.is_proper(meant, word)):
             return False
-        if as_value and _headed_by(wordnet, own[0], wordnet.base_form(broader), levels):
+        if as_value and _headed_by(wordnet, meant, wordnet.base_form(broader), levels):
             return True
         wide = [s for s in wordnet.senses(wordnet.base_form(broader))[:SYNONYM_SENSES]
                 if wordnet.depth(s) >= self.config.min_depth]  # fmt: skip
-        return any(s != own[0] and wordnet.is_a(own[0], s, levels) for s in wide)
+        return any(s != meant and wordnet.is_a(meant, s, levels) for s in wide)
+
+    def sense_meant(self, word: str, context: Iterable[str] = ()) -> int | None:
+        """The sense a word is meant in among the words written with it: its most frequent, unless another's
+        definition and names share more of those words ("MOUSE" beside "COMPUTER" is the device, "CRICKET" beside
+        "BAT" the game: a simplified Lesk).  None for a word WordNet lacks."""
+        if self.wordnet is None:
+            return None
+        form = self.wordnet.base_form(word.lower())
+        senses = self.wordnet.senses(form)
+        around = frozenset(self._defining(" ".join(context))) - {form}
+        if len(senses) < 2 or not around:
+            return senses[0] if senses else None
+        return self._meant_in.get((form, around), lambda: self._lesk(form, senses, around))
+
+    def _lesk(self, form: str, senses: Sequence[int], around: frozenset[str]) -> int:
+        """The sense sharing most words with ``around``; the most frequent where none shares more than it, or
+        where the one that does is defined by the word itself: the leaves of the basil, the fruit of the squash
+        plant are the thing its most frequent sense names, not another."""
+        assert self.wordnet is not None
+        shared = [len(around & self._sense_words(s)) for s in senses]
+        best = max(range(len(senses)), key=lambda i: (shared[i], -i))
+        definition = self.wordnet.gloss(senses[best]).split('"')[0]  # without the examples of its use
+        if shared[best] <= shared[0] or form in self._defining(definition):
+            return senses[0]
+        return senses[best]
+
+    def _sense_words(self, sense: int) -> frozenset[str]:
+        wordnet = self.wordnet
+        assert wordnet is not None
+        return self._defined_by.get(
+            sense, lambda: self._defining(" ".join((wordnet.gloss(sense), *wordnet.lemmas(sense))))
+        )
+
+    def _defining(self, text: str) -> frozenset[str]:
+        """The dictionary forms of a text's words that can tell senses apart (three letters or more, no function
+        word)."""
+        assert self.wordnet is not None
+        words = re.findall(r"[a-z]{3,}", text.lower())
+        return frozenset(self.wordnet.base_form(w) for w in words if w not in FUNCTION_WORDS)
 
     def classified(self, phrase: str) -> bool:
         """Whether another of the robot's models (the tagger) reports the thing a phrase names, or kinds of it

@@ -127,6 +127,13 @@ class WordNet:
     def lemmas(self, offset: int) -> tuple[str, ...]:
         return self._synset(offset)[1]
 
+    def gloss(self, offset: int) -> str:
+        """A synset's definition and examples, as written after its pointers."""
+        with self._lock:
+            end = self._data.find(b"\n", offset)
+            line = self._data[offset : end if end >= 0 else len(self._data)]
+        return line.split(b" | ", 1)[-1].decode("utf-8", "replace").strip() if b" | " in line else ""
+
     def lexfile(self, offset: int) -> int:
         return self._synset(offset)[0]
 
