@@ -147,16 +147,17 @@ def test_readings_of_one_sign_that_missed_a_line_are_no_rival_to_it(tmp_path: Pa
     for k, lines in enumerate(readings):
         board.add_moment(Moment(T0 + 2 * k, "/cam", 64, 48, None, texts=[TextLine(line, 0.9) for line in lines]))
     found = grounder(board).ground("the high and low water", [Sense.READ])
-    assert len({g.identity for g in found.found}) > 1  # two readings ...
-    assert found.claimed() is not None  # ... of one sign
+    claimed = found.claimed()
+    assert claimed is not None and len({g.identity for g in found.found}) == 1  # two readings of one sign ...
+    assert claimed.stamp == T0 and claimed.end == T0 + 12  # ... met from the first reading to the last
     # A board beside it that differs in a number is another board, however alike its lines.
     gates = SqliteStore(tmp_path / "gates.db")
     for k, line in enumerate(["GATE 12 BOARDING"] * 3 + ["GATE 13 BOARDING"] * 3):
         gates.add_moment(Moment(T0 + 2 * k, "/cam", 64, 48, None, texts=[TextLine(line, 0.9)]))
     assert grounder(gates).ground("the gate boarding", [Sense.READ]).claimed() is None
-    # The like lines read again later, in another view, are another board: a rival as before.
+    # Like lines read later, in another view, are another board: a rival as before.
     board.add_moment(
-        Moment(T0 + 300, "/cam", 64, 48, None, texts=[TextLine(t, 0.9) for t in ("HIGH O6:12", "LOW 12:40")])
+        Moment(T0 + 300, "/cam", 64, 48, None, texts=[TextLine(t, 0.9) for t in ("HIGH 06:12", "LOW 12:40")])
     )
     assert grounder(board).ground("the high and low water", [Sense.READ]).claimed() is None
 

@@ -386,3 +386,36 @@ def _reading_meaning(patrol: Reasoner, config: VidmemConfig) -> Reasoner:
     assert embedder is not None
     labels = tuple(COCO_LABELS.values())
     return Reasoner(patrol.store, config.query, labels, detector_min_score=0.5, text_embedder=embedder)
+
+
+@pytest.mark.parametrize(
+    "question", ["When did you reach the lawn?", "What time did you get to the lawn?", "When were you on the lawn?"]
+)
+def test_a_place_is_named_by_a_word_text_recognition_ran_together_with_others(
+    patrol: Reasoner, config: VidmemConfig, question: str
+) -> None:
+    from vidmem_ros.memory.records import Moment
+    from vidmem_ros.perception.types import TextLine
+
+    patrol.store.add_moment(
+        Moment(T0 + 48, "/cam", 64, 48, None, texts=[TextLine("KEEPOFFTHELAWN", 0.9)], pose=at(10.0))
+    )
+    arrived = _reading_meaning(patrol, config).answer(question)
+    assert arrived.stamp is not None and 40 <= arrived.stamp - T0 <= 50, arrived.text
+
+
+@pytest.mark.parametrize("place", ["the vehicle bay", "the animal enclosure"])
+def test_a_sign_that_names_only_a_kind_of_a_word_names_no_place(
+    patrol: Reasoner, config: VidmemConfig, place: str
+) -> None:
+    """ "NO BICYCLES" speaks of a kind of vehicle: no evidence that the robot stood in "the vehicle bay"."""
+    from vidmem_ros.agent.tools import _grounded_at
+    from vidmem_ros.memory.records import Moment
+    from vidmem_ros.perception.types import TextLine
+
+    lines = [TextLine("NO BICYCLES", 0.9), TextLine("NO DOGS", 0.9)]
+    patrol.store.add_moment(Moment(T0 + 48, "/cam", 64, 48, None, texts=lines, pose=at(10.0)))
+    ctx = _reading_meaning(patrol, config).context(None)
+    listed = places(ctx.visits(*ctx.window(None, None)))
+    scores = {round(p.x): s for p, s in zip(listed, _grounded_at(ctx, place, listed), strict=True)}
+    assert max(s for x, s in scores.items() if x >= 5) < 0.4, scores

@@ -307,9 +307,11 @@ class Grounder:
         synonyms_of: Callable[[str], Sequence[str]] | None = None,
         kept: dict[tuple[str, float, float], Any] | None = None,
         kind_of: KindOf | None = None,
+        set_apart: Callable[[str], str] | None = None,
     ) -> None:
         """``kind_of(word, broader, context=...)``: whether a word, in the sense the words written with it point to,
-        names a kind of what a broader word names ("sparrow", "bird")."""
+        names a kind of what a broader word names ("sparrow", "bird").  ``set_apart``: a line read with the words
+        text recognition ran together set apart ("NOPARKING" as "NO PARKING"), so that they are words to match."""
         self.store = store
         self.as_of = as_of
         self.lo, self.hi = window
@@ -319,6 +321,7 @@ class Grounder:
         self.is_word = is_word  # a dictionary's test for a word; without one, length decides
         self.synonyms_of = synonyms_of
         self.kind_of = kind_of
+        self.set_apart = set_apart
         self._synonyms: dict[str, Sequence[str]] = {}
         self._naming: list[str] = []
         self._numbers: list[str] = []
@@ -410,6 +413,7 @@ class Grounder:
     def _signs(self) -> list[_Record]:
         """What was read, a frame's lines taken together (a sign's words often span several lines)."""
         lines = self.store.texts_read(self.lo, self.hi, self.as_of, limit=50_000)
+        set_apart = self.set_apart or (lambda text: text)
         by_frame: dict[int, list[TextLine]] = {}
         first: dict[int, tuple[float, Pose | None, int]] = {}
         for line in lines:
@@ -421,7 +425,7 @@ class Grounder:
                 f"text/{first[mid][2]}",
                 first[mid][0],
                 first[mid][0],
-                " / ".join(rows(texts)),
+                " / ".join(map(set_apart, rows(texts))),
                 first[mid][1],
                 frame=f"moment/{mid}",
             )
@@ -527,6 +531,11 @@ class Grounder:
             known = known_words(wanted, (_words_of(r) for r in records), synonyms)
         one_of_each = {r.text: r for r in records}  # a tag's label has the same broader words on every frame
         words = {t: _record_words(wanted, r, known, own.get(t, synonyms)) for t, r in one_of_each.items()}
+        # The records whose words meet the description only through a kind of one of its words ("BICYCLES" of "the
+        # vehicle"): of the thing asked about, weaker evidence of a place or a source it names.
+        by_kind = {
+            t for t, w in words.items() if w and not _record_words(wanted, one_of_each[t], known, self._synonyms)
+        }
         distinct = list(dict.fromkeys(r.text for r in records))
         # Meaning for every distinct record where few; else for the best by words and the most recent.
         if len(distinct) > MEANING_CANDIDATES:
@@ -556,6 +565,7 @@ class Grounder:
                     "last_ref": run[-1].frame or run[-1].ref,
                     **({"frame_ref": shown[len(shown) // 2].frame} if mid.frame else {}),
                     "names_it": self._names_it({_words_of(r) for r in run}),
+                    **({"by_kind": True} if all(r.text in by_kind for r in run) else {}),
                     **({"head_unmet": head} if head and not word_hit(head, _words_of(mid), synonyms) else {}),
                 }
                 out.append(
@@ -605,7 +615,8 @@ SIGN_READINGS_MAX = 60
 def same_signs(records: Sequence[_Record]) -> dict[str, str]:
     """The name each frame's reading goes by: in one view (records no more than ``OCCASION_GAP_S`` apart), a
     reading whose every line is held in another's ("LEVEL / STAIR B" in "LEVEL 2 / STAIR B", "MARTAOKAFOR" in
-    "MARTA OKAFOR / Facilities Manager") is the same sign, named by its most frequent reading."""
+    "MARTA OKAFOR / Facilities Manager"), or is one of its lines with a letter misread ("HIGH O6:12"), is the same
+    sign, named by its most frequent reading."""
     names: dict[str, str] = {}
     for run in _runs(records, lambda r: r.stamp):
         counts: dict[str, int] = {}
@@ -621,7 +632,7 @@ def same_signs(records: Sequence[_Record]) -> dict[str, str]:
             if (
                 outer in outers
                 and all(len(line) >= SIGN_LINE_MIN for line in lines[inner])
-                and all(line in squashed[outer] for line in lines[inner])
+                and all(line in squashed[outer] or _read_in(line, lines[outer]) for line in lines[inner])
             ):
                 a, b = sorted(
                     (_root(parent, inner), _root(parent, outer)), key=texts.index
@@ -646,6 +657,11 @@ def _one_sign(a: Grounded, b: Grounded) -> bool:
         len(line) >= SIGN_LINE_MIN and any(_one_line(line, other) for other in theirs)
         for line in (squash(line) for line in inner.split(" / "))
     )
+
+
+def _read_in(line: str, others: list[str]) -> bool:
+    """Whether a squashed line is one of ``others`` read again with a letter or two misread."""
+    return any(_one_line(line, other) for other in others if abs(len(line) - len(other)) <= len(line) // 4)
 
 
 def _one_line(a: str, b: str) -> bool:

@@ -473,6 +473,7 @@ def _grounder(ctx: ToolContext, window: tuple[float, float]) -> Grounder:
         _lexicon(ctx).synonyms,
         ctx.records,
         _lexicon(ctx).kind_of,
+        lambda text: _set_apart_text(ctx, text),
     )
 
 
@@ -1028,6 +1029,8 @@ def _grounded_at(ctx: ToolContext, about: str, listed: list[stays.Place]) -> lis
     # players") is the share of frames above, and a record that only means something like it is no name.
     grounded = grounding_of(ctx, description, []).found
     found = [g for g in grounded if g.words >= 1.0 or (g.sense is not Sense.SEEN and g.words > 0)]
+    # ... by its words: not by a kind of one of them ("NO BICYCLES" names no "vehicle queue")
+    found = [g for g in found if not g.data.get("by_kind")]
     found = [g for g in found if g.sense is not Sense.HEARD or not names_elsewhere(g.text, description)]
     weight = {Sense.HEARD: HEARD_AT_PLACE}
     scores = [
