@@ -1439,6 +1439,35 @@ def test_a_sentence_that_meets_a_description_but_not_the_word_it_turns_on_is_no_
             "14",
             "3",
         ),
+        # Of the lines that give a time, the one the question names by its words.
+        (
+            ("CANAL LOCK", "UPSTREAM PASSAGE 10:20", "DOWNSTREAM PASSAGE 14:45"),
+            "When is the downstream passage?",
+            "14:45",
+            "10:20",
+        ),
+        (
+            ("CANAL LOCK", "UPSTREAM PASSAGE 10:20", "DOWNSTREAM PASSAGE 14:45"),
+            "Going by the lock board, when does the upstream passage go?",
+            "10:20",
+            "14:45",
+        ),
+        (
+            ("CANAL LOCK", "UPSTREAM PASSAGE 10:20", "DOWNSTREAM PASSAGE 14:45"),
+            "When will boats pass downstream?",
+            "14:45",
+            "10:20",
+        ),
+        # Who holds a post the sign names: the name it gives, not the post's own words, though they name a person.
+        (("WORKSHOP", "OSWIN TALBRECK", "Site Supervisor"), "Who is the site supervisor?", "TALBRECK", "Supervisor"),
+        (
+            ("WORKSHOP", "OSWIN TALBRECK", "Site Supervisor"),
+            "According to the plate, who's the supervisor on this site?",
+            "TALBRECK",
+            "Supervisor",
+        ),
+        # ... where the reader ran a title into the name ("DR.ANSELM").
+        (("SURGERY", "DR.ANSELM KORVEDAL", "Duty Vet"), "Who was the vet on duty?", "KORVEDAL", "Duty"),
     ],
 )
 def test_the_line_that_names_what_is_asked_is_read_out_without_the_questions_words(

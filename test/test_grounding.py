@@ -304,6 +304,11 @@ def test_a_record_holds_the_kind_of_value_asked_for(text: str, kind: ValueKind, 
         ("what fee was printed on the ticket", ValueKind.NUMBER),
         ("did you hear a number of complaints", None),
         ("what colour was the van", None),
+        ("when does the night bus leave", ValueKind.NUMBER),  # a time a sign or a message gives
+        ("when is the next tour", ValueKind.NUMBER),
+        ("when will the lift be mended", ValueKind.NUMBER),
+        ("when was the van seen", None),  # the moment the robot met something
+        ("when did you hear the bell", None),
     ],
 )
 def test_the_kind_of_value_asked_for_comes_from_the_question_phrase(question: str, kind: ValueKind | None) -> None:

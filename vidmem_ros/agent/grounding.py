@@ -858,6 +858,9 @@ _VALUE_KINDS = (
             r"|^what (?:does|do|did|will) (?:\w+ ){1,3}cost\b|^how (?:tall|high|wide|long|heavy|deep|far|low)"
             r" (?:can|may|must|should|is|are)\b|^(?:from |until |till |by )?what time (?:does|do|is|are|will|should"
             r"|must|can)\b"
+            # a time a sign or a message gives, asked in the present or the future ("when is the last ferry"),
+            # not the past moment something was met ("when was the van seen")
+            r"|^when (?:is|are|does|do|will|should|must|can)\b"
         ),
     ),
 )
@@ -915,7 +918,7 @@ def holds_value(
     # Two capitalised words on one line, neither a dictionary word nor words run together ("Ines Daliwal"; not
     # "KEEP OUT", "WI-FI ZONE", "EXITWAY DOOR").
     for line in text.split(" / "):
-        raw = line.split()
+        raw = _SPACE_DROPPED.sub(". ", line).split()
         tokens = [t.strip(".,;:!?()\"'") for t in raw]
         pairs = zip(raw, itertools.pairwise(tokens), strict=False)  # a list ("Tue, Thu") is no one name
         if any(_name_part(a, is_word) and _name_part(b, is_word) for r, (a, b) in pairs if r[-1] not in ",;:/"):
@@ -927,6 +930,8 @@ def holds_value(
     return False
 
 
+# A full stop with no space after it between words ("DR.HALE"): the space text recognition dropped.
+_SPACE_DROPPED = re.compile(r"(?<=[A-Za-z]{2})\.(?=[A-Za-z]{2})")
 # A line that gives a duty, then after a colon the capitalised word of who has it.
 _LISTED_NAME = re.compile(r"\S:\s+(?P<name>[A-Z][a-z]+)\s*$")
 

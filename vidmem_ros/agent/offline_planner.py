@@ -1559,7 +1559,10 @@ class OfflinePlanner:
             return False
         sure = 0.6 if best.data.get("claimed") else 0.35
         when = when_said(state, best.stamp)
+        question = " ".join(words)
         held = [str(v) for v in best.data.get("holds") or []]  # the parts that hold the kind of value asked for
+        # "who is the duty nurse": the name the sign gives, not the words it answers to ("Duty Nurse")
+        held = [h for h in held if words_covered(h, question) < 1.0] or held
         # A claim stands out from every other record, and one that holds the value asked for from every other that
         # could: as sure as a good match, however few of the question's words it shares.
         confidence = sure * (max(best.score, CLAIM_MIN) if best.data.get("claimed") else best.score)
@@ -1569,7 +1572,6 @@ class OfflinePlanner:
             yield answer(text, confidence, [best.ref], best.ref, best.ref, value=said)
             return True
         lines = [line.strip() for line in best.text.split(" / ") if line.strip()]
-        question = " ".join(words)
         # A line tells something the question does not say: words of its own, or a number ("CLEARANCE 2.3 m").
         named = [str(v) for v in best.data.get("field") or []]  # the lines that name what is asked, if not all do
         named = named if len(named) < len(lines) else []
@@ -1585,7 +1587,10 @@ class OfflinePlanner:
         # The lines that hold the answer are cited with those the question names, not the whole sign: its other
         # lines may hold other values.
         giving = [line for line in lines if any(squash(v) in squash(line) for v in values)] or lines
-        asked_of = [line for line in giving if words_covered(line, question) > 0]
+        # Of the lines that give a value, those that share most of the question's words ("HIGH WATER 06:52" for
+        # "when is high water", not "LOW WATER 13:05").
+        shared = {line: len(set(content_words(line.lower())) & set(words)) for line in giving}
+        asked_of = [line for line in giving if shared[line] and shared[line] == max(shared.values())]
         if kind is ValueKind.NUMBER and held and asked_of and len(asked_of) < len(giving):  # "on a Saturday"
             giving = asked_of
             values = [v for v in values if any(squash(v) in squash(line) for line in giving)] or values
