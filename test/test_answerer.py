@@ -1604,3 +1604,22 @@ def test_a_message_split_into_sentences_is_grounded_as_one(answerer: Reasoner, q
     answer = answerer.answer(question)
     assert "stop four" in answer.text and "Prague" in answer.text, answer.text  # the message, both its sentences
     assert answer.value is True or answer.stamp == T0 + 30, answer.text
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "The porter reported something in the bins. Which animal got in?",
+        "Which animal did the porter report was in the bins?",
+        "Which animal, the porter said, had got into the bins?",
+    ],
+)
+def test_a_kind_someone_said_something_of_is_read_out_of_what_was_said_not_listed_from_sight(
+    answerer: Reasoner, question: str
+) -> None:
+    """A cat was seen; the question asks which animal a person spoke of, by what they said of it."""
+    from vidmem_ros.memory.records import Transcript
+
+    answerer.store.add_transcript(Transcript(T0 + 30, T0 + 33, "A fox got into the bins behind the kitchen."))
+    answer = answerer.answer(question)
+    assert "fox" in str(answer.value).lower() and "cat" not in str(answer.value).lower(), answer.text

@@ -777,7 +777,7 @@ _HEARD_WORDS = (
     r"|requests?|requested|complaints?|complained|calls?|called out|paged|asked for|asking for|shouted|whispered"
 )
 # Verbs of saying that a sign does as well as a voice ("what the poster says"): heard where a person says it.
-_SAID_WORDS = r"said|say|says|saying|told|tell you|mention|mentions|mentioned|reported|reports"
+_SAID_WORDS = r"said|say|says|saying|told|tell you|mention|mentions|mentioned|report|reported|reports"
 _SAYER = re.compile(
     r"\b(?:someone|anyone|somebody|anybody|nobody|no one|everyone|people|person|he|she|they|you|i|we|staff)\b"
     rf"(?:\s+(?:had|has|have|did|does|do|ever|also|just|already|not|never|once))?\s+(?:{_SAID_WORDS})\b"

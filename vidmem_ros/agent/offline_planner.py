@@ -1336,10 +1336,13 @@ class OfflinePlanner:
         words = content_words(state.question)[:12]
         asks_name = asked_kind(state.question) is Asked.NAME
         kind = _KIND_ASKED.match(interrogative(state.question))
+        sources = source_named(state.question)
         said = (  # "which room ... in the message", "according to the timetable, which surgeon ...": what it says
-            source_named(state.question) == [Sense.HEARD]
+            sources == [Sense.HEARD]
             or re.search(rf"\b{MESSAGES}", state.question.lower()) is not None
             or cites_a_source(state.question)
+            # "the porter reported a leak: which tap ...": a thing someone said or wrote of, not every one met
+            or (Sense.HEARD in sources and not _BY_WRITING.search(state.question.lower()))
         )
         if kind and asks_name and not said:
             named = yield from self._kinds(state, kind.group("kind"))
