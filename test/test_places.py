@@ -419,3 +419,25 @@ def test_a_sign_that_names_only_a_kind_of_a_word_names_no_place(
     listed = places(ctx.visits(*ctx.window(None, None)))
     scores = {round(p.x): s for p, s in zip(listed, _grounded_at(ctx, place, listed), strict=True)}
     assert max(s for x, s in scores.items() if x >= 5) < 0.4, scores
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Did anyone say that something in the potting shed was dripping?",
+        "Was it mentioned that a tap in the potting shed was dripping?",
+        "Did you hear that something was dripping in the potting shed?",
+    ],
+)
+def test_what_was_heard_at_a_place_need_not_name_the_place(
+    patrol: Reasoner, config: VidmemConfig, question: str
+) -> None:
+    """ "The tap in here is dripping", heard while the robot stood where it read POTTING SHED."""
+    from vidmem_ros.memory.records import Moment, Transcript
+    from vidmem_ros.perception.types import TextLine
+
+    patrol.store.add_moment(Moment(T0 + 44, "/cam", 64, 48, None, texts=[TextLine("POTTING SHED", 0.9)], pose=at(10.0)))
+    patrol.store.add_transcript(Transcript(T0 + 46, T0 + 49, "The tap in here is dripping again."))
+    patrol.store.add_transcript(Transcript(T0 + 5, T0 + 8, "The kettle is on if anyone wants tea."))
+    answer = _reading_meaning(patrol, config).answer(question)
+    assert answer.value is True, answer.text

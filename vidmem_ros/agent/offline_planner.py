@@ -31,6 +31,7 @@ from vidmem_ros.agent.grounding import (
     lists_on_a_sign,
     sight_named,
     source_named,
+    terms,
     value_kind,
 )
 from vidmem_ros.agent.harness import AgentState, Observation, PlannerError
@@ -1399,7 +1400,12 @@ class OfflinePlanner:
         described = " ".join(asked_words(about or state.question)) or about or state.question
         how = senses if senses is not None else [s.value for s in source_named(state.question)]
         listed = counted_phrase(state.question) if asked is Asked.COUNT and lists_on_a_sign(state.question) else ""
-        best, occasions = yield from self._occasions_of(described, how, field=listed)
+        best: Finding | None = None
+        occasions: list[Finding] = []
+        if asked is Asked.YES_NO:  # "did she say something in the boiler room was leaking": heard there, of it
+            best, occasions = yield from self._at_place_named(state, described, how)
+        if best is None:
+            best, occasions = yield from self._occasions_of(described, how, field=listed)
         if best is None or (claimed_only and not best.data.get("claimed")):
             if asked is Asked.YES_NO and not claimed_only:
                 return answer("No, nothing I remember matches that.", NOT_SEEN_CONFIDENCE, value=False)
@@ -1486,15 +1492,40 @@ class OfflinePlanner:
             return answer(text, confidence, refs, value=round(total, 1))
         return None
 
+    def _at_place_named(
+        self, state: AgentState, described: str, how: list[str]
+    ) -> Generator[Step, list[Observation], tuple[Finding | None, list[Finding]]]:
+        """What the rest of a description is claimed in while the robot was at a place the question names ("in the
+        boiler room"): words read or heard there need not name the place they were met at ("in here")."""
+        for place in places_named(state.question):
+            if bears_text(head_words(place)):
+                continue  # "on the plate by the door": what bore the words, not where the robot was
+            named = set(terms(place))
+            rest = " ".join(w for w in described.split() if w not in named)
+            if not rest or rest == described:
+                continue
+            best, occasions = yield from self._occasions_of(rest, how, at=place)
+            if best is not None and best.data.get("claimed"):
+                return best, occasions
+        return None, []
+
     def _occasions_of(
-        self, description: str, how: list[str], weak: bool = False, sighting: bool = False, field: str = ""
+        self,
+        description: str,
+        how: list[str],
+        weak: bool = False,
+        sighting: bool = False,
+        field: str = "",
+        at: str = "",
     ) -> Generator[Step, list[Observation], tuple[Finding | None, list[Finding]]]:
         """What a description is grounded in (claimed, or the best where good enough, or with ``weak`` the best
         that matches at all) and every occasion of that same thing that grounds it as well, oldest first.  For a
         ``sighting`` a record counts only where it names the thing (a tag by its own name or a broader word, a sign
         by its words): one that only means something like it ("PADDLE HIRE" for a kayak, a canoe for a kayak) is no
-        sign of having seen it.  ``field``: what the question asks of a sign (its lines that name it are marked)."""
-        obs = (yield [call("ground", description=description, how=how, named=sighting, limit=20, field=field)])[0]
+        sign of having seen it.  ``field``: what the question asks of a sign (its lines that name it are marked).
+        ``at``: only what was met at the place so described."""
+        step = call("ground", description=description, how=how, named=sighting, limit=20, field=field, at=at)
+        obs = (yield [step])[0]
         found = obs.result.findings
         best = next((f for f in found if f.data.get("claimed")), None)
         if best is None and found and (found[0].score >= CLAIM_MIN or (weak and found[0].score > 0)):
