@@ -458,3 +458,25 @@ def test_what_an_events_caption_says_was_heard_is_no_sighting(tmp_path: Path, ph
 )
 def test_a_question_says_when_what_it_asks_about_was_looked_at(question: str, sight: bool) -> None:
     assert sight_named(question) is sight
+
+
+@pytest.mark.parametrize("description", ["how many people may ride at once", "the most people allowed", "people"])
+def test_a_plural_made_otherwise_than_by_an_ending_meets_its_singular(tmp_path: Path, description: str) -> None:
+    """ "people" is the plural of "person" as people use it, though it shares no ending with "PERSONS"."""
+    from vidmem_ros.agent.labels import LabelLexicon
+    from vidmem_ros.config import load_config
+
+    lexicon = LabelLexicon((), load_config().lexicon)
+    store = SqliteStore(tmp_path / "memory.db")
+    for offset, line in ((10, "MAX 8 PERSONS"), (60, "SERVICE LIFT")):
+        store.add_moment(Moment(T0 + offset, "/cam", 64, 48, None, texts=[TextLine(line, 0.9)]))
+    grounding = Grounder(store, None, (-math.inf, math.inf), MeaningCache(None), synonyms_of=lexicon.synonyms)
+    found = grounding.ground(description, [Sense.READ]).found
+    assert found and found[0].text == "MAX 8 PERSONS" and found[0].words > 0, found
+
+
+def test_a_contracted_question_word_is_no_content_word() -> None:
+    from vidmem_ros.agent.question import content_words
+
+    assert content_words("What's on the board? Who's there, and where's the key?") == ["board", "key"]
+    assert content_words("Didn't you see the porter's trolley?") == ["porter's", "trolley"]

@@ -166,7 +166,8 @@ class LabelLexicon:
         assert self.wordnet is not None
         wordnet = self.wordnet
         form = self._forms(word.lower().strip())[0]
-        out: list[str] = []
+        # A plural not made from its singular by an ending ("people", "mice") meets the singular only as this.
+        out: list[str] = [form] if not word.lower().strip().startswith(form[:-1]) else []
         for rank, sense in enumerate(wordnet.senses(form)[:SYNONYM_SENSES]):
             if wordnet.is_proper(sense, form) or wordnet.lexfile(sense) not in _CONCRETE:
                 continue

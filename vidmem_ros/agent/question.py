@@ -1250,7 +1250,13 @@ _UP_TO_NOW = re.compile(
 def content_words(text: str) -> list[str]:
     """The words of a question worth searching for (none of a remark on the form of a position: "(x, y in odom)")."""
     text = _FORMAT_REMARK.sub(" ", text)
-    return [w for w in re.findall(r"[\w']+", text.lower()) if w not in _STOPWORDS and len(w) > 1]
+    return [
+        w for w in re.findall(r"[\w']+", text.lower()) if _CONTRACTION_END.sub("", w) not in _STOPWORDS and len(w) > 1
+    ]
+
+
+# The ending a function word takes in a contraction ("what's", "there's", "didn't", "you're"): the word is still one.
+_CONTRACTION_END = re.compile(r"(?:n't|'s|'re|'ll|'d|'ve|'m)$")
 
 
 def asked_words(text: str) -> list[str]:
