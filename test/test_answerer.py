@@ -1623,3 +1623,18 @@ def test_a_kind_someone_said_something_of_is_read_out_of_what_was_said_not_liste
     answerer.store.add_transcript(Transcript(T0 + 30, T0 + 33, "A fox got into the bins behind the kitchen."))
     answer = answerer.answer(question)
     assert "fox" in str(answer.value).lower() and "cat" not in str(answer.value).lower(), answer.text
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("Did the big poster show a cat?", True),
+        ("Was there a cat on the poster?", True),
+        ("Did the poster in the corridor have a cat on it?", True),
+        ("Did the poster show a giraffe?", False),
+    ],
+)
+def test_what_a_poster_showed_was_seen_as_well_as_read(answerer: Reasoner, question: str, expected: bool) -> None:
+    """A poster bears pictures as well as words: the cat the camera saw answers what it had on it."""
+    answer = answerer.answer(question)
+    assert answer.value is expected, answer.text

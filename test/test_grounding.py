@@ -88,6 +88,11 @@ def grounder(store: SqliteStore, meaning: MeaningCache | None = None, as_of: flo
         ("Which families were called to board?", []),
         ("What did the brochure you picked up say about parking?", [Sense.READ, Sense.HEARD]),  # "you" picked it up
         ("Were the visitors asked to sign in at the desk?", []),
+        # A thing that bears pictures as well as words: what it had on it was seen too, what it says was read.
+        ("Which bird was on the banner over the gate?", [Sense.READ, Sense.SEEN]),
+        ("Did the screen in the foyer show a boat?", [Sense.READ, Sense.SEEN]),
+        ("What did the leaflet say about refunds?", [Sense.READ]),
+        ("What was written on the poster?", [Sense.READ]),
     ],
 )
 def test_the_source_a_question_names_restricts_the_search(question: str, expected: list[Sense]) -> None:

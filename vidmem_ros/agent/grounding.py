@@ -756,9 +756,10 @@ _READ_WORDS = (
     r"read|reading|written|printed|painted|engraved|labell?ed|titled?|headline"
     # a thing that bears words, not the verb its name also is ("called to board", "asked to sign")
     r"|(?<!\bto )(?:sign|signs|signpost|signboard|notice|label|plate"
-    r"|nameplate|plaque|placard|poster|board|whiteboard|blackboard|noticeboard|screen|display|banner|sticker|leaflet"
-    r"|flyer|inscription|caption|writing|lettering)"
+    r"|nameplate|plaque|placard|board|noticeboard|inscription|caption|writing|lettering)"
 )
+# Things that bear pictures as well as words: what they showed was seen as much as read ("the poster of a tiger").
+_PICTURED_WORDS = r"(?<!\bto )(?:posters?|whiteboard|blackboard|screens?|display|banners?|stickers?|leaflets?|flyers?)"
 # The nouns among them: things that bear words.
 _BEARERS = re.compile(
     r"\b(?:signs?|signposts?|signboards?|notices?|labels?|plates?|nameplates?|plaques?|placards?|posters?|boards?"
@@ -787,18 +788,23 @@ _SEEN_WORDS = (
     r"|come across|came across"
 )
 _SOURCE = re.compile(
-    rf"\b(?:(?P<read>{_READ_WORDS})|(?P<heard>{_HEARD_WORDS})|(?P<said>{_SAID_WORDS})|(?P<seen>{_SEEN_WORDS}))\b"
+    rf"\b(?:(?P<read>{_READ_WORDS})|(?P<pictured>{_PICTURED_WORDS})|(?P<heard>{_HEARD_WORDS})|(?P<said>{_SAID_WORDS})"
+    rf"|(?P<seen>{_SEEN_WORDS}))\b"
 )
 
 
 def source_named(question: str) -> list[Sense]:
     """The senses a question restricts its search to, by the first word naming a source: read or heard; seen
     restricts nothing (a sign is seen as much as read).  Empty where none is named: every kind competes.  A verb
-    of saying names hearing where a person says it, else words read or heard ("what the leaflet says")."""
+    of saying names hearing where a person says it, else words read or heard ("what the notice says").  A thing
+    that bears pictures as well as words ("the poster") names both, unless the question asks what it says."""
     asked = without_asking(question.lower())
     for match in _SOURCE.finditer(asked):
         if match.group("read"):
             return [Sense.READ]
+        if match.group("pictured"):  # what it says is read; what it had on it, seen as well
+            later = [m for m in _SOURCE.finditer(asked, match.end()) if m.group("read") or m.group("said")]
+            return [Sense.READ] if later else [Sense.READ, Sense.SEEN]
         if match.group("heard"):
             return [Sense.HEARD]
         if match.group("said"):
