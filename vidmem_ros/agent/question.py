@@ -1394,7 +1394,8 @@ _STOPWORDS = frozenset(
 
 
 _SENSES = (
-    (Modality.TEXT, re.compile(rf"\b(?:{_READ}|{_SIGN}|written|reading)\b")),
+    # a poster or a screen shows pictures as well: it names no sense by itself
+    (Modality.TEXT, re.compile(rf"\b(?:{_READ}|(?:a |the |any )?(?:sign|text|notice|label|board)|written|reading)\b")),
     (
         Modality.SPEECH,
         re.compile(
