@@ -1638,3 +1638,24 @@ def test_what_a_poster_showed_was_seen_as_well_as_read(answerer: Reasoner, quest
     """A poster bears pictures as well as words: the cat the camera saw answers what it had on it."""
     answer = answerer.answer(question)
     assert answer.value is expected, answer.text
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Where is the mug that says keep clear? Give its x, y.",
+        "Where was the cup which read keep clear?",
+        "Where is the gate that warns you to keep clear?",
+    ],
+)
+def test_a_thing_named_by_what_is_written_on_it_is_found_by_what_was_read(answerer: Reasoner, question: str) -> None:
+    """A thing named by what it says (a mug among the cups seen, a gate the detector has no label for): where that
+    was read is where it is."""
+    from vidmem_ros.memory.records import Moment
+    from vidmem_ros.perception.types import TextLine
+
+    for offset, x, lines in ((52, 9.0, ("KEEP CLEAR", "VEHICLE ACCESS")), (58, 2.0, ("KEEP LEFT",))):
+        texts = [TextLine(line, 0.95) for line in lines]
+        answerer.store.add_moment(Moment(T0 + offset, "/cam", 64, 48, None, texts=texts, pose=Pose("map", x, 0.5)))
+    answer = answerer.answer(question)
+    assert answer.pose is not None and answer.pose.x == 9.0, answer.text

@@ -465,8 +465,10 @@ class OfflinePlanner:
 
     def _occasions(self, state: AgentState, p: ParsedQuestion) -> Script:
         """Did / first / last / where / how many / how long, for a thing seen or words read.  A thing that bears
-        words ("the red sign on the fence", "the wet paint notice") is found by what was read on it."""
-        if p.modality is Modality.OBJECT and bears_text(head_words(p.target)) and p.intent is not Intent.DID:
+        words ("the red sign on the fence", "the wet paint notice", "the door that says PRIVATE") is found by what
+        was read on it."""
+        bearer = bears_text(head_words(p.target)) or _SAYS_WHAT.search(p.target) is not None
+        if p.modality is Modality.OBJECT and bearer and p.intent is not Intent.DID:
             words = sign_words(p.target)  # "the EXIT sign": when or where it was read, as "when did you read EXIT"
             if p.intent in (Intent.FIRST, Intent.LAST, Intent.WHERE) and words != p.target:
                 read = yield from _held(self._occasions(state, replace(p, modality=Modality.TEXT, target=words)))
@@ -1992,6 +1994,8 @@ _KIND_ASKED = re.compile(
     r"^(?:what|which)(?: (?:kind|type|sort|species|breed|variety|make|brand)s? of)? (?P<kind>[a-z]+(?: [a-z]+)?) "
     r"(?:is|was|were|are|did|do|does|have|has|had|could|can|[a-z]+ed|[a-z]+[^s]s)\b"
 )
+# A thing named by what is written on it ("the door that says when it was cleaned", "the crate which read FRAGILE").
+_SAYS_WHAT = re.compile(r"\b(?:that|which) (?:says|said|reads|read|states|stated|lists|listed|warns|warned)\b")
 # A question that goes by what was written ("going by its label", "according to the sign").
 _BY_WRITING = re.compile(
     r"\b(?:going by|according to|judging by|as (?:written|printed|shown))\b|\b(?:label|sign|caption|plaque|poster"
