@@ -155,7 +155,11 @@ def test_readings_of_one_sign_that_missed_a_line_are_no_rival_to_it(tmp_path: Pa
     claimed = found.claimed()
     assert claimed is not None and len({g.identity for g in found.found}) == 1  # two readings of one sign ...
     assert claimed.stamp == T0 and claimed.end == T0 + 12  # ... met from the first reading to the last
-    # A board beside it that differs in a number is another board, however alike its lines.
+    # A board beside it that differs in a number, or in a letter no reader takes for another, is another board.
+    stairs = SqliteStore(tmp_path / "stairs.db")
+    for k, line in enumerate(["STAIR A / EXIT"] * 3 + ["STAIR B / EXIT"] * 3):
+        stairs.add_moment(Moment(T0 + 2 * k, "/cam", 64, 48, None, texts=[TextLine(t, 0.9) for t in line.split(" / ")]))
+    assert len({g.identity for g in grounder(stairs).ground("the stair exit", [Sense.READ]).found}) == 2
     gates = SqliteStore(tmp_path / "gates.db")
     for k, line in enumerate(["GATE 12 BOARDING"] * 3 + ["GATE 13 BOARDING"] * 3):
         gates.add_moment(Moment(T0 + 2 * k, "/cam", 64, 48, None, texts=[TextLine(line, 0.9)]))

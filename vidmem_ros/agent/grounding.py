@@ -329,10 +329,9 @@ class Grounder:
 
     def _with_kinds(
         self, wanted: list[str], known: set[str], records: list[_Record]
-    ) -> tuple[Synonyms, dict[str, Synonyms]]:
-        """The synonyms, and for each wanted word no record holds the records' words that name kinds of it; and for
-        a record that holds such a word meant in another sense ("the computer mouse" for "a rodent"), the
-        synonyms without it."""
+    ) -> tuple[Synonyms, dict[str, dict[str, set[str]]]]:
+        """The synonyms, with the records' words that name kinds of each wanted word no record holds; and, by record,
+        those of them it holds meant in another sense ("the computer mouse" for "a rodent")."""
         kind_of = self.kind_of
         assert kind_of is not None
         # Each record's words, read in the sense the record's other words point to.
@@ -350,12 +349,7 @@ class Grounder:
             for (t, ctx), yes in meant.items():
                 if not yes and t in kinds:
                     otherwise.setdefault(ctx, {}).setdefault(word, set()).add(t)
-        own: dict[str, Synonyms] = {
-            text: {w: tuple(o for o in others if o not in otherwise[ctx].get(w, ())) for w, others in extended.items()}
-            for text, ctx in texts.items()
-            if ctx in otherwise
-        }
-        return extended, own
+        return extended, {text: otherwise[ctx] for text, ctx in texts.items() if ctx in otherwise}
 
     def wordy(self, text: str) -> bool:
         """Whether a record has words enough for its meaning to be read: two of three letters or more, or one
@@ -517,25 +511,27 @@ class Grounder:
         # Words no record holds describe what bore the words read or heard ("the notice", "the voice"); a thing
         # seen is named by all of its words ("boiler house" is not "house").
         synonyms: Synonyms = self._synonyms
-        own: dict[str, Synonyms] = {}  # a record's own, where one of its words is meant otherwise
+        unmeant: dict[str, dict[str, set[str]]] = {}  # by record, the kinds it holds meant otherwise
+        kinds: dict[str, set[str]] = {}  # by wanted word, the words given for it as kinds of it
         known = (
             known_words(wanted, (_words_of(r) for r in records), synonyms) if sense is not Sense.SEEN else set(wanted)
         )
         if sense is not Sense.SEEN and self.kind_of is not None and set(wanted) - known:
             # A word no record holds may name what a record's word is a kind of ("bird" of "a pair of swans").
-            synonyms, own = self._with_kinds(wanted, known, records)
+            synonyms, unmeant = self._with_kinds(wanted, known, records)
+            kinds = {w: set(synonyms.get(w, ())) - set(self._synonyms.get(w, ())) for w in wanted}
             known = known_words(wanted, (_words_of(r) for r in records), synonyms)
         if sense is Sense.HEARD and set(wanted) - known:
             # ... or, heard, what the recogniser wrote for it ("sold pins" for "salt bins")
             synonyms = _with_sounds(wanted, known, records, synonyms)
             known = known_words(wanted, (_words_of(r) for r in records), synonyms)
         one_of_each = {r.text: r for r in records}  # a tag's label has the same broader words on every frame
+        own = {t: _without(synonyms, unmeant[t]) for t in unmeant}  # a record's synonyms, less kinds meant otherwise
         words = {t: _record_words(wanted, r, known, own.get(t, synonyms)) for t, r in one_of_each.items()}
         # The records whose words meet the description only through a kind of one of its words ("BICYCLES" of "the
         # vehicle"): of the thing asked about, weaker evidence of a place or a source it names.
-        by_kind = {
-            t for t, w in words.items() if w and not _record_words(wanted, one_of_each[t], known, self._synonyms)
-        }
+        without_kinds = _without(synonyms, kinds)
+        by_kind = {t for t, w in words.items() if w and not _record_words(wanted, one_of_each[t], known, without_kinds)}
         distinct = list(dict.fromkeys(r.text for r in records))
         # Meaning for every distinct record where few; else for the best by words and the most recent.
         if len(distinct) > MEANING_CANDIDATES:
@@ -566,7 +562,11 @@ class Grounder:
                     **({"frame_ref": shown[len(shown) // 2].frame} if mid.frame else {}),
                     "names_it": self._names_it({_words_of(r) for r in run}),
                     **({"by_kind": True} if all(r.text in by_kind for r in run) else {}),
-                    **({"head_unmet": head} if head and not word_hit(head, _words_of(mid), synonyms) else {}),
+                    **(
+                        {"head_unmet": head}
+                        if head and not word_hit(head, _words_of(mid), own.get(mid.text, synonyms))
+                        else {}
+                    ),
                 }
                 out.append(
                     Grounded(
@@ -660,8 +660,21 @@ def _one_sign(a: Grounded, b: Grounded) -> bool:
 
 
 def _read_in(line: str, others: list[str]) -> bool:
-    """Whether a squashed line is one of ``others`` read again with a letter or two misread."""
-    return any(_one_line(line, other) for other in others if abs(len(line) - len(other)) <= len(line) // 4)
+    """Whether a squashed line is one of ``others`` read again with a character or two taken for one of like
+    shape ("o6" for "06", "ii" for "11"); another letter is another sign ("stairb" is not "staira")."""
+    return any(len(line) == len(other) and _misread(line, other) for other in others)
+
+
+def _misread(a: str, b: str) -> bool:
+    differ = [(x, y) for x, y in zip(a, b, strict=True) if x != y]
+    return 0 < len(differ) <= max(1, len(a) // 8) and all(
+        _LIKE_SHAPE.get(x) == _LIKE_SHAPE.get(y, y) for x, y in differ
+    )
+
+
+# Characters a text reader takes for one another, by their shape: each to a common key.
+_LIKE_SHAPE = {"o": "0", "0": "0", "d": "0", "i": "1", "l": "1", "1": "1", "s": "5", "5": "5", "b": "8", "8": "8",
+               "z": "2", "2": "2", "g": "6", "6": "6"}  # fmt: skip
 
 
 def _one_line(a: str, b: str) -> bool:
@@ -730,6 +743,11 @@ def _name_score(wanted: Sequence[str], name: str, known: set[str], synonyms: Syn
     return word_score(wanted, name, known, synonyms)
 
 
+def _without(synonyms: Synonyms, dropped: Mapping[str, set[str]]) -> Synonyms:
+    """The synonyms less some of the words given for each wanted word."""
+    return {w: tuple(o for o in others if o not in dropped.get(w, ())) for w, others in synonyms.items()}
+
+
 def _with_sounds(wanted: list[str], known: set[str], records: list[_Record], synonyms: Synonyms) -> Synonyms:
     """The synonyms, and for each wanted word no record holds the words heard that sound like it, in a run with
     its neighbours (``sounds.misheard_as``)."""
@@ -778,7 +796,7 @@ _HEARD_WORDS = (
     r"|requests?|requested|complaints?|complained|calls?|called out|paged|asked for|asking for|shouted|whispered"
 )
 # Verbs of saying that a sign does as well as a voice ("what the poster says"): heard where a person says it.
-_SAID_WORDS = r"said|say|says|saying|told|tell you|mention|mentions|mentioned|report|reported|reports"
+_SAID_WORDS = r"said|say|says|saying|told|tell you|mention|mentions|mentioned|(?<!the )(?<!a )report|reported|reports"
 _SAYER = re.compile(
     r"\b(?:someone|anyone|somebody|anybody|nobody|no one|everyone|people|person|he|she|they|you|i|we|staff)\b"
     rf"(?:\s+(?:had|has|have|did|does|do|ever|also|just|already|not|never|once))?\s+(?:{_SAID_WORDS})\b"
@@ -866,7 +884,7 @@ _VALUE_KINDS = (
             r"|must|can)\b"
             # a time a sign or a message gives, asked in the present or the future ("when is the last ferry"),
             # not the past moment something was met ("when was the van seen")
-            r"|^when (?:is|are|does|do|will|should|must|can)\b"
+            r"|^when (?:is|are|does|do|will|should|must|can)\b(?!.*\b(?:you|robot|first|last|saw|see|seen|heard)\b)"
         ),
     ),
 )

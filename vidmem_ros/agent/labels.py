@@ -72,11 +72,13 @@ class LabelLexicon:
         self._synonyms: dict[str, tuple[str, ...]] = {}
         # (words, the senses they may be read in) -> the labels they name, asked of again and again
         self._meant: BoundedMemo[tuple[str, frozenset[int] | None], tuple[str, ...]] = BoundedMemo(MEANT_CACHE)
-        # (word, broader word, steps, as a value, the words written with it) -> whether it names a kind
-        self._kinds: BoundedMemo[tuple[str, str, int, bool, frozenset[str]], bool] = BoundedMemo(MEANT_CACHE)
-        # (word, the words written with it) -> the sense meant
+        # (word, broader word, steps, as a value, the sense meant) -> whether it names a kind
+        self._kinds: BoundedMemo[tuple[str, str, int, bool, int | None], bool] = BoundedMemo(MEANT_CACHE)
+        # (word, the words written with it) -> the sense meant, where they tell its senses apart
         self._meant_in: BoundedMemo[tuple[str, frozenset[str]], int] = BoundedMemo(MEANT_CACHE)
         self._defined_by: BoundedMemo[int, frozenset[str]] = BoundedMemo(MEANT_CACHE)  # sense -> its words
+        self._all_sense_words: BoundedMemo[str, frozenset[str]] = BoundedMemo(MEANT_CACHE)  # word -> all its senses'
+        self._context_words: BoundedMemo[str, frozenset[str]] = BoundedMemo(MEANT_CACHE)  # a text -> its words
 
     def resolve(self, phrase: str) -> list[str]:
         """Labels that ``phrase`` refers to, tried on its whole and on ever shorter tails ("a red coffee mug" ->
@@ -166,7 +168,8 @@ class LabelLexicon:
         assert self.wordnet is not None
         wordnet = self.wordnet
         form = self._forms(word.lower().strip())[0]
-        # A plural not made from its singular by an ending ("people", "mice") meets the singular only as this.
+        # A form the dictionary gives for a word that does not begin as the word does (the singular of "people",
+        # "mice") is met in a text only as this.
         out: list[str] = [form] if not word.lower().strip().startswith(form[:-1]) else []
         for rank, sense in enumerate(wordnet.senses(form)[:SYNONYM_SENSES]):
             if wordnet.is_proper(sense, form) or wordnet.lexfile(sense) not in _CONCRETE:
@@ -232,16 +235,15 @@ class LabelLexicon:
         ("thing", "entity") names no kind.  ``as_value``: whether it names a value a question asks for by
         ``broader``: the name of one counts too ("October" of "month", "Bergen" of "port"), and so does a kind of
         anything a phrase headed by it names ("Monday" is a "day of the week")."""
-        around = frozenset(context)
+        meant = self.sense_meant(word, context)
         return self._kinds.get(
-            (word, broader, levels, as_value, around), lambda: self._kind_of(word, broader, levels, as_value, around)
+            (word, broader, levels, as_value, meant), lambda: self._kind_of(word, broader, levels, as_value, meant)
         )
 
-    def _kind_of(self, word: str, broader: str, levels: int, as_value: bool, context: frozenset[str]) -> bool:
+    def _kind_of(self, word: str, broader: str, levels: int, as_value: bool, meant: int | None) -> bool:
         if self.wordnet is None or word == broader:
             return False
         wordnet = self.wordnet
-        meant = self.sense_meant(word, context)
         if meant is None or (not as_value and wordnet.is_proper(meant, word)):
             return False
         if as_value and _headed_by(wordnet, meant, wordnet.base_form(broader), levels):
@@ -258,9 +260,12 @@ class LabelLexicon:
             return None
         form = self.wordnet.base_form(word.lower())
         senses = self.wordnet.senses(form)
-        around = frozenset(self._defining(" ".join(context))) - {form}
-        if len(senses) < 2 or not around:
+        if len(senses) < 2:
             return senses[0] if senses else None
+        joined = " ".join(context)
+        around = self._context_words.get(joined, lambda: self._defining(joined)) - {form}
+        if not around & self._all_sense_words.get(form, lambda: frozenset().union(*map(self._sense_words, senses))):
+            return senses[0]  # nothing written with it tells its senses apart
         return self._meant_in.get((form, around), lambda: self._lesk(form, senses, around))
 
     def _lesk(self, form: str, senses: Sequence[int], around: frozenset[str]) -> int:

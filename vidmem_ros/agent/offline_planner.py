@@ -1404,7 +1404,7 @@ class OfflinePlanner:
         listed = counted_phrase(state.question) if asked is Asked.COUNT and lists_on_a_sign(state.question) else ""
         best: Finding | None = None
         occasions: list[Finding] = []
-        if asked is Asked.YES_NO:  # "did she say something in the boiler room was leaking": heard there, of it
+        if asked is Asked.YES_NO:  # "did she say that something in the boiler room leaked": heard there, of it
             best, occasions = yield from self._at_place_named(state, described, how)
         if best is None:
             best, occasions = yield from self._occasions_of(described, how, field=listed)
@@ -1502,8 +1502,11 @@ class OfflinePlanner:
         for place in places_named(state.question):
             if bears_text(head_words(place)):
                 continue  # "on the plate by the door": what bore the words, not where the robot was
-            named = set(terms(place))
-            rest = " ".join(w for w in described.split() if w not in named)
+            words = described.split()
+            for word in terms(place):  # the place's own mention of it, the last: "the kitchen door ... in the kitchen"
+                if word in words:
+                    del words[len(words) - 1 - words[::-1].index(word)]
+            rest = " ".join(words)
             if not rest or rest == described:
                 continue
             best, occasions = yield from self._occasions_of(rest, how, at=place)
@@ -1625,8 +1628,9 @@ class OfflinePlanner:
         giving = [line for line in lines if any(squash(v) in squash(line) for v in values)] or lines
         # Of the lines that give a value, those that share most of the question's words ("HIGH WATER 06:52" for
         # "when is high water", not "LOW WATER 13:05").
-        shared = {line: len(set(content_words(line.lower())) & set(words)) for line in giving}
-        asked_of = [line for line in giving if shared[line] and shared[line] == max(shared.values())]
+        shared = {line: sum(found_in(w, line) for w in set(words)) for line in giving}
+        most = max(shared.values(), default=0)
+        asked_of = [line for line in giving if most and shared[line] == most]
         if kind is ValueKind.NUMBER and held and asked_of and len(asked_of) < len(giving):  # "on a Saturday"
             giving = asked_of
             values = [v for v in values if any(squash(v) in squash(line) for line in giving)] or values

@@ -106,6 +106,7 @@ _READ = r"(?:read|see written|see the words?)"
 # Things that bear words, by their kind ("signs", "a notice").
 _BEARER_KINDS = r"(?:signs?|notices?|labels?|posters?|placards?|plaques?|banners?)"
 _SIGN = r"(?:a |the |any )?(?:sign|text|notice|label|poster|screen|board)"
+_WORDS_ONLY = r"(?:sign|text|notice|label|board)"  # what bears words and no pictures
 _SAYING = (
     r"(?:that said|saying|that says|which said|reading|that read|with the words?|warning (?:about|of|against)"
     r"|that warned (?:about|of)|announcing|mentioning|that mentioned|that mentions|which mentioned|naming|that named"
@@ -1250,13 +1251,19 @@ _UP_TO_NOW = re.compile(
 def content_words(text: str) -> list[str]:
     """The words of a question worth searching for (none of a remark on the form of a position: "(x, y in odom)")."""
     text = _FORMAT_REMARK.sub(" ", text)
-    return [
-        w for w in re.findall(r"[\w']+", text.lower()) if _CONTRACTION_END.sub("", w) not in _STOPWORDS and len(w) > 1
-    ]
+    words = re.findall(r"[\w']+", text.lower())
+    return [w for w in words if _uncontracted(w) not in _STOPWORDS and len(w) > 1]
+
+
+def _uncontracted(word: str) -> str:
+    """A word without the ending a contraction gives it ("what" of "what's", "can" of "can't")."""
+    bare = _CONTRACTION_END.sub("", word)
+    return _IRREGULAR_NEGATIVES.get(bare, bare) if word.endswith("n't") else bare
 
 
 # The ending a function word takes in a contraction ("what's", "there's", "didn't", "you're"): the word is still one.
 _CONTRACTION_END = re.compile(r"(?:n't|'s|'re|'ll|'d|'ve|'m)$")
+_IRREGULAR_NEGATIVES = {"ca": "can", "wo": "will", "sha": "shall"}
 
 
 def asked_words(text: str) -> list[str]:
@@ -1395,7 +1402,7 @@ _STOPWORDS = frozenset(
 
 _SENSES = (
     # a poster or a screen shows pictures as well: it names no sense by itself
-    (Modality.TEXT, re.compile(rf"\b(?:{_READ}|(?:a |the |any )?(?:sign|text|notice|label|board)|written|reading)\b")),
+    (Modality.TEXT, re.compile(rf"\b(?:{_READ}|{_WORDS_ONLY}|written|reading)\b")),
     (
         Modality.SPEECH,
         re.compile(

@@ -156,8 +156,8 @@ def _opposed(ctx: ToolContext, description: str, text: str) -> dict[str, list[st
 
 
 def _set_apart_text(ctx: ToolContext, text: str) -> str:
-    """A place's description with the words text recognition ran together set apart ("KEEPCLEAR" as "KEEP CLEAR"),
-    so that its meaning can be read."""
+    """A text read (a sign's line, a place's description) with the words text recognition ran together set apart
+    ("KEEPCLEAR" as "KEEP CLEAR"), so that its words can be matched and its meaning read."""
     wordnet = _lexicon(ctx).wordnet
     return text if wordnet is None else readable(text, dictionary_senses(wordnet))
 
