@@ -1459,12 +1459,12 @@ def test_a_sentence_that_meets_a_description_but_not_the_word_it_turns_on_is_no_
             "10:20",
         ),
         # Who holds a post the sign names: the name it gives, not the post's own words, though they name a person.
-        (("WORKSHOP", "OSWIN TALBRECK", "Site Supervisor"), "Who is the site supervisor?", "TALBRECK", "Supervisor"),
+        (("WORKSHOP", "OSWIN TALBRECK", "Site Foreman"), "Who is the site foreman?", "TALBRECK", "Foreman"),
         (
-            ("WORKSHOP", "OSWIN TALBRECK", "Site Supervisor"),
-            "According to the plate, who's the supervisor on this site?",
+            ("WORKSHOP", "OSWIN TALBRECK", "Site Foreman"),
+            "According to the plate, who's the foreman on this site?",
             "TALBRECK",
-            "Supervisor",
+            "Foreman",
         ),
         # ... where the reader ran a title into the name ("DR.ANSELM").
         (("SURGERY", "DR.ANSELM KORVEDAL", "Duty Vet"), "Who was the vet on duty?", "KORVEDAL", "Duty"),

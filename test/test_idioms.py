@@ -505,7 +505,7 @@ def test_where_the_first_or_the_last_message_was_heard_says_which(similar: Simil
         # A sign is read; a poster or a screen shows pictures as well, and says nothing of how it was met.
         ("Which came first, the exit sign or the van?", Modality.TEXT),
         ("Which came first, the tiger poster or the van?", None),
-        ("The screen with the yacht, or the bench: which first?", None),
+        ("The screen with the kayak, or the bench: which first?", None),
     ],
 )
 def test_a_gerund_says_how_a_thing_was_met(question: str, modality: Modality | None) -> None:

@@ -1998,7 +1998,7 @@ _KIND_ASKED = re.compile(
     r"^(?:what|which)(?: (?:kind|type|sort|species|breed|variety|make|brand)s? of)? (?P<kind>[a-z]+(?: [a-z]+)?) "
     r"(?:is|was|were|are|did|do|does|have|has|had|could|can|[a-z]+ed|[a-z]+[^s]s)\b"
 )
-# A thing named by what is written on it ("the door that says when it was cleaned", "the crate which read FRAGILE").
+# A thing named by what is written on it ("the door that says when it was swept", "the crate which read FRAGILE").
 _SAYS_WHAT = re.compile(r"\b(?:that|which) (?:says|said|reads|read|states|stated|lists|listed|warns|warned)\b")
 # A question that goes by what was written ("going by its label", "according to the sign").
 _BY_WRITING = re.compile(
