@@ -270,7 +270,7 @@ class LabelLexicon:
 
     def _lesk(self, form: str, senses: Sequence[int], around: frozenset[str]) -> int:
         """The sense sharing most words with ``around``; the most frequent where none shares more than it, or
-        where the one that does is defined by the word itself: the leaves of the basil, the fruit of the squash
+        where the one that does is defined by the word itself: the leaves of the basil, the fruit of the pumpkin
         plant are the thing its most frequent sense names, not another."""
         assert self.wordnet is not None
         shared = [len(around & self._sense_words(s)) for s in senses]
