@@ -1499,9 +1499,7 @@ class OfflinePlanner:
     ) -> Generator[Step, list[Observation], tuple[Finding | None, list[Finding]]]:
         """What the rest of a description is claimed in while the robot was at a place the question names ("in the
         boiler room"): words read or heard there need not name the place they were met at ("in here")."""
-        for place in places_named(state.question):
-            if bears_text(head_words(place)):
-                continue  # "on the plate by the door": what bore the words, not where the robot was
+        for place in _stood_at(state.question):
             words = described.split()
             for word in terms(place):  # the place's own mention of it, the last: "the kitchen door ... in the kitchen"
                 if word in words:
@@ -1581,9 +1579,7 @@ class OfflinePlanner:
         if "read" in how:
             value["seen_with"] = described  # the book whose title is asked, the bottle whose label
         found = []
-        for place in places_named(state.question):
-            if bears_text(head_words(place)):
-                continue  # "by the plate on the door": what bore the words, not where the robot was
+        for place in _stood_at(state.question):
             step = [call("ground", description=described, how=how, at=place, limit=8, **value)]
             there = (yield step)[0].result.findings
             if any(f.data.get("claimed") for f in there):
@@ -1998,6 +1994,13 @@ _KIND_ASKED = re.compile(
     r"^(?:what|which)(?: (?:kind|type|sort|species|breed|variety|make|brand)s? of)? (?P<kind>[a-z]+(?: [a-z]+)?) "
     r"(?:is|was|were|are|did|do|does|have|has|had|could|can|[a-z]+ed|[a-z]+[^s]s)\b"
 )
+
+
+def _stood_at(question: str) -> list[str]:
+    """The places a question names that the robot stood at: not a thing that bore words ("by the plate on the door")."""
+    return [place for place in places_named(question) if not bears_text(head_words(place))]
+
+
 # A thing named by what is written on it ("the door that says when it was swept", "the crate which read FRAGILE").
 _SAYS_WHAT = re.compile(r"\b(?:that|which) (?:says|said|reads|read|states|stated|lists|listed|warns|warned)\b")
 # A question that goes by what was written ("going by its label", "according to the sign").
