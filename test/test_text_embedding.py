@@ -17,7 +17,7 @@ import torch
 
 from vidmem_ros.config import TextEmbedderConfig, load_config
 from vidmem_ros.errors import InputError, ModelUnavailableError
-from vidmem_ros.perception import text_embedding
+from vidmem_ros.perception import onnx_sentence, text_embedding
 from vidmem_ros.perception.embedding import TextEmbedder
 from vidmem_ros.perception.registry import build_text_embedder
 from vidmem_ros.perception.text_embedding import MiniLmTextEmbedder
@@ -115,3 +115,72 @@ def test_texts_embedded_again_come_from_a_bounded_cache(embedder: MiniLmTextEmbe
     assert np.allclose(together[[0, 1]], apart, atol=1e-5) and np.array_equal(together[0], together[2])
     embedder.embed_texts(["one", "two", "three", "four"])
     assert len(embedder._cache) == 3 and "a wet dog" not in embedder._cache
+
+
+MIXED = ["a mug", "the spare battery charger beside the loading ramp", "keys", "a red kite over the hill", "ok"]
+
+
+def test_the_default_runtime_is_onnx_and_matches_torch(embedder: MiniLmTextEmbedder) -> None:
+    torch_run = MiniLmTextEmbedder(TextEmbedderConfig(runtime="torch"))
+    assert (embedder.runtime, torch_run.runtime) == ("onnx", "torch")
+    np.testing.assert_allclose(embedder.embed_texts(MIXED), torch_run.embed_texts(MIXED), atol=1e-4)
+
+
+def test_texts_of_unlike_length_come_back_in_their_order(
+    embedder: MiniLmTextEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(onnx_sentence, "BATCH", 2)
+    encoder = embedder._encode
+    together = encoder(MIXED)
+    apart = np.vstack([encoder([text]) for text in MIXED])
+    np.testing.assert_allclose(together, apart, atol=1e-5)
+
+
+@pytest.fixture
+def own_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    return tmp_path / "vidmem" / "text-embedder-onnx"
+
+
+def test_the_export_is_made_once_then_loads_without_torch(
+    own_cache: Path, monkeypatch: pytest.MonkeyPatch, offline: None
+) -> None:
+    first = MiniLmTextEmbedder(TextEmbedderConfig())
+    (export,) = own_cache.iterdir()
+    assert first.runtime == "onnx" and (export / onnx_sentence.META_FILE).is_file()
+    monkeypatch.setattr(text_embedding, "_load", _refuse)
+    again = MiniLmTextEmbedder(TextEmbedderConfig())
+    assert again.runtime == "onnx"
+    np.testing.assert_array_equal(again.embed_texts(MIXED), first.embed_texts(MIXED))
+
+
+def test_a_damaged_export_falls_back_to_torch_then_is_made_again(
+    own_cache: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    MiniLmTextEmbedder(TextEmbedderConfig())
+    (export,) = own_cache.iterdir()
+    (export / onnx_sentence.MODEL_FILE).write_bytes(b"\x00 not a model")
+    damaged = MiniLmTextEmbedder(TextEmbedderConfig())
+    assert damaged.runtime == "torch" and "could not be loaded" in caplog.text
+    assert MiniLmTextEmbedder(TextEmbedderConfig()).runtime == "onnx"
+    np.testing.assert_allclose(
+        MiniLmTextEmbedder(TextEmbedderConfig()).embed_texts(MIXED), damaged.embed_texts(MIXED), atol=1e-4
+    )
+
+
+def test_an_export_unlike_sentence_transformers_is_not_kept(
+    own_cache: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    # as a model pooled another way would be: the first token's state instead of the mean
+    monkeypatch.setattr(onnx_sentence, "_mean_unit", lambda hidden, mask: hidden[:, 0] / np.linalg.norm(hidden[:, 0]))
+    embedder = MiniLmTextEmbedder(TextEmbedderConfig())
+    assert embedder.runtime == "torch" and "differ from sentence-transformers" in caplog.text
+    assert not own_cache.exists() or not list(own_cache.iterdir())
+
+
+def test_an_unwritable_cache_leaves_the_embedder_on_torch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    blocked = tmp_path / "a file"
+    blocked.write_text("")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(blocked))
+    embedder = MiniLmTextEmbedder(TextEmbedderConfig())
+    assert embedder.runtime == "torch" and embedder.embed_texts(["a mug"]).shape == (1, 384)

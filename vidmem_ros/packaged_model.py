@@ -13,7 +13,7 @@ import logging
 import os
 import shutil
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from vidmem_ros.errors import ModelUnavailableError
@@ -53,28 +53,41 @@ def join_into(target: Path, sources: Sources, unwritable_hint: str) -> Path:
 
     ``unwritable_hint`` finishes the error raised when the cache cannot be written (which setting avoids it).
     """
-    if is_complete(target, sources):
-        return target
+    publish_dir(
+        target, lambda scratch: _write_joined(scratch, sources), lambda t: is_complete(t, sources), unwritable_hint
+    )
+    return target
+
+
+def publish_dir(
+    target: Path, fill: Callable[[Path], None], complete: Callable[[Path], bool], unwritable_hint: str
+) -> None:
+    """Make ``target`` by ``fill``-ing a scratch directory renamed into place, unless it is ``complete`` already.
+
+    A reader never sees a half-written directory, and one left by an interrupted run is replaced.  What
+    ``fill`` raises, other than ``OSError``, reaches the caller with the scratch directory removed.
+    """
+    if complete(target):
+        return
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         scratch = Path(tempfile.mkdtemp(prefix=f".{target.name}-", dir=target.parent))
     except OSError as exc:
         raise _unwritable(target, exc, unwritable_hint) from exc
     try:
-        _write_joined(scratch, sources)
+        fill(scratch)
         scratch.chmod(0o755)  # mkdtemp makes it private; the cache is an ordinary directory
         if target.exists():  # an incomplete or outdated copy: move it aside, then drop it
             stale = Path(tempfile.mkdtemp(prefix=f".{target.name}-stale-", dir=target.parent))
             target.rename(stale / target.name)
             shutil.rmtree(stale, ignore_errors=True)
         scratch.rename(target)
-        log.info("joined %s into %s", ", ".join(sources), target)
+        log.info("wrote %s", target)
     except OSError as exc:
-        if not is_complete(target, sources):  # else another process finished the same join first
+        if not complete(target):  # else another process finished the same work first
             raise _unwritable(target, exc, unwritable_hint) from exc
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-    return target
 
 
 def missing_parts(sources: Sources) -> list[str]:
@@ -92,4 +105,4 @@ def _write_joined(scratch: Path, sources: Sources) -> None:
 
 
 def _unwritable(target: Path, exc: OSError, hint: str) -> ModelUnavailableError:
-    return ModelUnavailableError(f"cannot write the joined model to {target} ({exc}); {hint}")
+    return ModelUnavailableError(f"cannot write the model to {target} ({exc}); {hint}")

