@@ -528,3 +528,41 @@ def test_a_pronouns_contracted_auxiliary_is_written_out(question: str, plain: st
 )
 def test_a_remark_on_the_form_of_a_position_is_no_word_of_what_is_asked(question: str) -> None:
     assert content_words(question) == ["read", "tide", "table"]
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Where did you spot the wheelbarrow: x, y?",
+        "Where did you spot the wheelbarrow? x and y please",
+        "Where did you spot the wheelbarrow - in metres?",
+        "I need your coordinates from when you spotted the wheelbarrow.",
+        "Give the robot's position at the moment it spotted the wheelbarrow.",
+        "We would like your x, y when you spotted the wheelbarrow.",
+        "Could I have your location as you spotted the wheelbarrow?",
+        "Mark on the map where you spotted the wheelbarrow.",
+        "Show me where the wheelbarrow was: x, y.",
+    ],
+)
+def test_a_position_asked_for_as_a_request_or_with_its_form_after_a_colon_asks_where(question: str) -> None:
+    parsed = parse_question(question)
+    assert parsed is not None and (parsed.intent, parsed.target) == (Intent.WHERE, "wheelbarrow")
+
+
+@pytest.mark.parametrize(
+    ("question", "intent"),
+    [
+        ("When did you last spot the wheelbarrow - in seconds?", Intent.LAST),
+        ("How long was the wheelbarrow in view: seconds?", Intent.DURATION),
+    ],
+)
+def test_the_unit_of_an_answer_named_after_a_dash_or_colon_is_no_word_of_the_thing(
+    question: str, intent: Intent
+) -> None:
+    parsed = parse_question(question)
+    assert parsed is not None and (parsed.intent, parsed.target) == (intent, "wheelbarrow")
+
+
+def test_a_list_after_a_comma_is_not_taken_for_the_form_of_an_answer() -> None:
+    parsed = parse_question("Did you spot a wheelbarrow, a ladder or a bucket?")
+    assert parsed is not None and "ladder" in parsed.text and parse_question("Where was the x-ray room?") is not None

@@ -322,12 +322,41 @@ _OFFERED_FIRST = re.compile(
     r"^(?:of|between|out of) (?P<a>.+?) and (?P<b>[^,:;]+?)[,:;] (?P<q>(?:which|what|who)\b.*)$"
 )
 # A closing remark on how to answer ("counting each visit", "roughly", "in seconds"), which asks nothing.
+# A dash or colon left at the end once what followed it was taken away as a remark.
+_DANGLING = re.compile(r"\s*[-–—:;,]\s*(?=[?.!]*$)")
+# Words that only say how an answer is to be written, and the units or axes among them one must name.
+_FORM_WORDS = r"in|as|and|or|the|a|an|please|only|just|give|number|of|map|frame|odom|terms"
+_FORM_UNITS = r"x|y|z|seconds|secs|s|minutes|mins|metres|meters|m|coordinates|co-ordinates|hh:mm(?::ss)?|mm:ss"
 _FORM_REMARK = re.compile(
     r"[,;:] (?:(?:counting|including|excluding|rounding|rounded|roughly|approximately|more or less|give or take"
     r"|if possible|please|in (?:seconds|minutes|metres|meters))\b[^,;:]*"
     r"|(?:repeats|repeat \w+|repeated \w+|each \w+|every \w+) (?:included|counted|too|separately))$"
     r"|,? (?:all together|altogether|in total|all in all|in all|all told|overall|combined|or not)$"
+    # the form of the answer named after a colon or a dash ("...: x, y?", "... - in seconds?", "...? x and y")
+    rf"|\s*(?:[,;:?]|\s[-–—])\s*(?:(?:{_FORM_WORDS})[\s,/]*)*(?:{_FORM_UNITS})(?:[\s,/]*(?:{_FORM_WORDS}|{_FORM_UNITS}))*$"
 )
+
+
+# A request for the robot's position at a moment, said as a need or an order ("I need your coordinates from when
+# ...", "give me the robot's x, y at the moment ..."): where it was then.
+_POSITION_REQUEST = re.compile(
+    r"^(?:(?:i|we) (?:need|want|would like|'d like)|(?:can|could|may) (?:i|we) (?:have|get|see)"
+    r"|(?:please )?(?:give|tell|send|show|report|state)(?: me| us)?|let (?:me|us) (?:have|know))(?: to know)?"
+    r" (?:the robot's|your|its|the robot|the) (?:x, y|x and y|x/y|coordinates|co-ordinates|position|location)"
+    r"(?: coordinates)?(?: (?:from|at|for|during|of))? (?:(?P<when>the (?:moment|time|instant)(?: that)?|when) |(?=while |as ))"
+)
+# "Mark on the map where you saw it", "show me where the van was": asks where, as a question does.
+_SHOW_WHERE = re.compile(
+    r"^(?:please )?(?:mark|show|point out|pinpoint|indicate|plot|locate)(?: (?:me|us|it))?"
+    r"(?: (?:on|in) (?:the|a|your) (?:map|plan|floor plan))? where (?:(?P<who>you|it|the robot) (?P<v>\w+)"
+    r"|(?P<x>(?:the|a|an|your|its) [^?.,;:]+?) (?P<be>was|were|is|are|had been|has been)\b)"
+)
+
+
+def _where_asked(match: re.Match[str]) -> str:
+    if match["v"]:
+        return f"where did {match['who']} {_IRREGULAR.get(match['v'], (match['v'],))[0]}"
+    return f"where {match['be']} {match['x']}"
 
 
 # Whether a thing seen counts as seen in a picture too ("in pictures or otherwise", "even a photo of one", "real or
@@ -813,6 +842,9 @@ def plain_sentence(sentence: str) -> str:
     sentence = _COULD_SEE.sub("did you see ", sentence)
     sentence = _CONTRACTED.sub(lambda m: f"{m['w']} {'has' if m['been'] else 'is'}{m['been'] or ''}", sentence)
     sentence = _LEADING_HEDGE.sub("", sentence)
+    sentence = _SHOW_WHERE.sub(
+        _where_asked, _POSITION_REQUEST.sub(lambda m: f"where were you {'when ' * bool(m['when'])}", sentence)
+    )
     sentence = _DEPICTED_REMARK.sub("", _POSITION_FORM.sub("", sentence))
     sentence = _ANY_KIND.sub("", _NOT_JUST.sub("", _INDICATION.sub(_indicated, _NO_INDICATION.sub("no ", sentence))))
     sentence = _POSSESSED_PLACE.sub(lambda m: f"the {m['k']} with the {m['x']}", sentence)
@@ -834,7 +866,7 @@ def plain_sentence(sentence: str) -> str:
         sentence = pattern.sub(said, sentence)
     previous = None
     while previous != sentence:
-        previous, sentence = sentence, _FORM_REMARK.sub("", _SCOPE.sub("", sentence)).lstrip(",;: ")
+        previous, sentence = sentence, _DANGLING.sub("", _FORM_REMARK.sub("", _SCOPE.sub("", sentence))).lstrip(",;: ")
     sentence = _OFFERED_FIRST.sub(lambda m: f"{m['q']}, {m['a']} or {m['b']}", sentence)
     sentence = _FRONTED_MOMENT.sub(lambda m: f"{m['question']} {_AT_THE_MOMENT.sub('when', m['moment'])}", sentence)
     sentence = _EDGE_TIME_ASKED.sub(_edge_time, _EDGE_TIME_FRONTED.sub(_edge_time, sentence))

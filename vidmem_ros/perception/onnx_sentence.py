@@ -1,7 +1,7 @@
 """A sentence-transformers model run by onnxruntime: exported once into the cache, checked, then loaded without torch.
 
 A question's short phrases are embedded one call at a time while it is answered; for MiniLM on two
-cores torch spends about 9 ms of overhead per call where onnxruntime spends about 3. The transformer
+cores torch spends about 9 ms a call where onnxruntime spends about 3. The transformer
 is exported from the loaded model, its mean-pooled and normalised output is compared with
 sentence-transformers' own on probe sentences, and only a copy that matches is kept: a model with
 another pooling, or an exporter that fails, leaves the caller on torch.
@@ -33,7 +33,7 @@ TOKENIZER_FILE = "tokenizer.json"
 META_FILE = "export.json"  # written last: a directory without it is incomplete
 PROBES = (
     "a mug",
-    "the spare keys are in the top drawer of the grey cabinet",
+    "the spare keys are in the top drawer of the teak bureau",
     "Please keep this door closed at all times, it is alarmed after 8 pm.",
 )
 BATCH = 32
