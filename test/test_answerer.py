@@ -1659,3 +1659,40 @@ def test_a_thing_named_by_what_is_written_on_it_is_found_by_what_was_read(answer
         answerer.store.add_moment(Moment(T0 + offset, "/cam", 64, 48, None, texts=texts, pose=Pose("map", x, 0.5)))
     answer = answerer.answer(question)
     assert answer.pose is not None and answer.pose.x == 9.0, answer.text
+
+
+@pytest.mark.parametrize(
+    ("question", "wanted"),
+    [
+        ("What flue draught did the kiln screen show on your later visit?", "71"),
+        ("What flue draught was on the kiln screen the last time you looked at it?", "71"),
+        ("During your second visit, what flue draught did the kiln screen give?", "71"),
+        ("On your first look at the kiln screen, what flue draught did it give?", "62"),
+    ],
+)
+def test_a_value_read_on_a_named_occasion_is_that_occasions_reading_of_the_sign(
+    answerer: Reasoner, question: str, wanted: str
+) -> None:
+    _read(answerer, 50, "KILN LOG", "FLUE DRAUGHT 62 Pa", "DAMPER OPEN")
+    _read(answerer, 52, "KILN LOG", "FLUE DRAUGHT 62 Pa", "DAMPER OPEN")
+    _read(answerer, 140, "KILN LOG", "FLUE DRAUGHT 71 Pa", "DAMPER SHUT")
+    answer = answerer.answer(question)
+    assert wanted in str(answer.value), answer.text
+
+
+@pytest.mark.parametrize(
+    ("question", "n"),
+    [
+        ("What did the board say on your later visit?", -1),
+        ("The last time you looked, was the gate shut?", -1),
+        ("What did the board say during the third stop there?", 3),
+        ("On your first pass, what did the board say?", 1),
+        ("What did the board say?", 0),
+        ("What did the board in the second hall say?", 0),
+    ],
+)
+def test_the_occasion_a_question_names(question: str, n: int) -> None:
+    from vidmem_ros.agent.question import occasion_named, places_named
+
+    assert occasion_named(question) == n
+    assert not any("visit" in place or "pass" in place for place in places_named(question))

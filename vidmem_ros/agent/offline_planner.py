@@ -54,6 +54,7 @@ from vidmem_ros.agent.question import (
     first_occasion_named,
     modality_named,
     names_any_message,
+    occasion_named,
     places_counted,
     places_named,
     sign_words,
@@ -1592,6 +1593,8 @@ class OfflinePlanner:
             best = found[0]  # not ahead by the margin, but the question's own words are there: offered, less sure
         if best is None:
             return False
+        if n := occasion_named(state.question):  # "on your later visit": that occasion's reading of the same sign
+            best = _on_occasion(best, found, n)
         sure = 0.6 if best.data.get("claimed") else 0.35
         when = when_said(state, best.stamp)
         question = " ".join(words)
@@ -1652,6 +1655,24 @@ class OfflinePlanner:
             return {"start_t": max(0.0, p.window.seconds - AROUND_S), "end_t": p.window.seconds + AROUND_S}
         now = (state.as_of if state.as_of is not None else self.span[1]) - state.t0
         return {"start_t": max(0.0, now - p.window.seconds)}
+
+
+def _on_occasion(best: Finding, found: list[Finding], n: int) -> Finding:
+    """Of the readings of the sign ``best`` is one of (its values may have changed between them), the one taken on
+    the ``n``-th occasion (-1: the last); ``best`` where there were not so many."""
+    readings = sorted((f for f in found if f.ref == best.ref or _same_board(f, best)), key=lambda f: f.stamp)
+    if n > len(readings):
+        return best
+    return readings[n - 1] if n > 0 else readings[-1]
+
+
+def _same_board(a: Finding, b: Finding) -> bool:
+    """Whether two readings are of one sign or screen: most of their lines the same but for their numbers."""
+    if a.data.get("record") != b.data.get("record") or a.data.get("record") == "transcript":
+        return False
+    lines_a, lines_b = ({squash(re.sub(r"\d+", "", line)) for line in f.text.split(" / ")} - {""} for f in (a, b))
+    shared = len(lines_a & lines_b)
+    return shared >= 2 and shared * 2 > min(len(lines_a), len(lines_b))
 
 
 # A question that bounds what it asks about by time or by another thing met.

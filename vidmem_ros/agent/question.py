@@ -631,6 +631,22 @@ def closing_occasion(sentence: str) -> tuple[str, int]:
     return lower, 0
 
 
+# Which of several occasions a thing was met on, named by order or by being the later one ("on your later visit",
+# "the last time you looked", "your second look at it"); -1 names the last.
+_OCCASION_NOUNS = r"(?:time|visit|occasion|stay|stop|pass|trip|round|look|glance|check|sighting|reading|viewing)"
+_OCCASION_NAMED = re.compile(
+    rf"\b(?:the|your|its|my|that)\s+(?:very\s+)?(?P<n>first|earlier|initial|later|latter|last|latest|final|most recent"
+    rf"|{'|'.join(_ORDINALS)})\s+{_OCCASION_NOUNS}\b"
+)
+_OCCASION_ORDER = {"first": 1, "earlier": 1, "initial": 1, **_ORDINALS}
+
+
+def occasion_named(text: str) -> int:
+    """Which occasion a question names (1 the first, -1 the last), or 0 where it names none."""
+    match = _OCCASION_NAMED.search(text.lower())
+    return _OCCASION_ORDER.get(match["n"], -1) if match else 0
+
+
 def first_occasion_named(text: str) -> bool:
     """Whether a question names the first of several occasions ("the first time you met it", "on your first visit")."""
     return _FIRST_OCCASION.search(text.lower()) is not None
@@ -1303,7 +1319,8 @@ def places_named(text: str) -> list[str]:
         # A part of a place after its kind ("the boiler room floor") is still that place.
         kinds = [i for i, w in enumerate(words) if w in GENERIC_PLACES and i > 0]
         name = " ".join(words[: kinds[0] + 1] if kinds else words)
-        if content_words(_GENERIC_PLACE.sub(" ", name)):
+        # "on your second visit", "during the later stop": an occasion, not a place
+        if content_words(_GENERIC_PLACE.sub(" ", name)) and not occasion_named(f"the {name}"):
             found.append(name)
     return found
 
