@@ -566,3 +566,33 @@ def test_the_unit_of_an_answer_named_after_a_dash_or_colon_is_no_word_of_the_thi
 def test_a_list_after_a_comma_is_not_taken_for_the_form_of_an_answer() -> None:
     parsed = parse_question("Did you spot a wheelbarrow, a ladder or a bucket?")
     assert parsed is not None and "ladder" in parsed.text and parse_question("Where was the x-ray room?") is not None
+
+
+@pytest.mark.parametrize(
+    ("question", "target", "other"),
+    [
+        (
+            "Which did you hear first: the alert about the freezer or the request concerning the parcels?",
+            "freezer",
+            "parcels",
+        ),
+        (
+            "Which did you hear later, the plea about the parking or the reminder regarding the raffle?",
+            "parking",
+            "raffle",
+        ),
+        ("Which came first, the leaflet about the quiz or the notice about the lift?", "quiz", "lift"),
+    ],
+)
+def test_a_message_or_text_named_by_any_kind_and_its_topic_is_known_by_its_topic(
+    question: str, target: str, other: str
+) -> None:
+    parsed = parse_question(question)
+    assert parsed is not None and (parsed.intent, parsed.target, parsed.other) == (Intent.ORDER, target, other)
+
+
+def test_a_thing_seen_named_with_what_it_is_about_keeps_its_whole_name() -> None:
+    parsed = parse_question("Which did you see first: the book about birds or the mug?")
+    assert parsed is not None and parsed.target == "book about birds"
+    heard = parse_question("When did you hear the complaint about the noise?")
+    assert heard is not None and (heard.modality, heard.target) == (Modality.SPEECH, "noise")

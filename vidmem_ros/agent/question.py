@@ -1058,6 +1058,8 @@ def alternatives_question(text: str) -> ParsedQuestion | None:
     if not target or not other or _PRONOUN.match(target) or _PRONOUN.match(other):
         return None
     modality = modality_named(sentence) or Modality.OBJECT
+    if modality in (Modality.SPEECH, Modality.TEXT):
+        target, other = topic_of(target), topic_of(other)
     return ParsedQuestion(text, Intent.ORDER, target, modality, other, latest=when.group("late") is not None)
 
 
@@ -1118,8 +1120,8 @@ def refined(intent: Intent, modality: Modality, target: str) -> tuple[Modality, 
         target = ""  # "how many different signs did you read": every sign read is counted
     if modality is Modality.TEXT:
         target = sign_words(target)
-    if modality is Modality.SPEECH:  # "the message about the printer" was about the printer
-        target = clean_target(_ABOUT_HEAD.sub("", target)) or target
+    if modality in (Modality.SPEECH, Modality.TEXT):  # "the message about the printer" was about the printer
+        target = topic_of(target)
     if intent in (Intent.COUNT, Intent.FIRST, Intent.LAST) and modality is Modality.SPEECH:
         plain = _RECENCY.sub("", target)  # "the latest message", "the first thing said": any message at all
         anyone = _ANYONE_SPEAKING.match(plain)  # "when did you last hear someone speak": the last message
@@ -1130,7 +1132,14 @@ def refined(intent: Intent, modality: Modality, target: str) -> tuple[Modality, 
 _ABOUT_HEAD = re.compile(
     r"^(?:the |a |an |that |this )?(?:message|announcement|call|news|remark|words?|sentence|talk)s? (?:about|on"
     r"|regarding|concerning|that said|saying) "
+    # whatever a thing heard or read is called ("the alert about", "a request concerning"), its topic follows
+    r"|^(?:the |a |an |that |this |any )?(?:[a-z'-]+ )?[a-z-]+ (?:about|regarding|concerning|on the subject of) (?!to\b)"
 )
+
+
+def topic_of(name: str) -> str:
+    """What a message or text named with its topic is about ("the freezer" of "the alert about the freezer")."""
+    return clean_target(_ABOUT_HEAD.sub("", name)) or name
 _ANYONE_SPEAKING = re.compile(
     r"^(?:someone|anyone|somebody|anybody|people|a person|a voice|voices|anything|something)(?: (?:speak|speaking|talk"
     r"|talking|say anything|say something|saying anything|saying something|spoken|said))?$"
