@@ -596,3 +596,18 @@ def test_a_thing_seen_named_with_what_it_is_about_keeps_its_whole_name() -> None
     assert parsed is not None and parsed.target == "book about birds"
     heard = parse_question("When did you hear the complaint about the noise?")
     assert heard is not None and (heard.modality, heard.target) == (Modality.SPEECH, "noise")
+
+
+@pytest.mark.parametrize(
+    ("question", "intent"),
+    [
+        ("Give your x, y at the moment you were reminded about the raffle.", Intent.WHERE),
+        ("Where were you when somebody warned you about the raffle?", Intent.WHERE),
+        ("Where was the robot when it got told about the raffle?", Intent.WHERE),
+        ("When did someone remind you of the raffle?", Intent.LAST),
+        ("Did anybody alert you about the raffle?", Intent.DID),
+    ],
+)
+def test_the_robot_told_of_a_thing_in_any_form_heard_about_it(question: str, intent: Intent) -> None:
+    parsed = parse_question(question)
+    assert parsed is not None and (parsed.intent, parsed.modality, parsed.target) == (intent, Modality.SPEECH, "raffle")

@@ -398,6 +398,12 @@ _SEEING = (
     (re.compile(r"\bin front of (?:you|the robot|it|(?:your|the|its) cameras?)\b"), "in view"),
 )
 
+# Verbs of telling someone something, in their base and past forms.
+_TELL = r"tell|inform|warn|remind|notify|alert|advise|ask|instruct|brief|update|caution|urge|order|request"
+_TOLD = (
+    r"told|informed|warned|reminded|notified|alerted|advised|asked|instructed|briefed|updated|cautioned|urged"
+    r"|ordered|requested"
+)
 # What the robot hears called by its kind ("the announcements", "a reminder").
 MESSAGES = r"(?:messages?|announcements?|reminders?|warnings?|sentences?|utterances?|remarks?|things said)"
 # Hearing said by its manner ("overheard"), a topic that "came up in conversation", and the robot told or warned
@@ -407,6 +413,23 @@ _HEARING = (
         re.compile(
             r"\b(?:were|was|have|has|had) (?:you|the robot|it) (?:ever )?(?:been )?(?:told|informed|warned|reminded"
             r"|notified|alerted|advised)(?P<p> about| of| that| to)?\b"
+        ),
+        lambda m: f"did you hear{' that' if m['p'] == ' that' else ' about'}",
+    ),
+    # ... said of the moment it happened ("when you were reminded about X", "as someone warned you of X")
+    (
+        re.compile(
+            rf"\b(?:(?:you|the robot|it) (?:were|was|got|had been|have been|has been)"
+            rf"|(?:someone|somebody|anyone|anybody|a person|a voice|they|he|she|staff)(?: had| has)?)"
+            rf" (?:{_TOLD})(?: (?:you|the robot|it))?(?P<p> about| of| that)\b"
+        ),
+        lambda m: f"you heard{' that' if m['p'] == ' that' else ' about'}",
+    ),
+    # ... asked with the teller as the subject ("did anyone warn you about X", "when did someone remind you of X")
+    (
+        re.compile(
+            rf"\b(?:did|has|had) (?:someone|somebody|anyone|anybody|a person|a voice|they|he|she|staff)"
+            rf"(?: ever)? (?:{_TELL}) (?:you|the robot|it)(?P<p> about| of| that)\b"
         ),
         lambda m: f"did you hear{' that' if m['p'] == ' that' else ' about'}",
     ),
