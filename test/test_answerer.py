@@ -1696,3 +1696,20 @@ def test_the_occasion_a_question_names(question: str, n: int) -> None:
 
     assert occasion_named(question) == n
     assert not any("visit" in place or "pass" in place for place in places_named(question))
+
+
+@pytest.mark.parametrize(
+    ("question", "offset"),
+    [
+        ("When did you last see the kiln logbook?", 140),
+        ("When did the kiln logbook first come into view?", 50),
+        ("What was the last time the kiln touchscreen was in front of you?", 140),
+    ],
+)
+def test_a_thing_that_bears_words_was_met_whenever_its_words_were_read_whatever_they_said(
+    answerer: Reasoner, question: str, offset: float
+) -> None:
+    _read(answerer, 50, "KILN LOG", "FLUE DRAUGHT 62 Pa", "DAMPER OPEN")
+    _read(answerer, 140, "KILN LOG", "FLUE DRAUGHT 71 Pa", "DAMPER SHUT")
+    answer = answerer.answer(question)
+    assert answer.stamp == T0 + offset, answer.text

@@ -489,3 +489,15 @@ def test_a_contracted_question_word_is_no_content_word() -> None:
 
     assert content_words("What's on the board? Who's there, and where's the key?") == ["board", "key"]
     assert content_words("Didn't you see the porter's trolley?") == ["porter's", "trolley"]
+
+
+@pytest.mark.parametrize(
+    ("word", "bears"),
+    [("timetable", True), ("logbook", True), ("brochure", True), ("touchscreen", True), ("readout", True),
+     ("kettle", False), ("ladder", False), ("wheelbarrow", False)],
+)  # fmt: skip
+def test_a_thing_whose_words_are_read_is_known_from_the_dictionary(word: str, bears: bool) -> None:
+    from vidmem_ros.agent.labels import LabelLexicon
+    from vidmem_ros.config import load_config
+
+    assert LabelLexicon((), load_config().lexicon).bears_words(word) is bears

@@ -308,6 +308,7 @@ class Grounder:
         kept: dict[tuple[str, float, float], Any] | None = None,
         kind_of: KindOf | None = None,
         set_apart: Callable[[str], str] | None = None,
+        bears_words: Callable[[str], bool] | None = None,
     ) -> None:
         """``kind_of(word, broader, context=...)``: whether a word, in the sense the words written with it point to,
         names a kind of what a broader word names ("sparrow", "bird").  ``set_apart``: a line read with the words
@@ -322,6 +323,7 @@ class Grounder:
         self.synonyms_of = synonyms_of
         self.kind_of = kind_of
         self.set_apart = set_apart
+        self.bears_words = bears_words or (lambda word: False)  # "the touchscreen": what was read on one names it
         self._synonyms: dict[str, Sequence[str]] = {}
         self._naming: list[str] = []
         self._numbers: list[str] = []
@@ -500,9 +502,16 @@ class Grounder:
 
     # -- scoring -------------------------------------------------------------------------
 
-    def _names_it(self, texts: Iterable[str]) -> bool:
-        """Whether records name what the description is about, not only what it had or where it was."""
-        return any(word_hit(n, text, self._synonyms) for n in self._naming for text in texts)
+    def _names_it(self, texts: Iterable[str], sense: Sense) -> bool:
+        """Whether records name what the description is about, not only what it had or where it was.  A thing
+        that bears words ("the departures screen") is named by what was read on it, whatever it is called."""
+        naming = [n for n in self._naming if sense is not Sense.READ or not self._bears(n)]
+        if self._naming and not naming:
+            return True
+        return any(word_hit(n, text, self._synonyms) for n in naming for text in texts)
+
+    def _bears(self, word: str) -> bool:
+        return bears_text(word) or self.bears_words(word)
 
     def _scored(self, sense: Sense, description: str, wanted: list[str], records: list[_Record]) -> list[Grounded]:
         records = [r for r in records if holds_numbers(r.text, self._numbers)]
@@ -560,7 +569,7 @@ class Grounder:
                     "first_ref": run[0].frame or run[0].ref,
                     "last_ref": run[-1].frame or run[-1].ref,
                     **({"frame_ref": shown[len(shown) // 2].frame} if mid.frame else {}),
-                    "names_it": self._names_it({_words_of(r) for r in run}),
+                    "names_it": self._names_it({_words_of(r) for r in run}, sense),
                     **({"by_kind": True} if all(r.text in by_kind for r in run) else {}),
                     **(
                         {"head_unmet": head}

@@ -79,6 +79,7 @@ class LabelLexicon:
         self._defined_by: BoundedMemo[int, frozenset[str]] = BoundedMemo(MEANT_CACHE)  # sense -> its words
         self._all_sense_words: BoundedMemo[str, frozenset[str]] = BoundedMemo(MEANT_CACHE)  # word -> all its senses'
         self._context_words: BoundedMemo[str, frozenset[str]] = BoundedMemo(MEANT_CACHE)  # a text -> its words
+        self._bearers: BoundedMemo[str, bool] = BoundedMemo(MEANT_CACHE)
 
     def resolve(self, phrase: str) -> list[str]:
         """Labels that ``phrase`` refers to, tried on its whole and on ever shorter tails ("a red coffee mug" ->
@@ -152,6 +153,23 @@ class LabelLexicon:
                     break
         # A two-word name stands for its words ("sea lion", not also "lion").
         return [n for n in found if not any(n != other and n in other.split() for other in found)]
+
+    def bears_words(self, word: str) -> bool:
+        """Whether a noun names a thing whose words are read: a written message in its most frequent sense (a
+        timetable, a tag, a notice) or, in any sense, a display (a touchscreen, a readout)."""
+        return self._bearers.get(word.lower().strip(), lambda: self._bears_words(word.lower().strip()))
+
+    def _bears_words(self, word: str) -> bool:
+        if self.wordnet is None:
+            return False
+        wordnet = self.wordnet
+        senses = wordnet.senses(self._forms(word)[0])
+        if not senses:
+            return False
+        if wordnet.lexfile(senses[0]) == wn.LEX_COMMUNICATION:
+            return True
+        displays = [d for d in wordnet.senses("display") if "video display" in wordnet.lemmas(d)]
+        return any(wordnet.is_a(s, d) for s in senses for d in displays)
 
     def synonyms(self, word: str) -> tuple[str, ...]:
         """Other words for a concrete thing a word names in one of its two most frequent senses ("cookie" for

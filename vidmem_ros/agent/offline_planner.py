@@ -1542,7 +1542,7 @@ class OfflinePlanner:
             f
             for f in found
             if f.data.get("how") == best.data.get("how")
-            and squash(f.text) == squash(best.text)
+            and (squash(f.text) == squash(best.text) or _same_board(f, best))  # a screen whose values changed
             and f.score >= CLAIM_MIN
         ]
         return best, sorted(same or [best], key=lambda f: f.stamp)

@@ -1140,6 +1140,8 @@ _ABOUT_HEAD = re.compile(
 def topic_of(name: str) -> str:
     """What a message or text named with its topic is about ("the freezer" of "the alert about the freezer")."""
     return clean_target(_ABOUT_HEAD.sub("", name)) or name
+
+
 _ANYONE_SPEAKING = re.compile(
     r"^(?:someone|anyone|somebody|anybody|people|a person|a voice|voices|anything|something)(?: (?:speak|speaking|talk"
     r"|talking|say anything|say something|saying anything|saying something|spoken|said))?$"

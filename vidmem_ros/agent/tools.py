@@ -474,6 +474,7 @@ def _grounder(ctx: ToolContext, window: tuple[float, float]) -> Grounder:
         ctx.records,
         _lexicon(ctx).kind_of,
         lambda text: _set_apart_text(ctx, text),
+        _lexicon(ctx).bears_words,
     )
 
 
