@@ -1713,3 +1713,32 @@ def test_a_thing_that_bears_words_was_met_whenever_its_words_were_read_whatever_
     _read(answerer, 140, "KILN LOG", "FLUE DRAUGHT 71 Pa", "DAMPER SHUT")
     answer = answerer.answer(question)
     assert answer.stamp == T0 + offset, answer.text
+
+
+def test_what_kind_names_others_only_where_they_refine_it_or_were_met_nearly_as_often(answerer: Reasoner) -> None:
+    from vidmem_ros.memory.records import Moment
+    from vidmem_ros.perception.types import Tag
+
+    def tagged(offset: float, label: str, *broader: str) -> None:
+        answerer.store.add_moment(Moment(T0 + offset, "/cam", 64, 48, None, tags=[Tag(label, 0.4, (label, *broader))]))
+
+    for i in range(6):
+        tagged(50 + i, "tabby", "cat", "animal")
+    for i in range(4):
+        tagged(60 + i, "Persian cat", "cat", "animal")
+    for i in range(2):
+        tagged(70 + i, "Pekinese", "dog", "animal")
+    answer = answerer.answer("Which animal did you come across most?")
+    assert answer.value == "tabby", answer.text
+    assert "Persian cat" in answer.text and "Pekinese" not in answer.text, answer.text
+
+
+def test_what_kind_names_a_closer_look_at_the_thing_met_most_however_rarely(answerer: Reasoner) -> None:
+    from vidmem_ros.memory.records import Moment
+    from vidmem_ros.perception.types import Tag
+
+    for i, label in enumerate(["poodle"] * 8 + ["toy poodle"] * 2 + ["hamster"] * 2):
+        tag = Tag(label, 0.4, (label, "dog" if "poodle" in label else "rodent", "animal"))
+        answerer.store.add_moment(Moment(T0 + 50 + i, "/cam", 64, 48, None, tags=[tag]))
+    answer = answerer.answer("What sort of animal did you see most often?")
+    assert answer.value == "poodle" and "toy poodle" in answer.text and "hamster" not in answer.text, answer.text

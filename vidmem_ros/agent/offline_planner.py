@@ -1557,7 +1557,12 @@ class OfflinePlanner:
         if not found:
             return False
         best = found[0]
-        others = ", ".join(f"{f.data['label']} ({f.data['how']}, {f.data['frames']} frame(s))" for f in found[1:5])
+        # Others worth naming: a kind of the one met most ("pug" of "dog"), or one met nearly as often; a thing
+        # guessed on a few frames beside it is no second answer.
+        rivals = [
+            f for f in found[1:] if f.data.get("refines") or int(f.data["frames"]) * 2 >= int(best.data["frames"])
+        ]
+        others = ", ".join(f"{f.data['label']} ({f.data['how']}, {f.data['frames']} frame(s))" for f in rivals[:4])
         verb = "read the name" if best.data["how"] == "read" else "saw"
         text = f"{best.data['label']}: I {verb} {best.data['label']}, a kind of {kind}, {when_said(state, best.stamp)}"
         text += f"; also {others}." if others else "."

@@ -556,6 +556,9 @@ def kinds_of(ctx: ToolContext, args: KindsArgs) -> ToolResult:
                 read.append(Sighting(line.moment_id, line.stamp, name, line.score, line.pose))
     findings = [_kind_finding(g, "seen") for g in _by_label(met)] + [_kind_finding(g, "read") for g in _by_label(read)]
     findings.sort(key=lambda f: -int(f.data["frames"]))
+    for f in findings[1:]:  # "pug" after "dog": a closer look at the thing met most, not another thing
+        if lexicon.kind_of(str(f.data["label"]).lower(), str(findings[0].data["label"]).lower()):
+            f.data["refines"] = True
     return ToolResult("kinds_of", findings, "" if findings else f"nothing of the kind {kind} seen or read")
 
 
