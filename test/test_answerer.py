@@ -1547,6 +1547,16 @@ def test_the_row_of_a_board_that_a_question_names_answers_though_read_in_parts(
             "How many kayaks does the hire notice list?",
             3,
         ),
+        (  # a bulleted list under its heading, the bullets read as dots or dashes
+            ("KILN SAFETY", "• Gauntlets on", "·Visor down", "- Door shut before firing", "Keep clear 2 m"),
+            "How many precautions are listed under the kiln safety heading?",
+            3,
+        ),
+        (
+            ("KILN SAFETY", "• Gauntlets on", "• Visor down"),
+            "How many points are on the kiln safety notice?",
+            2,
+        ),
     ],
 )
 def test_things_listed_on_a_sign_are_counted_by_its_lines(

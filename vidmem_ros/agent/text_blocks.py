@@ -88,8 +88,9 @@ def row_named(lines: Sequence[str], question: str) -> str:
 
 
 def entries(lines: Sequence[str]) -> list[str]:
-    """The entries of a list or table a sign gives: its rows that open alike with a time, a number or a code
-    ("09:10 ...", "12 ...", "B7 ..."), the most of one kind where two or more do; [] where none or one does."""
+    """The entries of a list or table a sign gives: its rows that open alike with a bullet, a time, a number or a
+    code ("• ...", "09:10 ...", "12 ...", "B7 ..."), the most of one kind where two or more do; [] where none or
+    one does."""
     by_kind: dict[str, list[str]] = {}
     for line in lines:
         opening = re.match(r"\s*(\S+)", line)
@@ -100,11 +101,15 @@ def entries(lines: Sequence[str]) -> list[str]:
     return alike if len(alike) >= ENTRIES_MIN else []
 
 
+# The marks that open a list's entries.
+_BULLET = re.compile(r"[·•●○◦▪■□‣►➤✓✔*+–—-](?!\d)")
 # A list gives this many entries at least; one line that opens with a number is no list.
 ENTRIES_MIN = 2
 
 
 def _entry_kind(token: str) -> str:
+    if _BULLET.match(token):  # "• Gloves on", "- Gloves on": a list's bullet, read with its entry or apart
+        return "bullet"
     if re.fullmatch(r"\d{1,2}[:.]\d{2}", token):
         return "time"
     if re.fullmatch(r"\d+[.)]?", token):
