@@ -611,3 +611,25 @@ def test_a_thing_seen_named_with_what_it_is_about_keeps_its_whole_name() -> None
 def test_the_robot_told_of_a_thing_in_any_form_heard_about_it(question: str, intent: Intent) -> None:
     parsed = parse_question(question)
     assert parsed is not None and (parsed.intent, parsed.modality, parsed.target) == (intent, Modality.SPEECH, "raffle")
+
+
+@pytest.mark.parametrize(
+    ("question", "ordinal"),
+    [
+        ("How long did you loiter by the kilns at the very start?", 1),
+        ("At the beginning of the shift, how much time did you spend by the kilns?", 1),
+        ("How long did you hang around the kilns at the start of your round?", 1),
+        ("How long did you linger by the kilns?", 0),
+    ],
+)
+def test_a_stay_said_by_when_it_was_is_the_first_visit(question: str, ordinal: int) -> None:
+    parsed = parse_question(question)
+    assert parsed is not None and (parsed.intent, parsed.modality, parsed.target) == (
+        Intent.DURATION, Modality.PLACE, "kilns"
+    )  # fmt: skip
+    assert parsed.ordinal == ordinal
+
+
+def test_the_start_of_a_place_is_no_first_visit() -> None:
+    parsed = parse_question("How long were you at the start of the kiln corridor?")
+    assert parsed is not None and parsed.ordinal == 0 and "kiln corridor" in parsed.target

@@ -235,7 +235,8 @@ _PATTERNS: list[tuple[Intent, Modality, str]] = [
         Intent.DURATION,
         Modality.PLACE,
         rf"^(?:for )?how (?:long|much time) (?:were you|have you been|was the robot|did you (?:stay|spend|remain|stop"
-        rf"|wait|spend time))(?: there)?{_INTO} (?P<t>.+?)(?: for)?$",
+        rf"|wait|spend time|linger|hang around|hang about|hang out|stick around|loiter|dwell|idle))(?: there)?{_INTO}"
+        r" (?P<t>.+?)(?: for)?$",
     ),
     (Intent.AFTER, Modality.PLACE, rf"^(?:which|what) {_PLACE} did you {_MOVE} {_NEXT}(?P<r>before|after) (?P<o>.+)$"),
     (
@@ -614,6 +615,8 @@ def ordinal_of(text: str) -> int:
 # "How long did you see X the first time": the first occasion's length (elsewhere "first" asks when it began).
 _FIRST_OCCASION = re.compile(
     r"(?:,?\s*\b(?:for|on|during|at|in)\s+)?\b(?:the|your|its) (?:very )?first (?:time|visit|occasion|stay|stop)\b"
+    # "at the very start", "at the beginning of the shift": the first of the visits, said by when it was
+    r"|,?\s*\b(?:at|in) the (?:very )?(?:start|beginning|outset)(?: of (?:the|your|its|this) (?:round|patrol|shift|run|day|night|tour|route|circuit|mission|session))?(?! of\b)(?=[\s,?.!]|$)"
 )
 
 
