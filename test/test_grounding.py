@@ -501,3 +501,36 @@ def test_a_thing_whose_words_are_read_is_known_from_the_dictionary(word: str, be
     from vidmem_ros.config import load_config
 
     assert LabelLexicon((), load_config().lexicon).bears_words(word) is bears
+
+
+@pytest.mark.parametrize(
+    ("question", "senses"),
+    [
+        ("I want the on-call plumber. Which extension was on the rota sign?", [Sense.READ]),
+        ("The plumber is on-call tonight. What did the announcement say about him?", [Sense.HEARD]),
+        ("What did the on-call plumber's van have on its side?", []),
+        ("There was a sign by the gate. What did somebody tell you about it?", [Sense.HEARD]),
+    ],
+)
+def test_the_sentence_that_asks_names_the_source_and_a_hyphenated_word_names_none(
+    question: str, senses: list[Sense]
+) -> None:
+    from vidmem_ros.agent.grounding import source_named
+
+    assert source_named(question) == senses
+
+
+@pytest.mark.parametrize(
+    ("clause", "kind"),
+    [
+        ("what job number did the ticket give", "number"),
+        ("which role code was on the badge", "number"),
+        ("what job does the badge give", "occupation"),
+        ("what is her job title", "occupation"),
+    ],
+)
+def test_a_number_named_by_what_it_numbers_is_a_number(clause: str, kind: str) -> None:
+    from vidmem_ros.agent.grounding import value_kind
+
+    found = value_kind(clause)
+    assert found is not None and found.value == kind

@@ -814,9 +814,10 @@ _SEEN_WORDS = (
     r"see|saw|seen|spot|spotted|watch|watched|look(?:ed|ing)? (?:at|into|over|through)|notice|noticed|in view"
     r"|come across|came across"
 )
+# ... never a part of a word made with a hyphen ("the on-call nurse" names no call heard).
 _SOURCE = re.compile(
-    rf"\b(?:(?P<read>{_READ_WORDS})|(?P<pictured>{_PICTURED_WORDS})|(?P<heard>{_HEARD_WORDS})|(?P<said>{_SAID_WORDS})"
-    rf"|(?P<seen>{_SEEN_WORDS}))\b"
+    rf"\b(?<!-)(?:(?P<read>{_READ_WORDS})|(?P<pictured>{_PICTURED_WORDS})|(?P<heard>{_HEARD_WORDS})"
+    rf"|(?P<said>{_SAID_WORDS})|(?P<seen>{_SEEN_WORDS}))\b(?!-)"
 )
 
 
@@ -825,7 +826,15 @@ def source_named(question: str) -> list[Sense]:
     restricts nothing (a sign is seen as much as read).  Empty where none is named: every kind competes.  A verb
     of saying names hearing where a person says it, else words read or heard ("what the notice says").  A thing
     that bears pictures as well as words ("the poster") names both, unless the question asks what it says."""
-    asked = without_asking(question.lower())
+    # The sentence that asks first: one before it only sets the scene ("I need the night porter. Which ...?").
+    sentences = [s for s in re.split(r"(?<=[.?!])\s+", question.strip()) if s.strip()]
+    for text in dict.fromkeys([*sentences[-1:], question]):
+        if senses := _senses_named(without_asking(text.lower())):
+            return senses
+    return []
+
+
+def _senses_named(asked: str) -> list[Sense]:
     for match in _SOURCE.finditer(asked):
         if match.group("read"):
             return [Sense.READ]
@@ -862,7 +871,12 @@ _OWNERS = (
     r"|speaker|employee|staff|worker"
 )
 _VALUE_KINDS = (
-    (ValueKind.OCCUPATION, re.compile(r"\b(?:job|occupation|profession|role|position) ?(?:title)?\b|\bjob title\b")),
+    (
+        ValueKind.OCCUPATION,
+        re.compile(
+            r"\b(?:job|occupation|profession|role|position)(?! (?:numbers?|codes?|no|ids?|references?|refs?|digits?)\b) ?(?:title)?\b|\bjob title\b"
+        ),
+    ),
     (
         ValueKind.NAME,
         re.compile(
