@@ -1752,3 +1752,21 @@ def test_what_kind_names_a_closer_look_at_the_thing_met_most_however_rarely(answ
         answerer.store.add_moment(Moment(T0 + 50 + i, "/cam", 64, 48, None, tags=[tag]))
     answer = answerer.answer("What sort of animal did you see most often?")
     assert answer.value == "poodle" and "toy poodle" in answer.text and "hamster" not in answer.text, answer.text
+
+
+def test_either_of_two_things_heard_is_looked_for_in_what_was_heard(answerer: Reasoner) -> None:
+    from vidmem_ros.memory.records import Transcript
+
+    answerer.store.add_transcript(Transcript(T0 + 30, T0 + 33, "The kiln alarm will be tested at noon."))
+    either = answerer.answer("Did anybody say anything about a power cut or a kiln alarm?")
+    assert either.value is True and "kiln alarm" in either.text, either.text
+    neither = answerer.answer("Did anyone mention a power cut or a gas smell?")
+    assert neither.value is False, neither.text
+
+
+def test_a_word_is_not_heard_in_another_that_begins_alike(answerer: Reasoner) -> None:
+    from vidmem_ros.memory.records import Transcript
+
+    answerer.store.add_transcript(Transcript(T0 + 30, T0 + 33, "Mind the wet floor by the kiln."))
+    assert answerer.answer("Did anyone mention a flood?").value is False
+    assert answerer.answer("Did anyone mention the floors?").value is True

@@ -547,8 +547,8 @@ class OfflinePlanner:
 
     def _either(self, state: AgentState, p: ParsedQuestion) -> Script:
         """ "Did you see a fox or a badger?": yes with the one met (the first offered, where both were), else no."""
-        for thing in (p.target, p.other):
-            step = yield from _held(self._occasions(state, replace(p, target=thing, other="", relation="")))
+        for thing in (p.target, p.other):  # each as a question of its own, heard, read or seen as asked
+            step = yield from _held(self._script_for(state, replace(p, target=thing, other="", relation="")))
             if step[0]["args"].get("value") is True:
                 yield step
                 return

@@ -87,10 +87,20 @@ def words_covered(query: str, text: str, forms: Mapping[str, str] | None = None)
 
 def stem(word: str) -> str:
     """What a word's forms share, to be found inside a text: "stay" of "staying" and "stays", "clos" of
-    "closed"; never under four letters (shorter ones turn up inside unrelated words)."""
+    "closed"; never under four letters (shorter ones turn up inside unrelated words), and never less than a word
+    without an ending ("flood" is not "floor")."""
     if len(word) > 6 and word.endswith("ing"):
         base = word[:-3]
         base = base[:-1] if base[-1] == base[-2] else base  # "stopping" -> "stop"
         if len(base) >= 4:
             return base
-    return word[: max(4, len(word) - 2)]
+    for ending, cut in _INFLECTIONS:
+        if word.endswith(ending) and not word.endswith("ss"):
+            base = word[: len(word) - cut]
+            return base if len(base) >= 4 else word[:4]
+    return word  # no ending to take off: the whole word ("flood" is not in "floor")
+
+
+# Endings a word's other forms do not share, and how much of each to take off ("closed", "close": "clos"; "parties",
+# "party": "part").
+_INFLECTIONS = (("ies", 3), ("es", 2), ("ed", 2), ("s", 1), ("e", 1), ("y", 1))
