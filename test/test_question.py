@@ -633,3 +633,17 @@ def test_a_stay_said_by_when_it_was_is_the_first_visit(question: str, ordinal: i
 def test_the_start_of_a_place_is_no_first_visit() -> None:
     parsed = parse_question("How long were you at the start of the kiln corridor?")
     assert parsed is not None and parsed.ordinal == 0 and "kiln corridor" in parsed.target
+
+
+@pytest.mark.parametrize(
+    ("question", "intent"),
+    [
+        ("At what point did you hear that the kiln would be switched off?", Intent.LAST),
+        ("Where were you when you heard that the kiln would be switched off?", Intent.WHERE),
+        ("Has anybody ever told you that the kiln would be switched off?", Intent.DID),
+    ],
+)
+def test_what_was_heard_said_as_a_that_clause_is_its_words(question: str, intent: Intent) -> None:
+    parsed = parse_question(question)
+    assert parsed is not None and (parsed.intent, parsed.modality) == (intent, Modality.SPEECH)
+    assert parsed.target == "kiln would be switched off"

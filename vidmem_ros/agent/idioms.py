@@ -429,7 +429,7 @@ _HEARING = (
     (
         re.compile(
             rf"\b(?:did|has|had) (?:someone|somebody|anyone|anybody|a person|a voice|they|he|she|staff)"
-            rf"(?: ever)? (?:{_TELL}) (?:you|the robot|it)(?P<p> about| of| that)\b"
+            rf"(?: ever)? (?:{_TELL}|{_TOLD}) (?:you|the robot|it)(?P<p> about| of| that)\b"
         ),
         lambda m: f"did you hear{' that' if m['p'] == ' that' else ' about'}",
     ),

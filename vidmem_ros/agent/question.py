@@ -1124,7 +1124,7 @@ def refined(intent: Intent, modality: Modality, target: str) -> tuple[Modality, 
     if modality is Modality.TEXT:
         target = sign_words(target)
     if modality in (Modality.SPEECH, Modality.TEXT):  # "the message about the printer" was about the printer
-        target = topic_of(target)
+        target = topic_of(_THAT_CLAUSE.sub("", target))  # "(heard) that the lift was out": the lift was out
     if intent in (Intent.COUNT, Intent.FIRST, Intent.LAST) and modality is Modality.SPEECH:
         plain = _RECENCY.sub("", target)  # "the latest message", "the first thing said": any message at all
         anyone = _ANYONE_SPEAKING.match(plain)  # "when did you last hear someone speak": the last message
@@ -1138,6 +1138,9 @@ _ABOUT_HEAD = re.compile(
     # whatever a thing heard or read is called ("the alert about", "a request concerning"), its topic follows
     r"|^(?:the |a |an |that |this |any )?(?:[a-z'-]+ )?[a-z-]+ (?:about|regarding|concerning|on the subject of) (?!to\b)"
 )
+
+
+_THAT_CLAUSE = re.compile(r"^that\s+(?=\S)")
 
 
 def topic_of(name: str) -> str:
