@@ -6,6 +6,7 @@ import pytest
 
 from vidmem_ros.agent.offline_planner import NOT_SEEN_CONFIDENCE
 from vidmem_ros.agent.reasoner import Reasoner
+from vidmem_ros.agent.tool_context import Finding
 from vidmem_ros.config import VidmemConfig
 from vidmem_ros.ingest.frames import DecodedImage, FrameInput
 from vidmem_ros.ingest.worker import IngestPipeline
@@ -1699,6 +1700,8 @@ def test_a_value_read_on_a_named_occasion_is_that_occasions_reading_of_the_sign(
         ("On your first pass, what did the board say?", 1),
         ("What did the board say?", 0),
         ("What did the board in the second hall say?", 0),
+        ("What did the flag at the start line show?", 0),
+        ("At the very beginning, what did the board say?", 1),
     ],
 )
 def test_the_occasion_a_question_names(question: str, n: int) -> None:
@@ -1770,3 +1773,25 @@ def test_a_word_is_not_heard_in_another_that_begins_alike(answerer: Reasoner) ->
     answerer.store.add_transcript(Transcript(T0 + 30, T0 + 33, "Mind the wet floor by the kiln."))
     assert answerer.answer("Did anyone mention a flood?").value is False
     assert answerer.answer("Did anyone mention the floors?").value is True
+
+
+def _reading(text: str, t: float, x: float = 0.0) -> Finding:
+    return Finding(f"text:{t}", "text", t, t + 1.0, text, pose=Pose("odom", x, 0.0), data={"record": "text"})
+
+
+def test_signs_that_differ_only_by_number_are_two_signs_unless_read_on_two_occasions_at_one_spot() -> None:
+    from vidmem_ros.agent.offline_planner import _on_occasion, _same_board
+
+    plate_4 = _reading("ROOM 4 / MEETING ROOM / BOOK ONLINE", 10.0)
+    plate_5 = _reading("ROOM 5 / MEETING ROOM / BOOK ONLINE", 14.0)
+    assert not _same_board(plate_4, plate_5)  # side by side: two plates
+    earlier = _reading("NEXT SHUTTLE / BAY 2 / 10:15", 0.0)
+    again = _reading("NEXT SHUTTLE / BAY 2 / 10:15", 3.0)  # the same visit, read twice
+    later = _reading("NEXT SHUTTLE / BAY 3 / 10:40", 100.0)
+    elsewhere = _reading("NEXT SHUTTLE / BAY 3 / 10:40", 100.0, x=30.0)
+    assert _same_board(earlier, later) and not _same_board(earlier, elsewhere)
+    found = [earlier, again, later]
+    assert _on_occasion(earlier, found, 2) is later
+    assert _on_occasion(later, found, 1) is earlier
+    assert _on_occasion(earlier, found, -1) is later
+    assert _on_occasion(earlier, found, 3) is earlier  # there was no third occasion

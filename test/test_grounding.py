@@ -510,6 +510,13 @@ def test_a_thing_whose_words_are_read_is_known_from_the_dictionary(word: str, be
         ("The plumber is on-call tonight. What did the announcement say about him?", [Sense.HEARD]),
         ("What did the on-call plumber's van have on its side?", []),
         ("There was a sign by the gate. What did somebody tell you about it?", [Sense.HEARD]),
+        # an asking sentence that leaves the source open takes the one an earlier sentence named
+        ("You heard it over the tannoy earlier. What did it say?", [Sense.HEARD]),
+        ("A notice was taped up by the till. What did it say?", [Sense.READ]),
+        ("Dr. Okoro left a message. What did it say?", [Sense.READ, Sense.HEARD]),
+        # a participle or noun that ends a hyphenated word names its source
+        ("What did the hand-written card on the gate ask for?", [Sense.READ]),
+        ("Which platform did the loud-speaker give?", [Sense.HEARD]),
     ],
 )
 def test_the_sentence_that_asks_names_the_source_and_a_hyphenated_word_names_none(

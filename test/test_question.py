@@ -542,6 +542,7 @@ def test_a_remark_on_the_form_of_a_position_is_no_word_of_what_is_asked(question
         "Could I have your location as you spotted the wheelbarrow?",
         "Mark on the map where you spotted the wheelbarrow.",
         "Show me where the wheelbarrow was: x, y.",
+        "I'd like your coordinates from when you spotted the wheelbarrow.",
     ],
 )
 def test_a_position_asked_for_as_a_request_or_with_its_form_after_a_colon_asks_where(question: str) -> None:
@@ -564,8 +565,40 @@ def test_the_unit_of_an_answer_named_after_a_dash_or_colon_is_no_word_of_the_thi
 
 
 def test_a_list_after_a_comma_is_not_taken_for_the_form_of_an_answer() -> None:
-    parsed = parse_question("Did you spot a wheelbarrow, a ladder or a bucket?")
-    assert parsed is not None and "ladder" in parsed.text and parse_question("Where was the x-ray room?") is not None
+    from vidmem_ros.agent.idioms import plain_sentence
+
+    assert plain_sentence("did you spot a wheelbarrow, a ladder or a bucket") == (
+        "did you spot a wheelbarrow, a ladder or a bucket"
+    )
+    assert plain_sentence("did you spot a wheelbarrow, in metres") == "did you spot a wheelbarrow"
+    room = parse_question("Where was the x-ray room?")
+    assert room is not None and room.target == "x-ray room"
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Mark on the map where you were when the wheelbarrow came into view.",
+        "Show me where you were as you spotted the wheelbarrow.",
+        "Pinpoint where the robot was when it spotted the wheelbarrow.",
+    ],
+)
+def test_asked_to_show_where_the_robot_was_asks_where(question: str) -> None:
+    parsed = parse_question(question)
+    assert parsed is not None and (parsed.intent, parsed.target) == (Intent.WHERE, "wheelbarrow")
+
+
+@pytest.mark.parametrize(
+    ("question", "pair"),
+    [
+        ("Who did you meet first, Sam or Max?", ("sam", "max")),
+        ("Which came first: the mass or the choir?", ("mass", "choir")),
+        ("Who spoke earlier, Tomas or Xena?", ("tomas", "xena")),
+    ],
+)
+def test_names_made_of_unit_letters_are_not_a_form_remark(question: str, pair: tuple[str, str]) -> None:
+    parsed = parse_question(question)
+    assert parsed is not None and (parsed.target, parsed.other) == pair
 
 
 @pytest.mark.parametrize(

@@ -8,7 +8,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vidmem_ros.agent.text_blocks import block_in_colour, row_named, rows, text_blocks
+from vidmem_ros.agent.text_blocks import block_in_colour, entries, row_named, rows, text_blocks
 from vidmem_ros.memory.records import Moment, Pose
 from vidmem_ros.memory.store import SqliteStore
 from vidmem_ros.perception.colour_names import colour_named, colour_shares
@@ -193,3 +193,15 @@ def test_a_question_about_a_coloured_bearer_reads_its_words_only(
     config = load_config(None, {"query": {"parser": "rules"}})
     answer = build_reasoner(config, store).answer(question)
     assert wanted in answer.text and other not in answer.text, answer.text
+
+
+@pytest.mark.parametrize(
+    ("lines", "count"),
+    [
+        (["OPENING TIMES", "• Weekdays 9-5", "• Sundays closed"], 2),
+        (["LOST PROPERTY", "-----", "Ask at the desk", "-----"], 0),  # rules drawn with dashes are no list
+        (["—", "—", "*"], 0),
+    ],
+)
+def test_only_bullets_before_words_open_entries(lines: list[str], count: int) -> None:
+    assert len(entries(lines)) == count

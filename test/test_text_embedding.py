@@ -130,6 +130,7 @@ def test_texts_of_unlike_length_come_back_in_their_order(
     embedder: MiniLmTextEmbedder, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(onnx_sentence, "BATCH", 2)
+    assert embedder.runtime == "onnx"  # the batches under test are onnx's
     encoder = embedder._encode
     together = encoder(MIXED)
     apart = np.vstack([encoder([text]) for text in MIXED])

@@ -22,8 +22,22 @@ def test_a_word_matches_in_another_form(query: str, text: str, share: float) -> 
 
 
 def test_a_stem_keeps_four_letters_at_least() -> None:
-    assert stem("running") == "runni" and stem("staying") == "stay" and stem("door") == "door"
+    assert stem("running") == "running" and stem("staying") == "stay" and stem("door") == "door"
     assert words_covered("running", "The prune juice is here.") == 0.0
+
+
+@pytest.mark.parametrize(
+    ("word", "text", "found"),
+    [
+        ("party", "Two parties booked the hall.", True),
+        ("parties", "The party starts at nine.", True),
+        ("party", "Partners meet on Friday.", False),
+        ("city", "Cities of the north", True),
+        ("stay", "Nobody stays overnight.", True),
+    ],
+)
+def test_a_word_ending_in_y_is_found_in_its_plural_and_not_in_a_longer_word(word: str, text: str, found: bool) -> None:
+    assert (words_covered(word, text) == 1.0) is found
 
 
 def test_readings_clipped_or_misread_at_an_edge_are_one_sign() -> None:

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from enum import Enum
 
 from vidmem_ros.agent.answer import Answer
-from vidmem_ros.agent.idioms import negated, plain_asking, plain_sentence
+from vidmem_ros.agent.idioms import negated, plain_asking, plain_sentence, sentences_of
 from vidmem_ros.memory.records import Pose
 
 
@@ -80,7 +80,7 @@ _POLITE = re.compile(
 def interrogative(question: str) -> str:
     """The clause that asks: the last sentence, from its first clause that opens with a question word, an
     auxiliary verb or a request; lower case, without its question mark."""
-    sentences = [s for s in re.split(r"(?<=[.?!])\s+", question.strip()) if s.strip()]
+    sentences = sentences_of(question)
     asking = next((s for s in reversed(sentences) if s.rstrip().endswith("?")), sentences[-1] if sentences else "")
     text = _POLITE.sub("", plain_sentence(re.sub(r"\s+", " ", asking.lower()).strip().rstrip("?.! ")))
     clauses = [c.strip() for c in re.split(r"[,:;]", text)]
@@ -120,7 +120,7 @@ def asks_a_time_said(question: str) -> bool:
 def asks_negated(question: str) -> bool:
     """Whether a yes/no question asks if something did not happen ("did nobody mention the power cut?"): it is read
     as the positive, and the answer's yes or no turned round."""
-    sentences = [s for s in re.split(r"(?<=[.?!])\s+", question.strip()) if s.strip()]
+    sentences = sentences_of(question)
     last = sentences[-1].lower() if sentences else ""
     return asked_kind(question) is Asked.YES_NO and negated(last)
 

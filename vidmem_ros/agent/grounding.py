@@ -30,6 +30,7 @@ from typing import Any, Protocol, TypeVar
 import numpy as np
 
 from vidmem_ros.agent.asked import interrogative
+from vidmem_ros.agent.idioms import sentences_of
 from vidmem_ros.agent.labels import singular
 from vidmem_ros.agent.question import without_asking
 from vidmem_ros.agent.runs import MESSAGE_GAP_S, group_runs
@@ -202,7 +203,8 @@ def found_in(word: str, text: str) -> bool:
 
 @functools.lru_cache(maxsize=4_096)
 def _forms(word: str) -> frozenset[str]:
-    return frozenset((stem(word), squash(singular(word))))
+    plural_stem = {f"{word[:-1]}i"} if re.search(r"[^aeiou]y$", word) else set()  # "parti" of "party": "parties"
+    return frozenset({stem(word), squash(singular(word)), *plural_stem})
 
 
 @functools.lru_cache(maxsize=65_536)
@@ -814,9 +816,11 @@ _SEEN_WORDS = (
     r"see|saw|seen|spot|spotted|watch|watched|look(?:ed|ing)? (?:at|into|over|through)|notice|noticed|in view"
     r"|come across|came across"
 )
-# ... never a part of a word made with a hyphen ("the on-call nurse" names no call heard).
+# ... never a part of a word made with a hyphen ("the on-call nurse" names no call heard), but for the participle
+# or noun that ends one ("hand-written", "loud-speaker").
+_AFTER_HYPHEN = r"written|printed|painted|lettered|engraved|labell?ed|spoken|speakers?"
 _SOURCE = re.compile(
-    rf"\b(?<!-)(?:(?P<read>{_READ_WORDS})|(?P<pictured>{_PICTURED_WORDS})|(?P<heard>{_HEARD_WORDS})"
+    rf"\b(?:(?<!-)|(?=(?:{_AFTER_HYPHEN})\b))(?:(?P<read>{_READ_WORDS})|(?P<pictured>{_PICTURED_WORDS})|(?P<heard>{_HEARD_WORDS})"
     rf"|(?P<said>{_SAID_WORDS})|(?P<seen>{_SEEN_WORDS}))\b(?!-)"
 )
 
@@ -826,12 +830,17 @@ def source_named(question: str) -> list[Sense]:
     restricts nothing (a sign is seen as much as read).  Empty where none is named: every kind competes.  A verb
     of saying names hearing where a person says it, else words read or heard ("what the notice says").  A thing
     that bears pictures as well as words ("the poster") names both, unless the question asks what it says."""
-    # The sentence that asks first: one before it only sets the scene ("I need the night porter. Which ...?").
-    sentences = [s for s in re.split(r"(?<=[.?!])\s+", question.strip()) if s.strip()]
-    for text in dict.fromkeys([*sentences[-1:], question]):
-        if senses := _senses_named(without_asking(text.lower())):
-            return senses
-    return []
+    # The sentence that asks decides: one before it only sets the scene ("I need the night porter. Which ...?"),
+    # unless the asking one leaves open what an earlier one said ("I heard it on the radio. What did it say?").
+    asking, *before = reversed(sentences_of(question)) if question.strip() else ("",)
+    said = _senses_named(without_asking(asking.lower()))
+    if len(said) == 1:
+        return said
+    for text in before:
+        earlier = _senses_named(without_asking(text.lower()))
+        if len(earlier) == 1 and (not said or earlier[0] in said):
+            return earlier
+    return said
 
 
 def _senses_named(asked: str) -> list[Sense]:

@@ -326,21 +326,24 @@ _OFFERED_FIRST = re.compile(
 _DANGLING = re.compile(r"\s*[-–—:;,]\s*(?=[?.!]*$)")
 # Words that only say how an answer is to be written, and the units or axes among them one must name.
 _FORM_WORDS = r"in|as|and|or|the|a|an|please|only|just|give|number|of|map|frame|odom|terms"
-_FORM_UNITS = r"x|y|z|seconds|secs|s|minutes|mins|metres|meters|m|coordinates|co-ordinates|hh:mm(?::ss)?|mm:ss"
+# Whole words only: a name made of their letters ("Sam or Max") is no form, and a bare "s" or "m" is a unit only
+# written after a number, which never stands alone in such a remark.
+_FORM_UNITS = r"x|y|z|seconds|secs|minutes|mins|metres|meters|coordinates|co-ordinates|hh:mm(?::ss)?|mm:ss"
 _FORM_REMARK = re.compile(
     r"[,;:] (?:(?:counting|including|excluding|rounding|rounded|roughly|approximately|more or less|give or take"
     r"|if possible|please|in (?:seconds|minutes|metres|meters))\b[^,;:]*"
     r"|(?:repeats|repeat \w+|repeated \w+|each \w+|every \w+) (?:included|counted|too|separately))$"
     r"|,? (?:all together|altogether|in total|all in all|in all|all told|overall|combined|or not)$"
     # the form of the answer named after a colon or a dash ("...: x, y?", "... - in seconds?", "...? x and y")
-    rf"|\s*(?:[,;:?]|\s[-–—])\s*(?:(?:{_FORM_WORDS})[\s,/]*)*(?:{_FORM_UNITS})(?:[\s,/]*(?:{_FORM_WORDS}|{_FORM_UNITS}))*$"
+    rf"|\s*(?:[,;:?]|\s[-–—])\s*(?:\b(?:{_FORM_WORDS})\b[\s,/]*)*\b(?:{_FORM_UNITS})(?![\w:-])"
+    rf"(?:[\s,/]+\b(?:{_FORM_WORDS}|{_FORM_UNITS})(?![\w:-]))*[\s,/]*$"
 )
 
 
 # A request for the robot's position at a moment, said as a need or an order ("I need your coordinates from when
 # ...", "give me the robot's x, y at the moment ..."): where it was then.
 _POSITION_REQUEST = re.compile(
-    r"^(?:(?:i|we) (?:need|want|would like|'d like)|(?:can|could|may) (?:i|we) (?:have|get|see)"
+    r"^(?:(?:i|we)(?: need| want| would like|'d like)|(?:can|could|may) (?:i|we) (?:have|get|see)"
     r"|(?:please )?(?:give|tell|send|show|report|state)(?: me| us)?|let (?:me|us) (?:have|know))(?: to know)?"
     r" (?:the robot's|your|its|the robot|the) (?:x, y|x and y|x/y|coordinates|co-ordinates|position|location)"
     r"(?: coordinates)?(?: (?:from|at|for|during|of))? (?:(?P<when>the (?:moment|time|instant)(?: that)?|when) |(?=while |as ))"
@@ -348,14 +351,17 @@ _POSITION_REQUEST = re.compile(
 # "Mark on the map where you saw it", "show me where the van was": asks where, as a question does.
 _SHOW_WHERE = re.compile(
     r"^(?:please )?(?:mark|show|point out|pinpoint|indicate|plot|locate)(?: (?:me|us|it))?"
-    r"(?: (?:on|in) (?:the|a|your) (?:map|plan|floor plan))? where (?:(?P<who>you|it|the robot) (?P<v>\w+)"
+    r"(?: (?:on|in) (?:the|a|your) (?:map|plan|floor plan))? where (?:(?P<who>you|it|the robot)"
+    r" (?:(?P<v>(?!(?:was|were|is|are|had|has|have)\b)\w+)|(?P<was>was|were|is|are)\b)"
     r"|(?P<x>(?:the|a|an|your|its) [^?.,;:]+?) (?P<be>was|were|is|are|had been|has been)\b)"
 )
 
 
 def _where_asked(match: re.Match[str]) -> str:
     if match["v"]:
-        return f"where did {match['who']} {_IRREGULAR.get(match['v'], (match['v'],))[0]}"
+        return f"where did {match['who']} {_base_form(match['v'])}"
+    if match["was"]:  # "show me where you were when ...": where the robot was then
+        return f"where {'were' if match['who'] == 'you' else 'was'} {match['who']}"
     return f"where {match['be']} {match['x']}"
 
 
@@ -396,6 +402,16 @@ _SEEING = (
     (re.compile(r"\b(?:catching sight of|(?:laying|setting|clapping) eyes on)\b"), "seeing"),
     (re.compile(r"\b(?:catch(?:es)? sight of|(?:lay|set|clap)s? eyes on)\b"), "see"),
     (re.compile(r"\bin front of (?:you|the robot|it|(?:your|the|its) cameras?)\b"), "in view"),
+    # A thing appearing, said as the moment of another question ("where were you when the van came into view",
+    # "what had you heard before a fox turned up"): the robot seeing it.
+    (
+        re.compile(
+            r"\b(?P<c>when|as|once|after|before|until|by the time|the moment|the instant) (?P<x>(?:the|a|an|that|this"
+            r"|some|your) [\w' -]+?) (?P<e>first |last )?(?:showed up|appeared|came into (?:view|sight)|turned up"
+            r"|popped up|came along|came by)\b"
+        ),
+        lambda m: f"{m['c']} you {m['e'] or ''}saw {m['x']}",
+    ),
 )
 
 # Verbs of telling someone something, in their base and past forms.
@@ -404,6 +420,8 @@ _TOLD = (
     r"told|informed|warned|reminded|notified|alerted|advised|asked|instructed|briefed|updated|cautioned|urged"
     r"|ordered|requested"
 )
+# Who may tell the robot something, unnamed.
+_TELLER = r"someone|somebody|anyone|anybody|a person|a voice|they|he|she|staff"
 # What the robot hears called by its kind ("the announcements", "a reminder").
 MESSAGES = r"(?:messages?|announcements?|reminders?|warnings?|sentences?|utterances?|remarks?|things said)"
 # Hearing said by its manner ("overheard"), a topic that "came up in conversation", and the robot told or warned
@@ -420,7 +438,7 @@ _HEARING = (
     (
         re.compile(
             rf"\b(?:(?:you|the robot|it) (?:were|was|got|had been|have been|has been)"
-            rf"|(?:someone|somebody|anyone|anybody|a person|a voice|they|he|she|staff)(?: had| has)?)"
+            rf"|(?:{_TELLER})(?: had| has)?)"
             rf" (?:{_TOLD})(?: (?:you|the robot|it))?(?P<p> about| of| that)\b"
         ),
         lambda m: f"you heard{' that' if m['p'] == ' that' else ' about'}",
@@ -428,7 +446,7 @@ _HEARING = (
     # ... asked with the teller as the subject ("did anyone warn you about X", "when did someone remind you of X")
     (
         re.compile(
-            rf"\b(?:did|has|had) (?:someone|somebody|anyone|anybody|a person|a voice|they|he|she|staff)"
+            rf"\b(?:did|has|had) (?:{_TELLER})"
             rf"(?: ever)? (?:{_TELL}|{_TOLD}) (?:you|the robot|it)(?P<p> about| of| that)\b"
         ),
         lambda m: f"did you hear{' that' if m['p'] == ' that' else ' about'}",
@@ -933,3 +951,13 @@ def plain_asking(clause: str) -> str:
     for pattern, plain in _ASKING_FORMS:
         clause = pattern.sub(plain, clause, count=1)
     return _positive(clause)
+
+
+# Abbreviations whose full stop ends no sentence ("Dr. Ames", "No. 4").
+_ABBREVIATION = re.compile(r"\b(mr|mrs|ms|dr|st|prof|no|nr|approx|e\.g|i\.e)\.(?=\s)", re.IGNORECASE)
+
+
+def sentences_of(text: str) -> list[str]:
+    """The sentences of a question, split after a full stop, question or exclamation mark that ends one."""
+    kept = _ABBREVIATION.sub(lambda m: m[1] + "\0", text.strip())
+    return [s.replace("\0", ".") for s in re.split(r"(?<=[.?!])\s+", kept) if s.strip()]

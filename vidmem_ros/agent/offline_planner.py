@@ -10,6 +10,7 @@ events to keyframes when the search finds nothing.
 
 from __future__ import annotations
 
+import math
 import re
 from collections import Counter
 from collections.abc import Generator
@@ -23,6 +24,7 @@ from vidmem_ros.agent.grounding import (
     CLAIM_MARGIN,
     CLAIM_MIN,
     NOT_COUNTED,
+    OCCASION_GAP_S,
     Sense,
     ValueKind,
     bears_text,
@@ -1664,20 +1666,38 @@ class OfflinePlanner:
 
 def _on_occasion(best: Finding, found: list[Finding], n: int) -> Finding:
     """Of the readings of the sign ``best`` is one of (its values may have changed between them), the one taken on
-    the ``n``-th occasion (-1: the last); ``best`` where there were not so many."""
-    readings = sorted((f for f in found if f.ref == best.ref or _same_board(f, best)), key=lambda f: f.stamp)
-    if n > len(readings):
+    the ``n``-th occasion it was in view (-1: the last); ``best`` where there were not so many.  Readings moments
+    apart are one occasion, however often the sign was read then."""
+    readings = [f for f in found if f.ref == best.ref or _same_board(f, best)]
+    occasions = group_runs(readings, lambda f: f.stamp, OCCASION_GAP_S, lambda f: f.end)
+    if n > len(occasions):
         return best
-    return readings[n - 1] if n > 0 else readings[-1]
+    chosen = occasions[n - 1] if n > 0 else occasions[-1]
+    return best if best in chosen else max(chosen, key=lambda f: f.score)
 
 
 def _same_board(a: Finding, b: Finding) -> bool:
-    """Whether two readings are of one sign or screen: most of their lines the same but for their numbers."""
+    """Whether two readings are of one sign or screen: most of their lines the same but for their numbers.  Two
+    that differ, read moments apart or metres apart, are two signs ("ROOM 4" beside "ROOM 5"), not one whose
+    numbers changed between visits."""
     if a.data.get("record") != b.data.get("record") or a.data.get("record") == "transcript":
+        return False
+    if squash(a.text) != squash(b.text) and (
+        abs(a.stamp - b.stamp) <= OCCASION_GAP_S
+        or (
+            a.pose is not None
+            and b.pose is not None
+            and math.hypot(a.pose.x - b.pose.x, a.pose.y - b.pose.y) > SAME_SPOT_M
+        )
+    ):
         return False
     lines_a, lines_b = ({squash(re.sub(r"\d+", "", line)) for line in f.text.split(" / ")} - {""} for f in (a, b))
     shared = len(lines_a & lines_b)
     return shared >= 2 and shared * 2 > min(len(lines_a), len(lines_b))
+
+
+# How far apart two readings of one sign may be taken: the robot's own drift between two stops before it.
+SAME_SPOT_M = 4.0
 
 
 # A question that bounds what it asks about by time or by another thing met.

@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from enum import Enum
 
 from vidmem_ros.agent.asked import WHAT_MOMENT, cites_a_source, interrogative
-from vidmem_ros.agent.idioms import ACTIVITY, BEARER, MESSAGES, plain_asking, plain_sentence
+from vidmem_ros.agent.idioms import ACTIVITY, BEARER, MESSAGES, plain_asking, plain_sentence, sentences_of
 from vidmem_ros.errors import InputError
 from vidmem_ros.spoken_numbers import parse_duration
 
@@ -616,7 +616,9 @@ def ordinal_of(text: str) -> int:
 _FIRST_OCCASION = re.compile(
     r"(?:,?\s*\b(?:for|on|during|at|in)\s+)?\b(?:the|your|its) (?:very )?first (?:time|visit|occasion|stay|stop)\b"
     # "at the very start", "at the beginning of the shift": the first of the visits, said by when it was
-    r"|,?\s*\b(?:at|in) the (?:very )?(?:start|beginning|outset)(?: of (?:the|your|its|this) (?:round|patrol|shift|run|day|night|tour|route|circuit|mission|session))?(?! of\b)(?=[\s,?.!]|$)"
+    r"|,?\s*\b(?:at|in) the (?:very )?(?:start|beginning|outset)(?: of (?:the|your|its|this) (?:round|patrol|shift|run|day|night|tour|route|circuit|mission|session))?(?! of\b)"
+    # ... closing the sentence or a clause, never naming a place ("at the start line")
+    r"(?=\s*(?:[,?.!]|$)|\s+(?:when|while|as|did|does|do|was|were|is|are|had|has|have|you|it|and|or|before|after)\b)"
 )
 
 
@@ -647,7 +649,9 @@ _OCCASION_ORDER = {"first": 1, "earlier": 1, "initial": 1, **_ORDINALS}
 def occasion_named(text: str) -> int:
     """Which occasion a question names (1 the first, -1 the last), or 0 where it names none."""
     match = _OCCASION_NAMED.search(text.lower())
-    return _OCCASION_ORDER.get(match["n"], -1) if match else 0
+    if match:
+        return _OCCASION_ORDER.get(match["n"], -1)
+    return 1 if first_occasion_named(text) else 0  # "at the very start", "on the first occasion"
 
 
 def first_occasion_named(text: str) -> bool:
@@ -1067,7 +1071,7 @@ def alternatives_question(text: str) -> ParsedQuestion | None:
 
 
 def last_sentence(text: str) -> str:
-    sentences = [s for s in re.split(r"(?<=[.?!])\s+", text.strip().lower()) if s.strip()]
+    sentences = sentences_of(text.lower())
     return plain_sentence(re.sub(r"\s+", " ", sentences[-1] if sentences else "").strip().rstrip("?.! "))
 
 
@@ -1133,8 +1137,8 @@ def refined(intent: Intent, modality: Modality, target: str) -> tuple[Modality, 
 
 
 _ABOUT_HEAD = re.compile(
-    r"^(?:the |a |an |that |this )?(?:message|announcement|call|news|remark|words?|sentence|talk)s? (?:about|on"
-    r"|regarding|concerning|that said|saying) "
+    r"^(?:the |a |an |that |this )?(?:message|announcement|call|news|remark|words?|sentence|talk)s? (?:about|on the subject of"
+    r"|on|regarding|concerning|that said|saying) "
     # whatever a thing heard or read is called ("the alert about", "a request concerning"), its topic follows
     r"|^(?:the |a |an |that |this |any )?(?:[a-z'-]+ )?[a-z-]+ (?:about|regarding|concerning|on the subject of) (?!to\b)"
 )

@@ -95,6 +95,8 @@ def entries(lines: Sequence[str]) -> list[str]:
     for line in lines:
         opening = re.match(r"\s*(\S+)", line)
         kind = _entry_kind(opening[1]) if opening else ""
+        if kind == "bullet" and not re.search(r"[^\W\d_]", line):
+            continue  # a rule drawn with dashes ("-----") or a lone mark: no entry
         if kind:
             by_kind.setdefault(kind, []).append(line)
     alike = max(by_kind.values(), key=len, default=[])

@@ -82,7 +82,16 @@ def words_covered(query: str, text: str, forms: Mapping[str, str] | None = None)
         return 1.0
     have = squash(text)
     forms = forms or {}
-    return sum(stem(w) in have or (w in forms and stem(forms[w]) in have) for w in wanted) / len(wanted)
+    return sum(_held(w, have) or (w in forms and _held(forms[w], have)) for w in wanted) / len(wanted)
+
+
+def _held(word: str, squashed: str) -> bool:
+    """Whether a word is in a squashed text in some form ("parties" in "party" as well as in "parties")."""
+    if stem(word) in squashed:
+        return True
+    if word.endswith("ies"):
+        return f"{word[:-3]}y" in squashed
+    return re.search(r"[^aeiou]y$", word) is not None and f"{word[:-1]}i" in squashed  # "party" in "parties"
 
 
 def stem(word: str) -> str:
@@ -101,6 +110,6 @@ def stem(word: str) -> str:
     return word  # no ending to take off: the whole word ("flood" is not in "floor")
 
 
-# Endings a word's other forms do not share, and how much of each to take off ("closed", "close": "clos"; "parties",
-# "party": "part").
-_INFLECTIONS = (("ies", 3), ("es", 2), ("ed", 2), ("s", 1), ("e", 1), ("y", 1))
+# Endings a word's other forms do not share, and how much of each to take off ("closed", "close": "clos"; "parties":
+# "parti", never "part", which "partner" holds).
+_INFLECTIONS = (("ies", 2), ("es", 2), ("ed", 2), ("s", 1), ("e", 1))

@@ -102,6 +102,8 @@ def load_or_export(
             raise OnnxExportError(str(exc)) from exc
     try:
         return OnnxSentenceEncoder(target, num_threads)
+    except ImportError as exc:  # no onnxruntime here: the cache is sound, keep it
+        raise OnnxExportError(f"onnxruntime cannot be imported ({exc})") from exc
     except Exception as exc:  # a damaged cache raises whatever its parser meets; export again next start
         (target / META_FILE).unlink(missing_ok=True)
         raise OnnxExportError(f"the cached export in {target} could not be loaded ({exc})") from exc
@@ -158,7 +160,10 @@ def _export(model: SentenceTransformer, scratch: Path) -> None:
 def _check(model: SentenceTransformer, scratch: Path) -> None:
     """Refuse an export whose vectors differ from sentence-transformers' (another pooling, a bad trace)."""
     expected = model.encode(list(PROBES), normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False)
-    got = OnnxSentenceEncoder(scratch, num_threads=1).encode(list(PROBES))
+    try:
+        got = OnnxSentenceEncoder(scratch, num_threads=1).encode(list(PROBES))
+    except Exception as exc:  # onnxruntime or tokenizers refusing the export: torch embeds instead
+        raise OnnxExportError(f"the export could not be run ({type(exc).__name__}: {exc})") from exc
     error = float(np.abs(np.asarray(expected, np.float32) - got).max())
     if error > TOLERANCE:
         raise OnnxExportError(f"the export's vectors differ from sentence-transformers' by up to {error:.3g}")
