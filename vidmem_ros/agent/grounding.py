@@ -203,7 +203,7 @@ def found_in(word: str, text: str) -> bool:
 
 @functools.lru_cache(maxsize=4_096)
 def _forms(word: str) -> frozenset[str]:
-    plural_stem = {f"{word[:-1]}i"} if re.search(r"[^aeiou]y$", word) else set()  # "parti" of "party": "parties"
+    plural_stem = {f"{word[:-1]}ie"} if re.search(r"[^aeiou]y$", word) else set()  # "partie" of "party": "parties"
     return frozenset({stem(word), squash(singular(word)), *plural_stem})
 
 

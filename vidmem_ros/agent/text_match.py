@@ -91,7 +91,7 @@ def _held(word: str, squashed: str) -> bool:
         return True
     if word.endswith("ies"):
         return f"{word[:-3]}y" in squashed
-    return re.search(r"[^aeiou]y$", word) is not None and f"{word[:-1]}i" in squashed  # "party" in "parties"
+    return re.search(r"[^aeiou]y$", word) is not None and f"{word[:-1]}ie" in squashed  # "party" in "parties"
 
 
 def stem(word: str) -> str:
