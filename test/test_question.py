@@ -53,6 +53,12 @@ COCO_LEXICON = LabelLexicon(VOCAB)
         ("How many radio calls have you heard up to now?", Intent.COUNT, ""),
         ("How long have you been driving around, from the start until now?", Intent.ACTIVE, ""),
         ("How many minutes have passed since you set off?", Intent.ACTIVE, ""),
+        # the run itself as the subject that began, and the robot's place "into" it
+        ("How much time has elapsed since the shift started?", Intent.ACTIVE, ""),
+        ("How long ago did the round begin?", Intent.ACTIVE, ""),
+        ("How many hours into the mission are we?", Intent.ACTIVE, ""),
+        ("How many seconds have passed since your tour kicked off?", Intent.ACTIVE, ""),
+        ("What is the time elapsed since the circuit commenced?", Intent.ACTIVE, ""),
         ("What is the overall operating time up to now?", Intent.ACTIVE, ""),
         # a closing "up to now" in other words bounds nothing the question asks
         ("How long have you been cruising around up to this moment?", Intent.ACTIVE, ""),
@@ -680,3 +686,21 @@ def test_what_was_heard_said_as_a_that_clause_is_its_words(question: str, intent
     parsed = parse_question(question)
     assert parsed is not None and (parsed.intent, parsed.modality) == (intent, Modality.SPEECH)
     assert parsed.target == "kiln would be switched off"
+
+
+@pytest.mark.parametrize(
+    ("question", "target"),
+    [
+        ("Was a heron seen near the pond?", "heron near the pond"),
+        ("Were any scooters spotted outside the depot?", "scooters outside the depot"),
+        ("Is there a mirror hanging in the corridor?", "mirror in the corridor"),
+        ("Were some crates stacked by the shutter?", "crates by the shutter"),
+        ("Had any spanners been left on the workbench?", "spanners on the workbench"),
+        ("Has a trolley been parked by the lift?", "trolley by the lift"),
+        ("Was there a ladder propped against the fence?", "ladder against the fence"),
+        ("Did you see any towels laid out on the bench?", "towels on the bench"),
+    ],
+)
+def test_how_a_thing_stood_or_lay_where_it_was_seen_is_not_part_of_its_name(question: str, target: str) -> None:
+    parsed = parse_question(question)
+    assert parsed is not None and (parsed.intent, parsed.target) == (Intent.DID, target)

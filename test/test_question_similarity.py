@@ -94,6 +94,9 @@ def test_questions_no_pattern_knows_are_read_by_likeness_to_examples(
         "Count the coaches listed on the bay board.",
         # two things named, but nothing said of which came first
         "For the Harwich ferry, which cabins were called to board?",
+        # a moment of the clock after "before" or "by" bounds what was asked, it is no second thing
+        "Which tap has to be shut off before nine?",
+        "Which shutter must be down by 10 pm?",
     ],
 )
 def test_a_value_asked_about_or_a_question_like_no_example_is_left_to_the_search(

@@ -63,6 +63,12 @@ def _participle(past: str) -> str:
     return _IRREGULAR.get(past, (past, past))[1]
 
 
+# Words that open where or when a thing was met ("near the bins", "during the storm"); "before" and "after" relate
+# two things, which the order questions read.
+_WHERE_OR_WHEN = (
+    r"(?:in|on|at|by|near|among|amongst|beside|behind|inside|outside|under|over|around|against|next to|close to|along"
+    r"|across|within|beneath|below|above|from|during|while|when|today)"
+)
 # "A before B, or after it?": the either/or of a relation said whole ("A before or after B").
 _SPLIT_ALTERNATIVE = re.compile(
     r"\b(?P<r>before|after) (?P<b>[^,]+?),? or (?P<s>after|before)(?: (?:it|that|them|this|then|him|her))?$"
@@ -94,6 +100,16 @@ _ASKING_FORMS: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]
             r"(?P<x>.+?) (?:that )?(?P<w>you|the robot) (?:have |had |has )?(?P<v>\w+)(?P<r>.*)$"
         ),
         lambda m: f"how many {m['x']} did you {_base_form(m['v'])}{m['r']}",  # the robot asked of is "you"
+    ),
+    # The passive said with where or when it happened ("was a fox seen near the bins", "were any vans spotted after
+    # dark"): whether the robot saw it there or then.
+    (
+        re.compile(
+            r"^(?:was|were|has|have|had) (?P<t>(?:a|an|any|the|some|that|this|those|these) [\w' -]+?)"
+            r" (?:ever |at any point |anywhere |already )?(?:been )?(?:seen|spotted|sighted|noticed|observed|detected)"
+            rf" (?P<r>{_WHERE_OR_WHEN}\b.*)$"
+        ),
+        r"did you see \g<t> \g<r>",
     ),
     # "how much of the shift has gone by", "how far into the patrol are you": how long the robot has been on duty.
     (
@@ -414,6 +430,33 @@ _SEEING = (
     ),
 )
 
+# The robot's own run said as the subject that began ("since the shift started", "how long ago did the round
+# begin", "how many minutes into the patrol are we"): the robot started, as the questions of its time on duty say.
+_RUN_BEGAN = (
+    (
+        re.compile(
+            rf"\b(?:the|your|its|this|today's|our|the robot's) {ACTIVITY} (?:began|started|commenced|kicked off"
+            r"|got under way|got going|got started)\b"
+        ),
+        "you started",
+    ),
+    (
+        re.compile(
+            rf"^how long ago did (?:you|we|the robot|(?:the|your|its|this|today's|our) {ACTIVITY}) (?:start|begin"
+            r"|set off|set out|commence|kick off|get going)\b"
+        ),
+        "how long have you been on duty",
+    ),
+    (
+        re.compile(
+            rf"^how many (?:seconds|minutes|hours) into (?:the |your |this |today's |our )?{ACTIVITY} (?:are (?:you|we)"
+            r"|is it|have (?:you|we) (?:got|come|gone))(?: (?:now|right now|by now|at this point|at the moment|so far))?"
+            r"(?=[?.!]*$)"
+        ),
+        "how long have you been on duty",
+    ),
+)
+
 # Verbs of telling someone something, in their base and past forms.
 _TELL = r"tell|inform|warn|remind|notify|alert|advise|ask|instruct|brief|update|caution|urge|order|request"
 _TOLD = (
@@ -639,7 +682,9 @@ _POSSESSED_PLACE = re.compile(
 # A thing said to have been left somewhere, or to lie about there, asks whether it was seen there ("had someone
 # left a bag lying around in the hall", "was a ladder lying about near the gate").
 _LYING = (
-    r"(?:lying|lying around|lying about|lying out|left out|left behind|left|sitting|standing|parked|placed|out|behind)"
+    r"(?:lying|lying around|lying about|lying out|left out|left behind|left|sitting|standing|parked|placed|out|behind"
+    r"|stacked|piled(?: up)?|hanging|hung(?: up)?|propped(?: up)?|leaning|resting|displayed|mounted|pinned(?: up)?"
+    r"|taped(?: up)?|perched|stored|kept|dumped|abandoned|scattered|spread out|laid out|lined up|set out)"
 )
 _PLACED = r"(?: (?:in|at|on|inside|near|by|beside|behind|next to) .+)"
 _LEFT_THERE = (
@@ -648,7 +693,12 @@ _LEFT_THERE = (
         rf"|parked|park) (?P<x>.+?)(?:(?: {_LYING})+(?P<p>{_PLACED})?|(?P<q>{_PLACED}))$"
     ),
     re.compile(
-        rf"^(?:was|were) (?!(?:you|we|i|it|the robot)\b)(?P<x>.+?) {_LYING}(?: around| about)?(?P<p>{_PLACED})$"
+        rf"^(?:was|were) (?!(?:you|we|i|it|the robot|there)\b)(?P<x>.+?) {_LYING}(?: around| about)?(?P<p>{_PLACED})$"
+    ),
+    # ... said in the passive perfect ("had any tools been left on the bench", "has a box been put by the door")
+    re.compile(
+        r"^(?:has|have|had) (?!(?:you|we|i|it|the robot|there)\b)(?P<x>.+?) been (?:left|put|placed|set|dumped"
+        rf"|dropped|parked|stored|stacked|piled|hung|propped|abandoned)(?: {_LYING})*(?P<p>{_PLACED})$"
     ),
 )
 
@@ -901,7 +951,7 @@ def plain_sentence(sentence: str) -> str:
     sentence = _REMEMBERED.sub(
         lambda m: f"{m['aux'] or ''}{m['who']} {_REMEMBERED_VERB[m['g']][1 if m['aux'] else 0]}", sentence
     )
-    for idiom, verb in (*_SEEING, *_HEARING):
+    for idiom, verb in (*_SEEING, *_HEARING, *_RUN_BEGAN):
         sentence = idiom.sub(verb, sentence)
     for pattern, said in (*_THIRD_PERSON, *_BY_SENSOR):
         sentence = pattern.sub(said, sentence)

@@ -35,7 +35,7 @@ _AUXILIARIES = frozenset(
 )
 _SUBJECT = (
     r"you|the robot|it|we|they|he|she|there|some(?:one|body)|any(?:one|body)|every(?:one|body)|no(?:one|body)"
-    r"|(?:the|a|an|that|this|your|its) [\w'-]+(?: [\w'-]+){0,3}?"
+    r"|(?:the|a|an|that|this|those|these|your|its|any|some|our) [\w'-]+(?: [\w'-]+){0,3}?"
 )
 # Adverbs that stand between a subject and its verb ("when you first saw it").
 _ADVERBS = r"first|last|ever|already|just|actually|really|still|most recently|again|also|finally|previously|earlier"

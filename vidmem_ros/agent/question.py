@@ -413,6 +413,15 @@ _TRAILING = re.compile(
 )
 # Moving about, wherever it is said in a description ("children running around outside by the pond"): how they
 # were, not who.
+# How a thing stood, lay or hung where it was met ("a painting hanging in the hall", "boxes left lying on the
+# floor", "fruit laid out on the counter"): where it was, not part of its name.
+_POSTURE = re.compile(
+    r"\s+(?:(?:left|been left|been)\s+)?(?:hanging|hung|lying|laid|sitting|sat|standing|stood|resting|propped|leaning"
+    r"|placed|parked|stacked|piled|spread|scattered|displayed|mounted|pinned|taped|stuck|perched|curled|lined|set|kept"
+    r"|stored|left|abandoned|waiting|lurking)(?:\s+(?:out|up|about|around|down|away))?"
+    r"(?=\s+(?:in|on|at|by|near|among|amongst|beside|behind|inside|outside|under|over|around|against|next to|along"
+    r"|across|atop|upon|within|beneath|below|above)\s)"
+)
 _ABOUT_THE_PLACE = re.compile(
     r"\s+(?:moving|walking|wandering|milling|running|rushing) (?:about|around)"
     r"(?: (?:outside|inside|there|here)(?! (?:the|a|an|your|its|this|that)\b))?\b"
@@ -1421,7 +1430,8 @@ def clean_target(target: str) -> str:
     target = target.strip()
     while previous != target:
         previous = target
-        target = _FILLER.sub("", _MEETING.sub("", _TRAILING.sub("", _ABOUT_THE_PLACE.sub("", target.strip())))).strip()
+        target = _POSTURE.sub("", _ABOUT_THE_PLACE.sub("", target.strip()))
+        target = _FILLER.sub("", _MEETING.sub("", _TRAILING.sub("", target))).strip()
         target = target.strip(_QUOTES + ",;:").strip()
     if target.count('"') % 2:  # a quote left open by what was cut off ('"no entry" sign' less its kind)
         target = target.replace('"', "").strip()

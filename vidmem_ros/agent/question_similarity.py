@@ -218,8 +218,8 @@ class SimilarityParser:
         if asked is Asked.NAME and intent not in _NAMES and similarity < SURE_SIMILARITY:
             return None  # likely a name asked for ("which number is on the sign"): read out of memory by the search
         intent = _agreeing(intent, asked, clause, modality)
-        if intent is Intent.ORDER and not _ORDER_WORDS.search(clause):
-            return None  # "which rows were called to board": nothing said of which came first
+        if intent is Intent.ORDER and not _ORDER_WORDS.search(_TIME_BOUND.sub("", clause)):
+            return None  # "which rows were called to board", "which tap must be shut by nine": no order asked
         if intent is Intent.ORDER:
             target, other = (clean_target(s) for s in _ordered(subjects))
         elif modality is Modality.SPEECH:  # what was said is searched by all its words ("the boiler is leaking again")
@@ -281,8 +281,16 @@ _WHICH_THING = re.compile(
 )
 # The intents whose answer is a name (what was seen, read or heard; which came first or next).
 _NAMES = (Intent.WHAT, Intent.READ, Intent.SAID, Intent.BEFORE, Intent.AFTER, Intent.ORDER)
+# A moment of the clock or the day after a relation word ("before eight", "after 10 pm", "by noon"): a time bound,
+# not a second thing met.
+_CLOCK_TIME = (
+    r"(?:\d{1,2}(?:[:.]\d{2})?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|noon|midday|midnight"
+    r"|dawn|dusk|sunrise|sunset|nightfall|daybreak)\b"
+)
+_TIME_BOUND = re.compile(rf"\b(?:before|after|by|until|till|prior to|earlier than|later than) {_CLOCK_TIME}")
 _NEIGHBOUR = re.compile(
     rf"\b(?:before|after|prior to|preceding|following|next|earlier than|later than)\b(?! (?:the )?{CALENDAR}\b)"
+    rf"(?! {_CLOCK_TIME})"
 )
 _OPPOSITES = (
     (Intent.BEFORE, Intent.AFTER, re.compile(r"\b(?:before|prior to|preceding|earlier than)\b"),
