@@ -1795,3 +1795,27 @@ def test_signs_that_differ_only_by_number_are_two_signs_unless_read_on_two_occas
     assert _on_occasion(later, found, 1) is earlier
     assert _on_occasion(earlier, found, -1) is later
     assert _on_occasion(earlier, found, 3) is earlier  # there was no third occasion
+
+
+@pytest.mark.parametrize(
+    ("question", "yes"),
+    [
+        ("Has the rota notice on the pantry corkboard been read yet?", True),
+        ("Did you read the visitor notice by the gate?", False),
+        ("Have you read the notice pinned on the corkboard?", True),
+    ],
+)
+def test_a_sign_described_by_what_bore_it_and_where_is_found_by_the_words_it_bore(
+    answerer: Reasoner, question: str, yes: bool
+) -> None:
+    """The corkboard and the pantry describe the sign; only "ROTA NOTICE" was written on it."""
+    from vidmem_ros.memory.records import Moment
+    from vidmem_ros.perception.types import TextLine
+
+    for offset in (30, 31):
+        lines = [TextLine("ROTA NOTICE", 0.93), TextLine("Bins out on Tuesdays", 0.9)]
+        answerer.store.add_moment(Moment(T0 + offset, "/cam", 64, 48, None, texts=lines))
+    answer = answerer.answer(question, as_of=T0 + 60)
+    assert answer.value is yes, answer.text
+    if yes:
+        assert "ROTA NOTICE" in answer.text and "corkboard" not in answer.text

@@ -483,8 +483,11 @@ class OfflinePlanner:
                 yield grounded
                 return
         tool, key = ("find_text", "text") if p.modality is Modality.TEXT else ("find_object", "name")
+        # words read are looked for without what bore them or where it hung ("staff" of "the staff notice on the
+        # kitchen whiteboard"): those describe the sign, they need not be written on it
+        wanted = sign_words(head_words(p.target)) if p.modality is Modality.TEXT and bearer else p.target
         state.plan(f"find every occasion of {p.target}", "compose the answer")
-        obs = (yield [call(tool, **{key: p.target}, **self._window(state, p))])[0]
+        obs = (yield [call(tool, **{key: wanted}, **self._window(state, p))])[0]
         found = [f for f in obs.result.findings if f.kind == "occasion"]
         weak = [f for f in obs.result.findings if f.kind == "weak"]
         if p.intent is Intent.DID and (said := _read_not_detected(p, found)):
@@ -573,6 +576,8 @@ class OfflinePlanner:
     def _compose(self, state: AgentState, p: ParsedQuestion, found: list[Finding]) -> Step:
         verb = "read" if p.modality is Modality.TEXT else "saw"
         what = f'"{p.target}"' if p.modality is Modality.TEXT else p.target
+        if p.modality is Modality.TEXT and found and bears_text(head_words(p.target)) and found[-1].data.get("read"):
+            what = f'"{found[-1].data["read"]}"'  # a sign described ("the notice on the door"): what it said
         if p.ordinal and p.intent is not Intent.COUNT:  # "the second time": that occasion alone
             if len(found) < p.ordinal:
                 text = (
