@@ -541,3 +541,29 @@ def test_a_number_named_by_what_it_numbers_is_a_number(clause: str, kind: str) -
 
     found = value_kind(clause)
     assert found is not None and found.value == kind
+
+
+@pytest.mark.parametrize(
+    ("question", "senses"),
+    [
+        ("What did the lifeguard at the pool say about the slide?", [Sense.HEARD]),
+        ("What had the courier told you about the parcel?", [Sense.HEARD]),
+        ("Which room did the visitor ask about?", [Sense.HEARD]),
+        ("Which bins does the handbook by the door say to use?", [Sense.READ, Sense.HEARD]),
+        ("The timetable mentioned which platform?", [Sense.READ, Sense.HEARD]),
+    ],
+)
+def test_a_person_named_by_what_they_are_says_things_aloud(question: str, senses: list[Sense]) -> None:
+    from vidmem_ros.config import load_config
+    from vidmem_ros.perception import wordnet as wn
+
+    wordnet = wn.load(load_config().lexicon.wordnet_dir)
+    assert wordnet is not None
+    assert source_named(question, wordnet) == senses
+
+
+def test_a_place_named_before_a_verb_of_saying_ends_there() -> None:
+    from vidmem_ros.agent.question import places_named
+
+    assert places_named("What did the voice in the boiler room say about the valve?") == ["boiler room"]
+    assert places_named("What had the guard at the side gate told you?") == ["side gate"]

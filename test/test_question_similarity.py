@@ -127,3 +127,15 @@ def test_when_the_model_fails_the_examples_read_what_the_patterns_do_not(chat: C
     chat.script = [HttpError(503)]
     parsed = parser.parse("At which moment did the scooter first come into sight?")
     assert parsed is not None and (parsed.intent, parsed.target) == (Intent.FIRST, "scooter")
+
+
+@pytest.mark.parametrize(
+    ("question", "topic"),
+    [
+        ("What did the lady at the kiosk say about the raffle?", "raffle"),
+        ("What had the voice on the tannoy announced about the buses?", "buses"),
+    ],
+)
+def test_who_said_something_is_not_what_it_was_about(similar: SimilarityParser, question: str, topic: str) -> None:
+    parsed = similar.parse(question)
+    assert parsed is not None and parsed.modality is Modality.SPEECH and parsed.target == topic

@@ -40,6 +40,7 @@ from vidmem_ros.agent.text_match import holds_numbers, identifiers, squash, stem
 from vidmem_ros.memory.captions import seen_part
 from vidmem_ros.memory.records import Pose, Transcript
 from vidmem_ros.memory.view import MemoryView
+from vidmem_ros.perception import wordnet as wn
 from vidmem_ros.perception.embedding import TextEmbedder
 from vidmem_ros.perception.types import TextLine
 from vidmem_ros.spoken_numbers import NUMBER_WORDS
@@ -805,6 +806,7 @@ _HEARD_WORDS = (
     r"hear|heard|hearing|voice|voices|spoken|speaker|loudspeaker|announcement|announcements|announced|broadcast"
     r"|intercom|radio|talk|talked|spoke|speak"
     r"|requests?|requested|complaints?|complained|calls?|called out|paged|asked for|asking for|shouted|whispered"
+    r"|(?:asked|asks|ask) (?:about|whether|if)"
 )
 # Verbs of saying that a sign does as well as a voice ("what the poster says"): heard where a person says it.
 _SAID_WORDS = r"said|say|says|saying|told|tell you|mention|mentions|mentioned|(?<!the )(?<!a )report|reported|reports"
@@ -825,25 +827,26 @@ _SOURCE = re.compile(
 )
 
 
-def source_named(question: str) -> list[Sense]:
+def source_named(question: str, wordnet: wn.WordNet | None = None) -> list[Sense]:
     """The senses a question restricts its search to, by the first word naming a source: read or heard; seen
     restricts nothing (a sign is seen as much as read).  Empty where none is named: every kind competes.  A verb
     of saying names hearing where a person says it, else words read or heard ("what the notice says").  A thing
-    that bears pictures as well as words ("the poster") names both, unless the question asks what it says."""
+    that bears pictures as well as words ("the poster") names both, unless the question asks what it says.  With
+    ``wordnet``, a person named by what they are ("the caller", "a visitor") says things as a pronoun does."""
     # The sentence that asks decides: one before it only sets the scene ("I need the night porter. Which ...?"),
     # unless the asking one leaves open what an earlier one said ("I heard it on the radio. What did it say?").
     asking, *before = reversed(sentences_of(question)) if question.strip() else ("",)
-    said = _senses_named(without_asking(asking.lower()))
+    said = _senses_named(without_asking(asking.lower()), wordnet)
     if len(said) == 1:
         return said
     for text in before:
-        earlier = _senses_named(without_asking(text.lower()))
+        earlier = _senses_named(without_asking(text.lower()), wordnet)
         if len(earlier) == 1 and (not said or earlier[0] in said):
             return earlier
     return said
 
 
-def _senses_named(asked: str) -> list[Sense]:
+def _senses_named(asked: str, wordnet: wn.WordNet | None = None) -> list[Sense]:
     for match in _SOURCE.finditer(asked):
         if match.group("read"):
             return [Sense.READ]
@@ -853,8 +856,30 @@ def _senses_named(asked: str) -> list[Sense]:
         if match.group("heard"):
             return [Sense.HEARD]
         if match.group("said"):
-            return [Sense.HEARD] if _SAYER.search(asked) else [Sense.READ, Sense.HEARD]
+            spoken = _SAYER.search(asked) is not None or _person_says(asked, wordnet)
+            return [Sense.HEARD] if spoken else [Sense.READ, Sense.HEARD]
     return []
+
+
+# The one who says something, named by a noun: before the verb of saying ("the caller at the gate said"), or after
+# the auxiliary that asks ("what did the announcer on the platform say").
+_NOUN_SAYS = re.compile(
+    rf"\b(?:the|a|an|that|this|some|one|another|any) (?:[a-z'-]+ )??(?P<n>[a-z-]+)(?:'s)?"
+    rf"(?: (?:in|at|on|by|near|from|outside|inside) (?:the|a|an|this|that) [a-z' -]+?)?"
+    rf"(?: (?:had|has|have|did|does|do|just|also|then|once|ever|not|never))* (?:{_SAID_WORDS}|asked|asks|ask)\b"
+)
+
+
+def _person_says(asked: str, wordnet: wn.WordNet | None) -> bool:
+    """Whether the one a question says spoke is a person by WordNet's first sense of the noun ("the porter told
+    you"), not a thing that bears words ("the brochure says")."""
+    if wordnet is None:
+        return False
+    for match in _NOUN_SAYS.finditer(asked):
+        senses = wordnet.senses(match["n"]) or wordnet.senses(singular(match["n"]))
+        if senses and wordnet.lexfile(senses[0]) == wn.LEX_PERSON:
+            return True
+    return False
 
 
 def sight_named(question: str) -> bool:

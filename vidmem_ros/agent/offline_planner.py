@@ -75,6 +75,7 @@ from vidmem_ros.agent.who import who_question, who_script
 from vidmem_ros.memory.captions import NOTHING_RECOGNISED
 from vidmem_ros.memory.runs import runs_named
 from vidmem_ros.perception.colour_names import colour_named
+from vidmem_ros.perception.wordnet import WordNet
 from vidmem_ros.spoken_numbers import amount_of, how_often
 
 # Absence of a detection is weak evidence (detectors miss things): the confidence of "not seen".
@@ -86,9 +87,12 @@ PLACE_MATCH_MIN = 0.3
 class OfflinePlanner:
     name = "offline"
 
-    def __init__(self, parsed: ParsedQuestion | None, span: tuple[float, float] | None) -> None:
+    def __init__(
+        self, parsed: ParsedQuestion | None, span: tuple[float, float] | None, wordnet: WordNet | None = None
+    ) -> None:
         self.parsed = parsed
         self.span = span  # memory visible at the question's moment
+        self.wordnet = wordnet  # tells a person who said something from a thing that bears words
         self._script: Script | None = None
         self._step: Step = []
 
@@ -536,7 +540,7 @@ class OfflinePlanner:
     def _value_met(self, state: AgentState, p: ParsedQuestion | None, kind: ValueKind) -> Script:
         """Whether any value of a kind was read or heard ("have you read anyone's name", "did you hear a phone
         number"): yes with the record that holds one and best fits the question, else no."""
-        how = [s.value for s in source_named(state.question) if s is not Sense.SEEN] or ["read", "heard"]
+        how = [s.value for s in source_named(state.question, self.wordnet) if s is not Sense.SEEN] or ["read", "heard"]
         state.plan(f"find a {kind.value} {' or '.join(how)}", "compose the answer")
         described = " ".join(asked_words(state.question)) or state.question
         window = self._window(state, p) if p is not None else {}
@@ -790,7 +794,11 @@ class OfflinePlanner:
             yield from self._heard_order(state, p)
             return
         senses = (
-            ["read"] if p.modality is Modality.TEXT else ["heard"] if heard else [s.value for s in source_named(p.text)]
+            ["read"]
+            if p.modality is Modality.TEXT
+            else ["heard"]
+            if heard
+            else [s.value for s in source_named(p.text, self.wordnet)]
         )
         if not senses and modality_named(p.text) is None:
             # "Which came first, the A or the B?" says not how they were met: two messages both heard, perhaps.
@@ -1347,7 +1355,7 @@ class OfflinePlanner:
         words = content_words(state.question)[:12]
         asks_name = asked_kind(state.question) is Asked.NAME
         kind = _KIND_ASKED.match(interrogative(state.question))
-        sources = source_named(state.question)
+        sources = source_named(state.question, self.wordnet)
         said = (  # "which room ... in the message", "according to the timetable, which surgeon ...": what it says
             sources == [Sense.HEARD]
             or re.search(rf"\b{MESSAGES}", state.question.lower()) is not None
@@ -1408,7 +1416,7 @@ class OfflinePlanner:
         duration).  None when nothing grounds it (or, with ``claimed_only``, nothing stands out)."""
         state.plan("ground the question's description in memory", f"give the {asked.value} it asks for")
         described = " ".join(asked_words(about or state.question)) or about or state.question
-        how = senses if senses is not None else [s.value for s in source_named(state.question)]
+        how = senses if senses is not None else [s.value for s in source_named(state.question, self.wordnet)]
         listed = counted_phrase(state.question) if asked is Asked.COUNT and lists_on_a_sign(state.question) else ""
         best: Finding | None = None
         occasions: list[Finding] = []
@@ -1581,7 +1589,7 @@ class OfflinePlanner:
         words and meaning, restricted to the source it names); for a sign, every line read with it, those that are
         not wholly the question's own words first (the value).  False when nothing read or heard matches."""
         state.plan("ground the question in what was read or heard", "read the answer out of it")
-        how = [s.value for s in source_named(state.question) if s is not Sense.SEEN] or ["read", "heard"]
+        how = [s.value for s in source_named(state.question, self.wordnet) if s is not Sense.SEEN] or ["read", "heard"]
         # The place a question says a thing was at ("in the boiler room") tells where, not what was written:
         # what was read or heard there, where that place stands out, else anywhere.
         described = " ".join(asked_words(state.question)) or state.question

@@ -1331,8 +1331,36 @@ _LOCATIVE = re.compile(
 
 
 _OBJECTS = frozenset(("you", "it", "them", "us", "me", "him", "her"))
+# ... and a verb of saying after the place ("what did the voice in the hall say").
 _ENDS_NAME = frozenset(
-    ("is", "was", "were", "are", "be", "been", "did", "does", "do", "had", "has", "have", "about", "for", "with")
+    [
+        "is",
+        "was",
+        "were",
+        "are",
+        "be",
+        "been",
+        "did",
+        "does",
+        "do",
+        "had",
+        "has",
+        "have",
+        "about",
+        "for",
+        "with",
+        "say",
+        "says",
+        "said",
+        "tell",
+        "told",
+        "mention",
+        "mentioned",
+        "announce",
+        "announced",
+        "ask",
+        "asked",
+    ]
 )
 
 

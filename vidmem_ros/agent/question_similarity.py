@@ -166,6 +166,9 @@ _NAMING = frozenset(("room", "place", "area", "spot"))
 _BEARERS = frozenset(("sign", "signs", "label", "labels", "notice", "notices"))
 # Who may have said something: not what it was about.
 _SPEAKERS = frozenset(("people", "person", "a person", "the people", "anyone", "someone", "staff"))
+# A verb of saying: the subjects before it in a question of what was said are who said it ("what did the voice in
+# the hall say about ..."), not what it was about.
+_SAYING = re.compile(r"\b(?:say|said|says|tell|told|ask|asked|mention|mentioned|announce|announced|report|reported)\b")
 # Words that may sit inside a subject phrase, between two of its words.
 _BRIDGES = frozenset(
     _words(
@@ -223,7 +226,8 @@ class SimilarityParser:
         if intent is Intent.ORDER:
             target, other = (clean_target(s) for s in _ordered(subjects))
         elif modality is Modality.SPEECH:  # what was said is searched by all its words ("the boiler is leaking again")
-            target, other = clean_target(" ".join(subjects)), ""
+            said = _said_about(masked, subjects)
+            target, other = clean_target(" ".join(said)), ""
         else:
             target, other = clean_target(_main(subjects)), ""
         if intent is Intent.COUNT and (thing := counted_thing(clause)) and thing not in target.split():
@@ -320,6 +324,15 @@ def _agreeing(intent: Intent, asked: Asked, clause: str, modality: Modality | No
             if first != second:
                 intent = one if first else other
     return intent
+
+
+def _said_about(masked: str, subjects: list[str]) -> list[str]:
+    """The subjects after the verb of saying in a masked clause: what was said, without who said it."""
+    verb = _SAYING.search(masked)
+    if verb is None or re.search(r"\b(?:get|got|gets|was|were|is|are|be|been|being)\s+$", masked[: verb.start()]):
+        return subjects  # no verb of saying, or one in the passive ("did the leak get mentioned"): all is topic
+    before = masked[: verb.start()].count(SOMETHING)
+    return subjects[before:]
 
 
 def _main(subjects: list[str]) -> str:

@@ -129,7 +129,7 @@ class Reasoner:
             return self._offline(text, ctx, budget, span, as_of)
         answer = Harness(ctx, budget).run(self.llm(text, ctx), text)
         if not answer.success and self.config.llm_fallback and "rejected" not in answer.trace:
-            offline = OfflinePlanner(self.parser.parse(text), span)
+            offline = OfflinePlanner(self.parser.parse(text), span, self.lexicon.wordnet)
             fallback = Harness(ctx, replace(budget, timeout_s=max(2.0, budget.timeout_s / 2))).run(offline, text)
             fallback.trace["fallback_from"] = answer.trace
             fallback.trace["fallback_reason"] = answer.error
@@ -169,7 +169,7 @@ class Reasoner:
         span: tuple[float, float] | None,
         as_of: float | None,
     ) -> Answer:
-        answer = Harness(ctx, budget).run(OfflinePlanner(parsed, span), text)
+        answer = Harness(ctx, budget).run(OfflinePlanner(parsed, span, self.lexicon.wordnet), text)
         answer.trace["plan"] = _plan_trace(parsed)
         return self._trimmed(answer, text, as_of)
 
