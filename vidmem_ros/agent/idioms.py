@@ -419,10 +419,11 @@ _SEEING = (
     (re.compile(r"\b(?:catch(?:es)? sight of|(?:lay|set|clap)s? eyes on)\b"), "see"),
     (re.compile(r"\bin front of (?:you|the robot|it|(?:your|the|its) cameras?)\b"), "in view"),
     # A thing appearing, said as the moment of another question ("where were you when the van came into view",
-    # "what had you heard before a fox turned up"): the robot seeing it.
+    # "what were you doing as a fox turned up"): the robot seeing it.  Before and after are left to the readers of
+    # intervals, which know how a thing first came into view.
     (
         re.compile(
-            r"\b(?P<c>when|as|once|after|before|until|by the time|the moment|the instant) (?P<x>(?:the|a|an|that|this"
+            r"\b(?P<c>when|as|once|the moment|the instant) (?P<x>(?:the|a|an|that|this"
             r"|some|your) [\w' -]+?) (?P<e>first |last )?(?:showed up|appeared|came into (?:view|sight)|turned up"
             r"|popped up|came along|came by)\b"
         ),
