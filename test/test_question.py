@@ -704,3 +704,20 @@ def test_what_was_heard_said_as_a_that_clause_is_its_words(question: str, intent
 def test_how_a_thing_stood_or_lay_where_it_was_seen_is_not_part_of_its_name(question: str, target: str) -> None:
     parsed = parse_question(question)
     assert parsed is not None and (parsed.intent, parsed.target) == (Intent.DID, target)
+
+
+@pytest.mark.parametrize(
+    ("question", "intent", "place"),
+    [
+        ("How often did the round take you into the laundry?", Intent.COUNT, "laundry"),
+        ("Has your route ever taken you to the boathouse?", Intent.DID, ""),
+        ("Where was the robot sent right after the laundry?", Intent.AFTER, "laundry"),
+        ("Which room was visited just before the boathouse?", Intent.BEFORE, "boathouse"),
+        ("Which area were you driven to after the laundry?", Intent.AFTER, "laundry"),
+    ],
+)
+def test_where_the_run_took_the_robot_is_where_it_went(question: str, intent: Intent, place: str) -> None:
+    parsed = parse_question(question)
+    assert parsed is not None and parsed.intent is intent
+    if place:
+        assert place in (parsed.target, parsed.other)

@@ -915,7 +915,7 @@ _VALUE_KINDS = (
         ValueKind.NAME,
         re.compile(
             rf"\bwhose names?\b|\b(?:{_OWNERS})'s names?\b|\bnames? of (?:the|a|an|that|this|any) (?:{_OWNERS})\b"
-            r"|\b(?:any|a|some) (?:person's |people's )?names?\b"
+            r"|\b(?:any|a|some) (?:person's |people's )?names?\b|\bnames? of (?:whoever|whomever)\b|\bwhoever's\b"
         ),
     ),
     (ValueKind.PERSON, re.compile(r"^(?:who|whom|whose)\b")),

@@ -708,6 +708,22 @@ _LEFT_THERE = (
 # on", "drop by"): getting to it, and going to it.
 _MOVED_IN = r"(?:into|in to|up at|up to|up in|in at)"
 _ARRIVING = (
+    # The run or a route as what took the robot somewhere ("did the patrol take you into the lab"), and the robot
+    # taken there in the passive ("where was the robot taken next"): where it went.
+    (
+        re.compile(
+            rf"\b(?P<aux>did|does|has|have|had) (?:the|your|its|this|today's|our) (?:{ACTIVITY}|route|path|way)"
+            r"(?: (?:ever|already|once|at any point))? (?:take|taken|bring|brought|lead|led|send|sent) (?:you|the robot"
+            r"|it)\b"
+        ),
+        "did you go",
+    ),
+    (re.compile(r"\b(?:was|were) (?:you|the robot|it) (?:taken|driven|sent|moved|brought|led)\b"), "did you go"),
+    # "which room was visited next": which the robot visited
+    (
+        re.compile(r"\b(?P<w>which|what) (?P<k>[a-z]+) (?:was|were) (?P<e>first |next |last )?visited\b"),
+        lambda m: f"{m['w']} {m['k']} did you {m['e'] or ''}visit",
+    ),
     (re.compile(rf"\b(?:pull|roll|drive|head|walk|step|wheel|turn) {_MOVED_IN}\b"), "get to"),
     (re.compile(rf"\b(?:pulled|rolled|drove|headed|walked|stepped|wheeled|turned) {_MOVED_IN}\b"), "got to"),
     (
