@@ -300,6 +300,14 @@ def test_an_interval_after_leaving_a_place_counts_from_the_end_of_the_stay(patro
     assert after.value is not None and 10 <= after.value <= 20 and "left" in after.text, after.text  # not 46 s
 
 
+def test_a_thing_met_only_before_leaving_a_place_gives_no_time_after_it(patrol: Reasoner) -> None:
+    from vidmem_ros.memory.records import Transcript
+
+    patrol.store.add_transcript(Transcript(T0 + 5, T0 + 7, "The kettle has boiled."))  # at the cup, before the cat
+    answer = patrol.answer("How long after leaving the spot with the cat did you hear about the kettle?")
+    assert answer.value is None and "cannot tell" in answer.text and "before" not in answer.text, answer.text
+
+
 def test_a_place_named_as_where_to_go_is_not_the_place_it_was_said_at(patrol: Reasoner) -> None:
     from vidmem_ros.memory.records import Transcript
 

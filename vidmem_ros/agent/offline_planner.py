@@ -316,6 +316,11 @@ class OfflinePlanner:
             # the last before reaching one; its first occasion where none lies there.
             after = [o for o in occasions if o[0] >= stay[0]]
             before = [o for o in occasions if o[0] <= stay[0]]
+            side = after if first else before
+            if c.after and not side:  # nothing met on the side the trip needs: no trip to time, and none made up
+                where = f"after I left {c.first}" if first else f"before I reached {c.second}"
+                text = f"I cannot tell: I met nothing I took for {other} {where}."
+                return answer(text, NOT_SEEN_CONFIDENCE, [stay[1]], value=None)
             near = (after[0] if after else occasions[0]) if first else (before[-1] if before else occasions[0])
             moments = [stay, (near[0], near[2])] if first else [(near[0], near[2]), stay]
         else:
