@@ -1819,3 +1819,28 @@ def test_a_sign_described_by_what_bore_it_and_where_is_found_by_the_words_it_bor
     assert answer.value is yes, answer.text
     if yes:
         assert "ROTA NOTICE" in answer.text and "corkboard" not in answer.text
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("Which animal is kept in pen four?", "goat"),
+        ("What sort of animal was in pen 7?", "rabbit"),
+    ],
+)
+def test_a_kind_asked_of_a_numbered_thing_is_the_one_read_on_its_sign(
+    answerer: Reasoner, question: str, expected: str
+) -> None:
+    """A feeding rota names both animals, beside the same numbers as times, on more frames than either pen's sign."""
+    from vidmem_ros.memory.records import Moment
+    from vidmem_ros.perception.types import TextLine
+
+    signs = {10: "PEN 4 / GOATS", 30: "PEN 7 / RABBITS"} | {
+        50 + k: "FEEDING / RABBITS ... 4 / GOATS ... 7" for k in range(6)
+    }
+    for offset, text in signs.items():
+        lines = [TextLine(x, 0.95) for x in text.split(" / ")]
+        answerer.store.add_moment(Moment(T0 + offset, "/cam", 64, 48, None, texts=lines))
+    answer = answerer.answer(question, as_of=T0 + 90)
+    other = {"goat": "rabbit", "rabbit": "goat"}[expected]
+    assert expected in str(answer.value).lower() and other not in str(answer.value).lower(), answer.text

@@ -67,7 +67,7 @@ from vidmem_ros.agent.question import (
 from vidmem_ros.agent.runs import MESSAGE_GAP_S, group_runs
 from vidmem_ros.agent.steps import NOT_SEEN_CONFIDENCE, Script, Step, answer, call, when_said, xy_said
 from vidmem_ros.agent.text_blocks import entries, row_named
-from vidmem_ros.agent.text_match import SAME_SIGN, distinct_signs, squash, text_match, words_covered
+from vidmem_ros.agent.text_match import SAME_SIGN, distinct_signs, named_numbers, squash, text_match, words_covered
 from vidmem_ros.agent.tool_args import TRANSCRIPTS_MAX
 from vidmem_ros.agent.tool_context import NAMES_ACTIVITY, NAMES_ONLY_ACTIVITY, Finding
 from vidmem_ros.agent.tool_registry import ANSWER_TOOL
@@ -1572,7 +1572,10 @@ class OfflinePlanner:
         by what was written; the one met most often first.  False when memory holds nothing of the kind."""
         how = "read" if _BY_WRITING.search(state.question.lower()) else "any"
         state.plan(f"find the kinds of {kind} {'read' if how == 'read' else 'seen or read'}", "compose the answer")
-        obs = (yield [call("kinds_of", kind=kind, how=how)])[0]
+        numbers = named_numbers(state.question)  # "which wine is in tank 14": the name on the sign of "TANK 14"
+        obs = (yield [call("kinds_of", kind=kind, how=how, **({"numbers": numbers[:4]} if numbers else {}))])[0]
+        if numbers and not obs.result.findings:
+            obs = (yield [call("kinds_of", kind=kind, how=how)])[0]
         found = obs.result.findings
         if not found:
             return False

@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 from difflib import SequenceMatcher
 
 from vidmem_ros.agent.question import content_words
+from vidmem_ros.spoken_numbers import NUMBER_WORDS, number_at, number_tokens
 
 
 def squash(text: str) -> str:
@@ -45,6 +46,21 @@ def distinct_signs(readings: Sequence[str]) -> list[str]:
         if len(squash(reading)) >= SIGN_MIN_LETTERS and all(text_match(reading, s) < SAME_SIGN for s in signs):
             signs.append(reading)
     return signs
+
+
+def named_numbers(description: str) -> list[str]:
+    """The numbers a description names a thing by, with the word that names it ("tank 14" of "the wine in tank
+    14"), as ``identifiers`` finds them."""
+    tokens = number_tokens(description)
+    named = []
+    for i in range(1, len(tokens)):
+        value, _ = number_at(tokens, i)  # "tank fourteen" as "tank 14"
+        prev = tokens[i - 1]
+        if value is not None and value == int(value) and prev.isalpha() and prev not in _NOT_NAMING:
+            if not (tokens[i].isdigit() or prev not in NUMBER_WORDS):
+                continue  # "twenty one": the second word of a number is named by no word
+            named.append(f"{prev} {int(value)}")
+    return named
 
 
 def identifiers(description: str) -> list[str]:

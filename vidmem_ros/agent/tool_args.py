@@ -40,6 +40,12 @@ class FindObjectArgs(_Range):
 class KindsArgs(_Range):
     kind: str = Field(min_length=1, max_length=60, description="a kind of thing: animal, fruit, vehicle, country")
     how: Literal["seen", "read", "any"] = Field("any", description="seen by the models, read on signs, or both")
+    numbers: list[str] = Field(
+        default_factory=list,
+        max_length=4,
+        description='what the sign must bear beside the name, a word and its number ("tank 14"); names read '
+        "elsewhere are left out",
+    )
 
 
 class FindTextArgs(_Range):

@@ -43,7 +43,7 @@ from vidmem_ros.agent.readable import readable, words_of_run
 from vidmem_ros.agent.runs import group_runs
 from vidmem_ros.agent.sounds import misheard_as
 from vidmem_ros.agent.text_blocks import block_in_colour, text_blocks
-from vidmem_ros.agent.text_match import squash, text_match, words_covered
+from vidmem_ros.agent.text_match import holds_numbers, squash, text_match, words_covered
 from vidmem_ros.agent.tool_args import (
     FindObjectArgs,
     FindTextArgs,
@@ -543,7 +543,7 @@ def kinds_of(ctx: ToolContext, args: KindsArgs) -> ToolResult:
         return ToolResult("kinds_of", note=f"'{args.kind}' is not a kind of thing the lexicon knows")
     lo, hi = ctx.window(args.start_t, args.end_t)
     met: list[Sighting] = []
-    if args.how in ("seen", "any"):
+    if args.how in ("seen", "any") and not args.numbers:  # a thing seen bears no number the models read
         met += [s for s in ctx.store.sightings(lexicon.resolve(kind), ctx.as_of, ctx.min_score) if lo <= s.stamp <= hi]
         tags = [s for s in ctx.store.tag_sightings(kind, ctx.as_of, KIND_TAG_MIN_SCORE) if lo <= s.stamp <= hi]
         frames = Counter(t.label for t in tags)
@@ -551,7 +551,13 @@ def kinds_of(ctx: ToolContext, args: KindsArgs) -> ToolResult:
     read: list[Sighting] = []
     if args.how in ("read", "any"):
         named: dict[str, list[str]] = {}
-        for line in ctx.store.texts_read(lo, hi, ctx.as_of, limit=5000):
+        lines = ctx.store.texts_read(lo, hi, ctx.as_of, limit=5000)
+        if args.numbers:  # a name read on the sign that bears the numbers asked about ("the wine in tank 14")
+            signs: dict[int, list[str]] = {}
+            for line in lines:
+                signs.setdefault(line.moment_id, []).append(line.text)
+            lines = [t for t in lines if all(_bears(" ".join(signs[t.moment_id]), n) for n in args.numbers)]
+        for line in lines:
             for name in named.setdefault(line.text, lexicon.kinds_named(line.text, senses)):
                 read.append(Sighting(line.moment_id, line.stamp, name, line.score, line.pose))
     findings = [_kind_finding(g, "seen") for g in _by_label(met)] + [_kind_finding(g, "read") for g in _by_label(read)]
@@ -560,6 +566,12 @@ def kinds_of(ctx: ToolContext, args: KindsArgs) -> ToolResult:
         if lexicon.kind_of(str(f.data["label"]).lower(), str(findings[0].data["label"]).lower()):
             f.data["refines"] = True
     return ToolResult("kinds_of", findings, "" if findings else f"nothing of the kind {kind} seen or read")
+
+
+def _bears(sign: str, named: str) -> bool:
+    """Whether a sign's words hold a thing's name and number ("TANK 14" for "tank 14"), the number whole."""
+    word, _, number = named.rpartition(" ")
+    return holds_numbers(sign, [number]) and (not word or found_in(word, sign))
 
 
 def _by_label(sightings: list[Sighting]) -> list[list[Sighting]]:
