@@ -304,6 +304,8 @@ def test_a_record_holds_the_kind_of_value_asked_for(text: str, kind: ValueKind, 
     [
         ("Whose name is on the plaque?", ValueKind.NAME),
         ("I want the name of whoever is listed on the rota.", ValueKind.NAME),
+        ("Which year is carved over the door?", ValueKind.NUMBER),
+        ("What year does the plaque on the bench give?", ValueKind.NUMBER),
         ("Give me whoever's name was on the locker tag.", ValueKind.NAME),
         ("have you read anyone's name so far", ValueKind.NAME),
         ("did you read any names", ValueKind.NAME),

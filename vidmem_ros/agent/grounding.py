@@ -933,7 +933,7 @@ _VALUE_KINDS = (
         ValueKind.NUMBER,
         re.compile(
             r"^(?:what|which) (?:\w+ )?(?:number|code|digits?|temperature|weight|height|price|cost|fee|speed|pressure"
-            r"|voltage|percentage)\b|^how much\b|\b(?:any|a|some) numbers?\b(?! of)"
+            r"|voltage|percentage|year)\b|^how much\b|\b(?:any|a|some) numbers?\b(?! of)"
             # a price, a measure, or an hour of a timetable ("what does it cost", "how tall may a van be", "from
             # what time is the desk open"), not the moment something was met ("what time did you see it")
             r"|^what (?:does|do|did|will) (?:\w+ ){1,3}cost\b|^how (?:tall|high|wide|long|heavy|deep|far|low)"
