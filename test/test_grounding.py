@@ -521,6 +521,7 @@ def test_a_thing_whose_words_are_read_is_known_from_the_dictionary(word: str, be
         # a participle or noun that ends a hyphenated word names its source
         ("What did the hand-written card on the gate ask for?", [Sense.READ]),
         ("Which platform did the loud-speaker give?", [Sense.HEARD]),
+        ("Was any smoke - a plume, say - visible from the roof?", []),  # the aside says nothing of a source
     ],
 )
 def test_the_sentence_that_asks_names_the_source_and_a_hyphenated_word_names_none(

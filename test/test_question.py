@@ -721,3 +721,17 @@ def test_where_the_run_took_the_robot_is_where_it_went(question: str, intent: In
     assert parsed is not None and parsed.intent is intent
     if place:
         assert place in (parsed.target, parsed.other)
+
+
+@pytest.mark.parametrize(
+    ("question", "target"),
+    [
+        ("Could a heron be seen from the jetty?", "heron from the jetty"),
+        ("Can any smoke have been spotted?", "smoke"),
+        ("Was any smoke - a plume, say - visible from the roof?", "smoke from the roof"),
+        ("Did you see the scooter - the blue one - near the gate?", "scooter near the gate"),
+    ],
+)
+def test_a_modal_passive_or_an_aside_between_dashes_still_asks_whether_it_was_seen(question: str, target: str) -> None:
+    parsed = parse_question(question)
+    assert parsed is not None and (parsed.intent, parsed.target) == (Intent.DID, target)

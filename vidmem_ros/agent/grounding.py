@@ -30,7 +30,7 @@ from typing import Any, Protocol, TypeVar
 import numpy as np
 
 from vidmem_ros.agent.asked import interrogative
-from vidmem_ros.agent.idioms import sentences_of
+from vidmem_ros.agent.idioms import sentences_of, without_aside
 from vidmem_ros.agent.labels import singular
 from vidmem_ros.agent.question import without_asking
 from vidmem_ros.agent.runs import MESSAGE_GAP_S, group_runs
@@ -835,7 +835,7 @@ def source_named(question: str, wordnet: wn.WordNet | None = None) -> list[Sense
     ``wordnet``, a person named by what they are ("the caller", "a visitor") says things as a pronoun does."""
     # The sentence that asks decides: one before it only sets the scene ("I need the night porter. Which ...?"),
     # unless the asking one leaves open what an earlier one said ("I heard it on the radio. What did it say?").
-    asking, *before = reversed(sentences_of(question)) if question.strip() else ("",)
+    asking, *before = reversed(sentences_of(without_aside(question))) if question.strip() else ("",)
     said = _senses_named(without_asking(asking.lower()), wordnet)
     if len(said) == 1:
         return said

@@ -63,6 +63,9 @@ def _participle(past: str) -> str:
     return _IRREGULAR.get(past, (past, past))[1]
 
 
+# An aside set off by dashes inside a sentence ("was any water - a pond, say - visible"): it restates or gives
+# examples, the sentence reads whole without it.
+_ASIDE = re.compile(r"\s+[-–—]\s+[^-–—?]+?\s+[-–—]\s+")
 # Words that open where or when a thing was met ("near the bins", "during the storm"); "before" and "after" relate
 # two things, which the order questions read.
 _WHERE_OR_WHEN = (
@@ -101,13 +104,23 @@ _ASKING_FORMS: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]
         ),
         lambda m: f"how many {m['x']} did you {_base_form(m['v'])}{m['r']}",  # the robot asked of is "you"
     ),
+    # The passive with a modal ("could a fox be seen from the bridge", "can the van have been spotted"): whether
+    # the robot saw it.
+    (
+        re.compile(
+            r"^(?:could|can|might|would|may) (?P<t>(?:a|an|any|the|some|that|this|those|these) [\w' -]+?)"
+            r" (?:ever |at any point |at all )?(?:have been|be) (?:seen|spotted|sighted|noticed|observed|detected"
+            r"|made out|glimpsed)(?P<r> .*)?$"
+        ),
+        lambda m: f"did you see {m['t']}{m['r'] or ''}",
+    ),
     # The passive said with where or when it happened ("was a fox seen near the bins", "were any vans spotted after
     # dark"): whether the robot saw it there or then.
     (
         re.compile(
             r"^(?:was|were|has|have|had) (?P<t>(?:a|an|any|the|some|that|this|those|these) [\w' -]+?)"
-            r" (?:ever |at any point |anywhere |already )?(?:been )?(?:seen|spotted|sighted|noticed|observed|detected)"
-            rf" (?P<r>{_WHERE_OR_WHEN}\b.*)$"
+            r" (?:ever |at any point |anywhere |already )?(?:been )?(?:seen|spotted|sighted|noticed|observed|detected"
+            rf"|visible|in view|in sight|on camera) (?P<r>{_WHERE_OR_WHEN}\b.*)$"
         ),
         r"did you see \g<t> \g<r>",
     ),
@@ -964,6 +977,7 @@ def plain_sentence(sentence: str) -> str:
     sentence = re.sub(
         r"^(at )?(?:roughly|approximately|about|around|more or less|exactly) (what time|when)\b", r"\1\2", sentence
     )
+    sentence = _ASIDE.sub(" ", sentence)
     sentence = re.sub(r"\bvery (first|last|latest|earliest|final|start|beginning|end)\b", r"\1", sentence)
     sentence = _REMEMBERED.sub(
         lambda m: f"{m['aux'] or ''}{m['who']} {_REMEMBERED_VERB[m['g']][1 if m['aux'] else 0]}", sentence
@@ -1028,3 +1042,8 @@ def sentences_of(text: str) -> list[str]:
     """The sentences of a question, split after a full stop, question or exclamation mark that ends one."""
     kept = _ABBREVIATION.sub(lambda m: m[1] + "\0", text.strip())
     return [s.replace("\0", ".") for s in re.split(r"(?<=[.?!])\s+", kept) if s.strip()]
+
+
+def without_aside(text: str) -> str:
+    """A sentence without an aside set off by dashes ("was any water - a pond, say - visible")."""
+    return _ASIDE.sub(" ", text)
