@@ -134,6 +134,7 @@ def test_when_the_model_fails_the_examples_read_what_the_patterns_do_not(chat: C
     [
         ("What did the lady at the kiosk say about the raffle?", "raffle"),
         ("What had the voice on the tannoy announced about the buses?", "buses"),
+        ("At what moment was the cyclist's complaint about the potholes heard?", "potholes"),
     ],
 )
 def test_who_said_something_is_not_what_it_was_about(similar: SimilarityParser, question: str, topic: str) -> None:

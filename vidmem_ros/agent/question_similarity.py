@@ -327,12 +327,23 @@ def _agreeing(intent: Intent, asked: Asked, clause: str, modality: Modality | No
 
 
 def _said_about(masked: str, subjects: list[str]) -> list[str]:
-    """The subjects after the verb of saying in a masked clause: what was said, without who said it."""
+    """The subjects after the verb of saying in a masked clause: what was said, without who said it, nor the kind
+    of thing said where its topic is named too ("the visitor's question", of "... the visitor's question about
+    the boiler")."""
     verb = _SAYING.search(masked)
-    if verb is None or re.search(r"\b(?:get|got|gets|was|were|is|are|be|been|being)\s+$", masked[: verb.start()]):
-        return subjects  # no verb of saying, or one in the passive ("did the leak get mentioned"): all is topic
-    before = masked[: verb.start()].count(SOMETHING)
-    return subjects[before:]
+    if verb is not None and not re.search(
+        r"\b(?:get|got|gets|was|were|is|are|be|been|being)\s+$", masked[: verb.start()]
+    ):
+        subjects = subjects[masked[: verb.start()].count(SOMETHING) :]  # "did the leak get mentioned": all is topic
+    topics = [s for s in subjects if not _UTTERANCE.fullmatch(s)]
+    return topics or subjects
+
+
+# The kind of thing said, by a speaker's name or not ("the driver's complaint", "a question"): no topic of its own.
+_UTTERANCE = re.compile(
+    r"(?:(?:the|a|an|that|this|any) )?(?:[\w-]+'s )?(?:message|announcement|reminder|warning|question|complaint"
+    r"|request|call|instruction|remark|news|report|order|query|enquiry|inquiry|comment)s?"
+)
 
 
 def _main(subjects: list[str]) -> str:
