@@ -44,3 +44,15 @@ def test_the_rest_of_a_description_leaves_out_where_the_thing_was() -> None:
 def test_a_participle_before_the_thing_names_what_it_was_in() -> None:
     assert "cage" in held_in("a caged parrot") and "box" in held_in("the boxed kettle")
     assert "bottle" in held_in("bottled water") and held_in("a red car") == []
+
+
+@pytest.mark.parametrize(
+    ("phrase", "head", "rest"),
+    [
+        ("van with its doors open", "van", "with its doors open"),
+        ("a woman with a pram", "a woman", "with a pram"),
+        ("the bike without a saddle", "the bike", "without a saddle"),
+    ],
+)
+def test_what_a_thing_had_with_it_is_not_the_thing(phrase: str, head: str, rest: str) -> None:
+    assert (head_words(phrase), description_rest(phrase)) == (head, rest)

@@ -30,6 +30,8 @@ CARDINALS = {
 }
 # Prepositions that place a thing (not "with": "children playing with a kite" are about the kite too).
 _PREPOSITION = re.compile(r"\b(?:on|in|at|near|by|under|over|behind|beside|next to|of|from|inside|outside)\b")
+# What a thing had with it or on it ("the car with its lights on", "a man with a dog"): not the thing.
+_WITH = re.compile(r"\b(?:with|without)\b")
 # A relative clause says more about the thing named before it.
 _RELATIVE = re.compile(r"\b(?:that|who|which|whose|where)\b")
 # Words that open a noun phrase or place one: an -ing word before one of them is a verb ("children flying a
@@ -91,7 +93,9 @@ def head_words(phrase: str) -> str:
     number = phrase.strip()[: len(phrase.strip()) - len(rest)]  # "a pair of" is not a phrase placing the thing
     head = _PREPOSITION.split(rest, maxsplit=1)[0]
     head = _RELATIVE.split(head, maxsplit=1)[0]
-    return (number + _before_participle(head).strip()).strip() or phrase.strip()
+    # ... after the participle, whose own object "with" may open ("people playing with a ball")
+    head = _WITH.split(_before_participle(head), maxsplit=1)[0]
+    return (number + head.strip()).strip() or phrase.strip()
 
 
 def description_rest(phrase: str) -> str:

@@ -604,6 +604,8 @@ def _in_company(
     well; all occasions, with a note and the labels never seen with it, where they never were (a detector misses
     small things)."""
     rest = description_rest(name)
+    if re.match(r"(?:with|without) (?:its|his|her|their)\b", rest):
+        rest = ""  # "the car with its lights on": a part of the thing, no other thing seen with it
     others = [label for label in labels_for(ctx, rest) if label not in labels] if rest else []
     if not others or not runs:
         return runs, "", []
