@@ -735,3 +735,16 @@ def test_where_the_run_took_the_robot_is_where_it_went(question: str, intent: In
 def test_a_modal_passive_or_an_aside_between_dashes_still_asks_whether_it_was_seen(question: str, target: str) -> None:
     parsed = parse_question(question)
     assert parsed is not None and (parsed.intent, parsed.target) == (Intent.DID, target)
+
+
+@pytest.mark.parametrize(
+    ("question", "place"),
+    [
+        ("What was the length of the stop among the pallets?", "pallets"),
+        ("How long was the halt beside the kiosk?", "kiosk"),
+        ("How long did you wait among the trolleys?", "trolleys"),
+    ],
+)
+def test_the_length_of_a_stop_among_or_beside_things_is_a_stay_there(question: str, place: str) -> None:
+    parsed = parse_question(question)
+    assert parsed is not None and (parsed.intent, parsed.target) == (Intent.DURATION, place)

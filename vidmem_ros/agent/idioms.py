@@ -778,8 +778,8 @@ _ARRIVING = (
 # The length of a stay said as a thing ("the length of your stay in X", "how long was your visit to X").
 _STAY_LENGTH = re.compile(
     r"^(?:what was|what's|what is|how long (?:was|did)) (?:the (?:length|duration) of )?(?:your|the robot's|its|the) "
-    r"(?:(?P<n>first|second|third|fourth|fifth) )?(?:stay|visit|stop|time)s? (?:in|at|to|inside) (?P<x>.+?)"
-    r"(?: (?:last|take))?$"
+    r"(?:(?P<n>first|second|third|fourth|fifth) )?(?:stay|visit|stop|time|halt|pause|wait)s? (?P<p>in|at|to|inside"
+    r"|among|amongst|by|near|beside) (?P<x>.+?)(?: (?:last|take))?$"
 )
 # A place said before a question of staying ("up in the attic, how long did you stay?"): the place of the stay.
 _FRONTED_STAY = re.compile(
@@ -865,7 +865,8 @@ def _visits_plain(sentence: str) -> str:
     bare = sentence.rstrip("?.! ")
     if (stay := _STAY_LENGTH.match(bare)) is not None:  # "how long did your second stop at X last"
         nth = f" on your {stay['n']} visit" if stay["n"] else ""
-        return f"how long were you in {stay['x']}{nth}{sentence[len(bare) :]}"
+        where = "in" if stay["p"] in ("in", "at", "to", "inside") else stay["p"]
+        return f"how long were you {where} {stay['x']}{nth}{sentence[len(bare) :]}"
     if (fronted := _FRONTED_STAY.match(sentence)) is not None:
         return f"{fronted['q']} {fronted['p']} {fronted['x']}{fronted['e']}"
     if (shown := _SHOWED_UP.match(sentence)) is not None:

@@ -91,7 +91,7 @@ _WHERE_WERE_YOU = (
 # "when you saw", "while you were watching", "as it passed", "while reading": the moment a position is asked at.
 _WHILE = r"(?:when|while|as)(?: (?:you|it|the robot)(?: was| were)?)?"
 _AT_WHICH_POSITION = r"(?:at|in|from) (?:which|what) (?:position|location|spot|point|coordinates|x, y)"
-_INTO = r"(?: back)?(?: to| in| into| at| inside| on| outside on| out on| out in| by| near)?"
+_INTO = r"(?: back)?(?: to| in| into| at| inside| on| outside on| out on| out in| by| near| among| amongst| beside)?"
 _NEXT = r"(?:right |just |directly |immediately |straight )?"
 _PLACE = r"(?:room|place|area|location|spot|space|part of the building|site|stop)"
 _MOVE = r"(?:go to|go into|visit|enter|move to|head to|reach|come to|drive to|walk to|go)"
