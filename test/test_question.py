@@ -748,3 +748,16 @@ def test_a_modal_passive_or_an_aside_between_dashes_still_asks_whether_it_was_se
 def test_the_length_of_a_stop_among_or_beside_things_is_a_stay_there(question: str, place: str) -> None:
     parsed = parse_question(question)
     assert parsed is not None and (parsed.intent, parsed.target) == (Intent.DURATION, place)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "How many messages have been spoken to you since noon?",
+        "Over the whole shift, how many spoken announcements were picked up?",
+        "How many reminders had been passed on to the robot?",
+    ],
+)
+def test_messages_counted_in_the_passive_are_the_messages_heard(question: str) -> None:
+    parsed = parse_question(question)
+    assert parsed is not None and (parsed.intent, parsed.modality) == (Intent.COUNT, Modality.SPEECH)

@@ -525,6 +525,16 @@ _HEARING = (
         lambda m: f"{m['m']} {m['w']} {m['aux'] or ''}heard",
     ),
     (re.compile(r"\boverheard\b"), "heard"),
+    # Messages counted in the passive ("how many messages have been spoken to you", "how many spoken messages were
+    # picked up"): how many the robot heard.
+    (
+        re.compile(
+            rf"\bhow many (?:spoken |audio |voice |radio )?(?P<m>{MESSAGES}) (?:have been|had been|were|got|was)"
+            r" (?:spoken|said|given|picked up|received|caught|heard|announced|made|broadcast|delivered|passed on)"
+            r"(?: (?:to|at|for) (?:you|the robot|it))?\b"
+        ),
+        lambda m: f"how many {m['m']} did you hear",
+    ),
     (
         re.compile(
             r"\b(?P<v>come|came|comes|coming) up (?:in|during) (?:a |the |any )?(?:conversations?|discussions?|talks?"
