@@ -36,7 +36,7 @@ from vidmem_ros.agent.question import without_asking
 from vidmem_ros.agent.runs import MESSAGE_GAP_S, group_runs
 from vidmem_ros.agent.sounds import misheard_as
 from vidmem_ros.agent.text_blocks import rows
-from vidmem_ros.agent.text_match import holds_numbers, identifiers, squash, stem
+from vidmem_ros.agent.text_match import holds_numbers, identifiers, plural_stem, squash, stem
 from vidmem_ros.memory.captions import seen_part
 from vidmem_ros.memory.records import Pose, Transcript
 from vidmem_ros.memory.view import MemoryView
@@ -204,8 +204,7 @@ def found_in(word: str, text: str) -> bool:
 
 @functools.lru_cache(maxsize=4_096)
 def _forms(word: str) -> frozenset[str]:
-    plural_stem = {f"{word[:-1]}ie"} if re.search(r"[^aeiou]y$", word) else set()  # "partie" of "party": "parties"
-    return frozenset({stem(word), squash(singular(word)), *plural_stem})
+    return frozenset({stem(word), squash(singular(word)), *filter(None, [plural_stem(word)])})  # "partie": "parties"
 
 
 @functools.lru_cache(maxsize=65_536)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from difflib import SequenceMatcher
 
 from vidmem_ros.agent.question import content_words
@@ -50,25 +50,34 @@ def distinct_signs(readings: Sequence[str]) -> list[str]:
 
 def named_numbers(description: str) -> list[str]:
     """The numbers a description names a thing by, with the word that names it ("tank 14" of "the wine in tank
-    14"), as ``identifiers`` finds them."""
-    tokens = number_tokens(description)
-    named = []
-    for i in range(1, len(tokens)):
-        value, _ = number_at(tokens, i)  # "tank fourteen" as "tank 14"
-        prev = tokens[i - 1]
-        if value is not None and value == int(value) and prev.isalpha() and prev not in _NOT_NAMING:
-            if not (tokens[i].isdigit() or prev not in NUMBER_WORDS):
-                continue  # "twenty one": the second word of a number is named by no word
-            named.append(f"{prev} {int(value)}")
-    return named
+    14"), said in digits or in words ("tank fourteen")."""
+    return [f"{word} {number}" for word, number in _named_by(number_tokens(description), _whole_number)]
 
 
 def identifiers(description: str) -> list[str]:
     """The numbers a description names a thing by: those after a word ("room 3", "gate 12", "C-318"), not a count
     before one ("2 dogs", "the 3 boxes")."""
     tokens = re.findall(r"[a-z]+|\d+", description.lower())
-    return [t for prev, t in zip(["", *tokens], tokens, strict=False) if t.isdigit() and prev.isalpha()
-            and prev not in _NOT_NAMING]  # fmt: skip
+    return [number for _, number in _named_by(tokens, lambda tokens, i: tokens[i] if tokens[i].isdigit() else None)]
+
+
+def _named_by(tokens: Sequence[str], number: Callable[[Sequence[str], int], str | None]) -> list[tuple[str, str]]:
+    """Each number (as ``number`` reads one starting at a token) with the word before it that names a thing by it;
+    the second word of a number said in words ("twenty one") is named by no word."""
+    named = []
+    for i in range(1, len(tokens)):
+        value, word = number(tokens, i), tokens[i - 1]
+        if value is None or not word.isalpha() or word in _NOT_NAMING:
+            continue
+        if word in NUMBER_WORDS and not tokens[i].isdigit():
+            continue
+        named.append((word, value))
+    return named
+
+
+def _whole_number(tokens: Sequence[str], i: int) -> str | None:
+    value, _ = number_at(tokens, i)  # "fourteen" as 14
+    return str(int(value)) if value is not None and value == int(value) else None
 
 
 # Words a number follows without naming a thing by it: determiners, quantities, times, verbs.
@@ -107,7 +116,13 @@ def _held(word: str, squashed: str) -> bool:
         return True
     if word.endswith("ies"):
         return f"{word[:-3]}y" in squashed
-    return re.search(r"[^aeiou]y$", word) is not None and f"{word[:-1]}ie" in squashed  # "party" in "parties"
+    plural = plural_stem(word)
+    return bool(plural) and plural in squashed  # "party" in "parties"
+
+
+def plural_stem(word: str) -> str:
+    """What the plural of a word ending in a consonant and "y" begins with ("partie" of "party"), else ""."""
+    return f"{word[:-1]}ie" if re.search(r"[^aeiou]y$", word) else ""
 
 
 def stem(word: str) -> str:
