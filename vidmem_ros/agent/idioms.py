@@ -988,7 +988,7 @@ def plain_sentence(sentence: str) -> str:
     sentence = re.sub(
         r"^(at )?(?:roughly|approximately|about|around|more or less|exactly) (what time|when)\b", r"\1\2", sentence
     )
-    sentence = _ASIDE.sub(" ", sentence)
+    sentence = without_aside(sentence)
     sentence = re.sub(r"\bvery (first|last|latest|earliest|final|start|beginning|end)\b", r"\1", sentence)
     sentence = _REMEMBERED.sub(
         lambda m: f"{m['aux'] or ''}{m['who']} {_REMEMBERED_VERB[m['g']][1 if m['aux'] else 0]}", sentence

@@ -96,6 +96,10 @@ class OfflinePlanner:
         self._script: Script | None = None
         self._step: Step = []
 
+    def _said_or_read(self, question: str) -> list[str]:
+        """How a value asked for was met, as the question names its source: read or heard, else either."""
+        return [s.value for s in source_named(question, self.wordnet) if s is not Sense.SEEN] or ["read", "heard"]
+
     # -- Planner protocol --------------------------------------------------------------
 
     def start(self, state: AgentState) -> None:
@@ -545,7 +549,7 @@ class OfflinePlanner:
     def _value_met(self, state: AgentState, p: ParsedQuestion | None, kind: ValueKind) -> Script:
         """Whether any value of a kind was read or heard ("have you read anyone's name", "did you hear a phone
         number"): yes with the record that holds one and best fits the question, else no."""
-        how = [s.value for s in source_named(state.question, self.wordnet) if s is not Sense.SEEN] or ["read", "heard"]
+        how = self._said_or_read(state.question)
         state.plan(f"find a {kind.value} {' or '.join(how)}", "compose the answer")
         described = " ".join(asked_words(state.question)) or state.question
         window = self._window(state, p) if p is not None else {}
@@ -1597,7 +1601,7 @@ class OfflinePlanner:
         words and meaning, restricted to the source it names); for a sign, every line read with it, those that are
         not wholly the question's own words first (the value).  False when nothing read or heard matches."""
         state.plan("ground the question in what was read or heard", "read the answer out of it")
-        how = [s.value for s in source_named(state.question, self.wordnet) if s is not Sense.SEEN] or ["read", "heard"]
+        how = self._said_or_read(state.question)
         # The place a question says a thing was at ("in the boiler room") tells where, not what was written:
         # what was read or heard there, where that place stands out, else anywhere.
         described = " ".join(asked_words(state.question)) or state.question

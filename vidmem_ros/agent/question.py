@@ -411,8 +411,6 @@ _TRAILING = re.compile(
     r"|(?:left|lying|standing|sitting|abandoned)(?: (?:lying|standing|sitting|unattended|behind|around|about|out"
     r"|open|there))*|(?:moving|walking|wandering|milling|running|rushing) (?:about|around))$"
 )
-# Moving about, wherever it is said in a description ("children running around outside by the pond"): how they
-# were, not who.
 # How a thing stood, lay or hung where it was met ("a painting hanging in the hall", "boxes left lying on the
 # floor", "fruit laid out on the counter"): where it was, not part of its name.
 _POSTURE = re.compile(
@@ -422,6 +420,8 @@ _POSTURE = re.compile(
     r"(?=\s+(?:in|on|at|by|near|among|amongst|beside|behind|inside|outside|under|over|around|against|next to|along"
     r"|across|atop|upon|within|beneath|below|above)\s)"
 )
+# Moving about, wherever it is said in a description ("children running around outside by the pond"): how they
+# were, not who.
 _ABOUT_THE_PLACE = re.compile(
     r"\s+(?:moving|walking|wandering|milling|running|rushing) (?:about|around)"
     r"(?: (?:outside|inside|there|here)(?! (?:the|a|an|your|its|this|that)\b))?\b"
@@ -1331,37 +1331,11 @@ _LOCATIVE = re.compile(
 
 
 _OBJECTS = frozenset(("you", "it", "them", "us", "me", "him", "her"))
-# ... and a verb of saying after the place ("what did the voice in the hall say").
-_ENDS_NAME = frozenset(
-    [
-        "is",
-        "was",
-        "were",
-        "are",
-        "be",
-        "been",
-        "did",
-        "does",
-        "do",
-        "had",
-        "has",
-        "have",
-        "about",
-        "for",
-        "with",
-        "say",
-        "says",
-        "said",
-        "tell",
-        "told",
-        "mention",
-        "mentioned",
-        "announce",
-        "announced",
-        "ask",
-        "asked",
-    ]
-)
+# Words that end a place's name: a form of be or have, a preposition, or a verb of saying ("what did the voice in
+# the hall say").
+_ENDS_NAME = frozenset(("is", "was", "were", "are", "be", "been", "did", "does", "do", "had", "has", "have", "about",
+                        "for", "with", "say", "says", "said", "tell", "told", "mention", "mentioned", "announce",
+                        "announced", "ask", "asked"))  # fmt: skip
 
 
 def places_named(text: str) -> list[str]:

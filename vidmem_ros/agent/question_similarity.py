@@ -331,10 +331,11 @@ def _said_about(masked: str, subjects: list[str]) -> list[str]:
     of thing said where its topic is named too ("the visitor's question", of "... the visitor's question about
     the boiler")."""
     verb = _SAYING.search(masked)
+    # ... but for a verb in the passive, whose subject is the topic ("did the leak get mentioned")
     if verb is not None and not re.search(
         r"\b(?:get|got|gets|was|were|is|are|be|been|being)\s+$", masked[: verb.start()]
     ):
-        subjects = subjects[masked[: verb.start()].count(SOMETHING) :]  # "did the leak get mentioned": all is topic
+        subjects = subjects[masked[: verb.start()].count(SOMETHING) :]
     topics = [s for s in subjects if not _UTTERANCE.fullmatch(s)]
     return topics or subjects
 
