@@ -96,3 +96,17 @@ def test_verbs_go_back_to_their_dictionary_form(nouns: WordNet) -> None:
     for word, base in {**irregular, **regular}.items():
         assert nouns.verb_base(word) == base, word
     assert nouns.verb_base("ladder") == "ladder" and nouns.verb_base("xyzzyed") == "xyzzyed"
+
+
+def test_a_word_names_a_kind_in_the_sense_the_broader_word_picks_out_and_through_a_deep_taxonomy() -> None:
+    from vidmem_ros.agent.labels import LabelLexicon
+
+    lexicon = LabelLexicon(("dog", "car"))
+    # Most often a tree, a gun's part, the party's symbol: the question's broader word means the fruit, the tool,
+    # the beast.
+    assert lexicon.kind_of("apricot", "fruit") and lexicon.kind_of("bananas", "fruit")
+    assert lexicon.kind_of("hammer", "tool")
+    assert lexicon.kind_of("donkey", "animal") and lexicon.kind_of("wolves", "animal")  # many ranks below it
+    assert lexicon.kind_of("oak", "tree")
+    assert not lexicon.kind_of("nurse", "animal") and not lexicon.kind_of("safety", "equipment")
+    assert not lexicon.kind_of("mouse", "animal", context=("computer", "mouse"))  # the words beside it decide

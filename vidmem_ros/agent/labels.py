@@ -43,6 +43,10 @@ MEANT_CACHE = 16_384  # phrases whose labels are kept (a few hundred bytes each)
 KIND_LEVELS = (
     4  # a word names a kind of a broader one at most this many steps below it ("sparrow" is a few below "bird")
 )
+# Living things sit under the ranks of a scientific taxonomy, which people do not count as steps ("donkey" is
+# nine below "animal", through "equine" and "odd-toed ungulate"): their steps count this many times as far.
+_LIVING = (wn.LEX_ANIMAL, wn.LEX_PLANT)
+TAXONOMY_STEPS = 3
 _NATURAL_KINDS = (wn.LEX_ANIMAL, wn.LEX_PERSON, wn.LEX_FOOD, wn.LEX_PLANT, wn.LEX_TOPS)
 _MADE_THINGS = ((wn.LEX_ARTIFACT,), (wn.LEX_COMMUNICATION,))
 _BY_SUPERCATEGORY: dict[str, tuple[tuple[int, ...], ...]] = {
@@ -268,7 +272,21 @@ class LabelLexicon:
             return True
         wide = [s for s in wordnet.senses(wordnet.base_form(broader))[:SYNONYM_SENSES]
                 if wordnet.depth(s) >= self.config.min_depth]  # fmt: skip
-        return any(s != meant and wordnet.is_a(meant, s, levels) for s in wide)
+        return any(
+            s != m and wordnet.is_a(m, s, levels * (TAXONOMY_STEPS if wordnet.lexfile(m) in _LIVING else 1))
+            for m in self._read_as(word, meant)
+            for s in wide
+        )
+
+    def _read_as(self, word: str, meant: int) -> list[int]:
+        """The senses a word may name a kind in: the one the words written with it point to; where they point to
+        none but its most frequent, also its next most frequent concrete one, which the broader word asked for
+        picks out ("apricot" the tree, or the fruit a question of "fruit" means)."""
+        assert self.wordnet is not None
+        senses = self.wordnet.senses(self.wordnet.base_form(word))[:SYNONYM_SENSES]
+        if not senses or meant != senses[0]:
+            return [meant]
+        return [meant, *(s for s in senses[1:] if self.wordnet.lexfile(s) in _CONCRETE)]
 
     def sense_meant(self, word: str, context: Iterable[str] = ()) -> int | None:
         """The sense a word is meant in among the words written with it: its most frequent, unless another's
