@@ -8,7 +8,7 @@ from vidmem_ros.agent.reasoner import Reasoner
 from vidmem_ros.config import PlacesConfig, VidmemConfig
 from vidmem_ros.ingest.frames import DecodedImage, FrameInput
 from vidmem_ros.ingest.worker import IngestPipeline
-from vidmem_ros.memory.places import places, stays, visits
+from vidmem_ros.memory.places import Place, Visit, places, stays, visits
 from vidmem_ros.memory.records import Pose
 from vidmem_ros.memory.store import SqliteStore
 from vidmem_ros.perception.coco import COCO_LABELS
@@ -102,6 +102,42 @@ def test_the_places_stayed_at_are_counted_as_places_or_as_stays(patrol: Reasoner
     assert patrol.answer("How many stops have you made?").value == 3
     assert patrol.answer("How many rooms had you been in by then?", as_of=T0 + 60).value == 2
     assert patrol.answer("How many places did you visit in the first 40 seconds?").value == 1
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Where have you been?",
+        "Which places did you stop at?",
+        "Tell me where you went.",
+        "Could you list the rooms you've been in so far?",
+        "What route did you take?",
+        "Name every spot you passed through.",
+        "Do you remember which areas you visited?",
+    ],
+)
+def test_the_route_is_every_stop_in_order(patrol: Reasoner, question: str) -> None:
+    route = patrol.answer(question)
+    assert route.value == 2 and "3 stops" in route.text, route.text
+    stops = route.text.split("; ")
+    assert len(stops) == 3 and "cup" in stops[0] and "cat" in stops[1] and "cup" in stops[2], route.text
+
+
+def test_one_stop_of_the_route_is_named_by_its_order(patrol: Reasoner) -> None:
+    first = patrol.answer("Where did you stop first?")
+    assert first.pose is not None and abs(first.pose.x) < 0.5 and "cup" in str(first.value), first.text
+    second = patrol.answer("What was the second place you went to?")
+    assert second.pose is not None and second.pose.x == pytest.approx(10.4, abs=0.5), second.text
+    last = patrol.answer("Which room did you visit last?")
+    assert last.pose is not None and abs(last.pose.x) < 0.5 and "3 stops" not in last.text, last.text
+    assert "of 3" in last.text and "last" in last.text, last.text
+    beyond = patrol.answer("What was your fifth stop?")
+    assert beyond.value is None and "only 3 stops" in beyond.text, beyond.text
+
+
+def test_the_route_within_a_window_is_only_its_stops(patrol: Reasoner) -> None:
+    early = patrol.answer("Where did you go in the first 40 seconds?")
+    assert early.value == 1 and "1 stop " in early.text and "cat" not in early.text, early.text
 
 
 def test_leaving_a_place_and_the_time_away_from_it_before_coming_back(patrol: Reasoner) -> None:
@@ -449,3 +485,11 @@ def test_what_was_heard_at_a_place_need_not_name_the_place(
     patrol.store.add_transcript(Transcript(T0 + 5, T0 + 8, "The kettle is on if anyone wants tea."))
     answer = _reading_meaning(patrol, config).answer(question)
     assert answer.value is True, answer.text
+
+
+def test_a_place_at_a_glance_is_what_was_read_there_in_one_spelling_else_what_was_seen() -> None:
+    signed = Visit(1, T0, T0 + 9, 0.0, 0.0, "map", ["chair"], [], ["NO ENTRY", "NOENTRY", "NO ENTRY", "LIFT"], [])
+    assert Place(1, 0.0, 0.0, "map", [signed]).brief() == "read 'NO ENTRY', 'LIFT'"
+    bare = Visit(2, T0, T0 + 9, 5.0, 0.0, "map", ["chair", "chair", "plant", "bench", "lamp"], [], [], ["hello"])
+    assert Place(2, 5.0, 0.0, "map", [bare]).brief() == "saw chair, plant, bench"
+    assert Place(3, 9.0, 0.0, "map", [Visit(3, T0, T0 + 9, 9.0, 0.0, "map", [], [], [], [])]).brief() == ""

@@ -761,3 +761,53 @@ def test_the_length_of_a_stop_among_or_beside_things_is_a_stay_there(question: s
 def test_messages_counted_in_the_passive_are_the_messages_heard(question: str) -> None:
     parsed = parse_question(question)
     assert parsed is not None and (parsed.intent, parsed.modality) == (Intent.COUNT, Modality.SPEECH)
+
+
+@pytest.mark.parametrize(
+    ("text", "ordinal", "window_s"),
+    [
+        ("Where have you been?", 0, None),
+        ("which rooms have been patrolled by the robot so far", 0, None),
+        ("List every location you stopped at in the last ten minutes.", 0, 600.0),
+        ("What was your path?", 0, None),
+        ("Where did the robot go first?", 1, None),
+        ("Which was the third room you entered?", 3, None),
+        ("Where was your most recent stop?", -1, None),
+        ("What's the last spot you visited?", -1, None),
+    ],
+)
+def test_the_route_is_asked_for_whole_or_by_one_stop_in_order(text: str, ordinal: int, window_s: float | None) -> None:
+    parsed = parse_question(text)
+    assert parsed is not None and parsed.intent is Intent.ROUTE and parsed.ordinal == ordinal, parsed
+    assert (parsed.window.seconds if parsed.window else None) == window_s
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Which room did you visit after the workshop?",  # the place next to another
+        "How many rooms did you go into?",  # a count
+        "Which room did you enter with the ladder in it?",  # one place, described
+        "Where did you see the umbrella first?",  # where a thing was met
+        "Where were you when the bell rang?",
+    ],
+)
+def test_a_question_about_one_place_or_thing_is_no_route(text: str) -> None:
+    parsed = parse_question(text)
+    assert parsed is None or parsed.intent is not Intent.ROUTE, parsed
+
+
+@pytest.mark.parametrize(
+    ("text", "intent"),
+    [
+        ("List everything you saw.", Intent.WHAT),
+        ("Please name all the items the robot noticed.", Intent.WHAT),
+        ("Which objects have you spotted so far?", Intent.WHAT),
+        ("Could you enumerate the labels you read?", Intent.READ),
+        ("Name the placards you passed.", Intent.READ),
+        ("Give me each warning you heard.", Intent.SAID),
+    ],
+)
+def test_a_request_to_list_what_was_met_asks_what_was_seen_read_or_heard(text: str, intent: Intent) -> None:
+    parsed = parse_question(text)
+    assert parsed is not None and parsed.intent is intent and not parsed.target, parsed

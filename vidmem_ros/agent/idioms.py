@@ -963,6 +963,30 @@ _TOPIC_COLON = re.compile(
 )
 
 
+# A request to list what was met, and a question of which things were: "list everything you saw", "name the signs
+# you read", "give me every message you heard", "which objects did you spot" ask "what did you see / read / hear".
+_THINGS = r"(?:things?|objects?|items?|stuff|everything|anything|all)"
+_LISTED_KINDS = rf"(?:{_THINGS}|{BEARER}s?|texts?|words|{MESSAGES})"
+_LIST_REQUEST = re.compile(
+    r"^(?:please )?(?:(?:can|could|would|will) you (?:please )?)?(?:list|name|enumerate|give me|tell me|recount"
+    r"|recite|summari[sz]e|go through|run through|show me)(?: (?:all|every|each|of))*(?: the| your)?"
+    rf" (?P<n>{_LISTED_KINDS})(?: (?:that|which))? (?:you|the robot|it)(?: (?:have|had|has))? (?P<v>[a-z]+)"
+    r"(?P<rest>(?: .*)?)$"
+)
+_WHICH_THINGS = re.compile(
+    rf"^(?:which|what) (?:(?:different|other|kinds? of|sorts? of) )*{_THINGS} (?=(?:did|have|had) )"
+)
+
+
+def _listed(m: re.Match[str]) -> str:
+    """A listing request said as its question: messages are what was heard, the things of a generic noun are
+    "what", the rest keep their noun ("what signs did you read")."""
+    if re.fullmatch(MESSAGES, m["n"]):
+        return f"what did you hear{m['rest']}"
+    noun = "" if re.fullmatch(_THINGS, m["n"]) else f" {m['n']}"
+    return f"what{noun} did you {_base_form(m['v'])}{m['rest']}"
+
+
 def plain_sentence(sentence: str) -> str:
     """A lower-case sentence without the robot's patrol as its scope or a remark on how to answer, an either/or
     relation said whole, two things offered before the question that asks which said after it, and an idiom of
@@ -974,6 +998,7 @@ def plain_sentence(sentence: str) -> str:
     sentence = _COULD_SEE.sub("did you see ", sentence)
     sentence = _CONTRACTED.sub(lambda m: f"{m['w']} {'has' if m['been'] else 'is'}{m['been'] or ''}", sentence)
     sentence = _LEADING_HEDGE.sub("", sentence)
+    sentence = _WHICH_THINGS.sub("what ", _LIST_REQUEST.sub(_listed, sentence))
     sentence = _SHOW_WHERE.sub(
         _where_asked, _POSITION_REQUEST.sub(lambda m: f"where were you {'when ' * bool(m['when'])}", sentence)
     )

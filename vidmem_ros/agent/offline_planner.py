@@ -73,6 +73,7 @@ from vidmem_ros.agent.tool_context import NAMES_ACTIVITY, NAMES_ONLY_ACTIVITY, F
 from vidmem_ros.agent.tool_registry import ANSWER_TOOL
 from vidmem_ros.agent.who import who_question, who_script
 from vidmem_ros.memory.captions import NOTHING_RECOGNISED
+from vidmem_ros.memory.records import Pose
 from vidmem_ros.memory.runs import runs_named
 from vidmem_ros.perception.colour_names import colour_named
 from vidmem_ros.perception.wordnet import WordNet
@@ -200,6 +201,8 @@ class OfflinePlanner:
             Intent.SAID: self._said,
         }
         script = self._place if p.modality is Modality.PLACE else scripts.get(p.intent)
+        if p.intent is Intent.ROUTE:
+            script = self._route
         if p.intent is Intent.COUNT and p.modality is Modality.TEXT and not p.target:
             script = self._count_read
         if p.intent is Intent.DID and _ANYTHING.match(p.target):
@@ -1159,6 +1162,32 @@ class OfflinePlanner:
         text += f"{'' if stays == 1 else 's'} in all" + (f": around {each}." if each else ".")
         yield answer(text, 0.8 if found else NOT_SEEN_CONFIDENCE, _refs(found), value=n)
 
+    def _route(self, state: AgentState, p: ParsedQuestion) -> Script:
+        """Where the robot stayed, stop by stop in order, or the one stop the question names by its order."""
+        state.plan("list the places I stayed at", "put my stops in order")
+        obs = (yield [call("places", about="", **self._window(state, p))])[0]
+        stops = sorted(((a, b, f) for f in obs.result.findings for a, b in f.data["visits"]), key=lambda s: s[0])
+        if not stops:
+            yield answer("I cannot tell: my path shows no place I stayed at.", NOT_SEEN_CONFIDENCE, value=None)
+            return
+        places = len(obs.result.findings)
+        if p.ordinal:
+            if abs(p.ordinal) > len(stops):
+                text = f"I made only {len(stops)} stop{'' if len(stops) == 1 else 's'}."
+                yield answer(text, 0.6, _refs([f for _, _, f in stops]), value=None)
+                return
+            start, end, place = stops[p.ordinal - 1 if p.ordinal > 0 else -1]
+            which = "last" if p.ordinal < 0 else _ORDINAL_WORDS.get(p.ordinal, str(p.ordinal))
+            name = _place_name(place)
+            text = f"My {which} stop, of {len(stops)}, was {name}, from {start:.0f} s to {end:.0f} s after my memory"
+            text += " begins."
+            yield answer(text, 0.8, [place.ref], place.ref, place.ref, value=name)
+            return
+        listed = "; ".join(f"{i}. {a:.0f}-{b:.0f} s: {_place_brief(f)}" for i, (a, b, f) in enumerate(stops, 1))
+        text = f"I made {len(stops)} stop{'' if len(stops) == 1 else 's'} at {places} different place"
+        text += f"{'' if places == 1 else 's'}, in this order (seconds after my memory begins): {listed}."
+        yield answer(text, 0.8, _refs(obs.result.findings), value=places)
+
     def _visit_time(self, state: AgentState, p: ParsedQuestion, place: Finding, confidence: float) -> Script:
         """Whether, when first or last, and where the robot was at a place: its first (or last) visit's start."""
         start, end = place.data["visits"][-1 if p.intent is Intent.LAST else 0]
@@ -2087,15 +2116,27 @@ _READ_THERE = re.compile(r"(?:^|; )read ")
 
 def _place_name(place: Finding) -> str:
     """A place as the robot knows it: where it is and what was seen, read and heard there."""
-    where = f"({place.pose.x:.1f}, {place.pose.y:.1f})" if place.pose else place.ref
+    where = _around(place.pose) if place.pose else place.ref
     return f"the place around {where} where I {place.text}" if place.text else f"the place around {where}"
+
+
+def _around(pose: Pose) -> str:
+    """A place's position to a tenth of a metre, "(1.0, -2.0)"; never "-0.0"."""
+    return f"({round(pose.x, 1) + 0.0:.1f}, {round(pose.y, 1) + 0.0:.1f})"
+
+
+def _place_brief(place: Finding) -> str:
+    """A place at a glance, as a stop of a route: "(1.0, 2.0), where I read 'STORE 2'"."""
+    where = _around(place.pose) if place.pose else place.ref
+    brief = place.data.get("brief", "")
+    return f"{where}, where I {brief}" if brief else where
 
 
 def _place_and_visits(place: Finding) -> str:
     """Where a place is, and how often the robot was there where more than once: "(1.0, 2.0) twice"."""
     assert place.pose is not None
     n = len(place.data["visits"])
-    return f"({place.pose.x:.1f}, {place.pose.y:.1f})" + ("" if n == 1 else f" {_visits(n)}")
+    return _around(place.pose) + ("" if n == 1 else f" {_visits(n)}")
 
 
 def _visits(n: int) -> str:

@@ -31,6 +31,7 @@ class Intent(str, Enum):
     AFTER = "after"  # what did you see after X?
     ORDER = "order"  # did you see X before or after Y?
     ACTIVE = "active"  # how long have you been patrolling (working, running)?
+    ROUTE = "route"  # where have you been? which places did you stop at, in what order? (ordinal: that stop alone)
     SEARCH = "search"  # anything else: the question's words searched in memory
 
 
@@ -62,7 +63,7 @@ class ParsedQuestion:
     now: bool = False  # "what do you see now"
     relation: str = ""  # "before" / "after": a yes-or-no question whether the target came so relative to other
     latest: bool = False  # an order question asking which of the two came last, not first
-    ordinal: int = 0  # "the second time": that occasion or visit (0: none named)
+    ordinal: int = 0  # "the second time": that occasion or visit (0: none named; -1: a route's last stop)
     times: tuple[str, int] | None = None  # "did you see X twice / more than once": the check (eq, gt, ge, lt, le) and n
     # "when did you leave X": the end of a visit to a place, not its start; "how long were you away from X": the
     # time from leaving it to coming back
@@ -316,7 +317,7 @@ _PATTERNS: list[tuple[Intent, Modality, str]] = [
         Intent.READ,
         Modality.TEXT,
         rf"^(?:what (?:was|is) the \w+ {BEARER} (?:you|the robot|it) (?:read|saw|passed)"
-        rf"|(?:what|which) {BEARER} (?:did|have) (?:you|the robot|it) (?:see|read|pass|notice|spot))(?P<w>.*)$",
+        rf"|(?:what|which) {BEARER}s? (?:did|have) (?:you|the robot|it) (?:see|read|pass|notice|spot))(?P<w>.*)$",
     ),
     (Intent.READ, Modality.TEXT, rf"^what (?:was|is) (?:shown |printed |displayed )?on {_SIGN}(?P<w>.*)$"),
     (Intent.SAID, Modality.SPEECH, rf"^what did {_WHO} (?:say|mention|talk about)(?: about (?P<t>.+?))?(?P<w>)$"),
@@ -522,6 +523,9 @@ _FORMAT_REMARK = re.compile(
 
 def parse_question(text: str) -> ParsedQuestion | None:
     """The intent and targets of a supported question, or None."""
+    route = route_question(text)
+    if route is not None:
+        return route
     parsed = places_counted(text) or away_question(text) or alternatives_question(text) or visit_question(text)
     parsed = parsed or neighbour_question(text)
     parsed = parsed or _parse_clause(text) or _bounded_count(text)
@@ -936,7 +940,8 @@ def neighbour_question(text: str) -> ParsedQuestion | None:
 _VISIT_NOUNS = r"(?:stops|visits|halts|stays|pauses)"
 _PLACE_NOUNS = rf"(?:places|rooms|locations|areas|spots|sites|destinations|parts of the building|{_VISIT_NOUNS})"
 _AT_PLACES = (
-    r"(?:visit|visited|go to|went to|gone to|been to|been in|been at|been|stop at|stopped at|stop in|stopped in"
+    r"(?:visit|visited|go to|went to|gone to|go into|went into|gone into|been to|been in|been at|been|stop at"
+    r"|stopped at|stop in|stopped in"
     r"|stay at|stayed at|stay in|stayed in|pass through|passed through|go through|went through|enter|entered|make"
     r"|made|reach|reached|call at|called at|check|checked|cover|covered|patrol|patrolled|drive through|drove through"
     r"|get to|got to|come to|came to|pause at|paused at)"
@@ -948,6 +953,65 @@ _PLACES_COUNTED = re.compile(
     rf"| (?:were|are|have been|had been) (?:there|visited|on (?:the|your|its) \w+)| {_SELF} {_AT_PLACES})?"
     r"(?: by then| by now| so far| yet| in total| in all| altogether| overall)?$"
 )
+# The robot's route as a whole: every stay in order, or one stay named by its place in order ("where have you been",
+# "which rooms did you pass through", "list the places you stopped at", "what was your second stop").
+_STOP_ORDER = {**_OCCASION_ORDER, "last": -1, "latest": -1, "final": -1, "most recent": -1, "previous": -1}
+_STOP_ORDINAL = rf"(?:first|last|latest|final|most recent|previous|{'|'.join(_ORDINALS)})"
+_ANY_PLACE = rf"(?:{_PLACE_NOUNS}|{_PLACE}|destination|visit|halt|stay|pause)"
+_WENT = (
+    r"(?:been|gone|go|went|stop|stopped|travel|traveled|travelled|drive|driven|drove|move|moved|visit|visited|patrol"
+    r"|patrolled|wander|wandered|roam|roamed|pass|passed|pass through|passed through|head|headed|stay|stayed)"
+)
+_SO_FAR = (
+    r"(?: (?:so far|today|tonight|yet|by now|until now|up to now|in total|altogether|overall|in all"
+    r"|(?:on|during|over) (?:the|your|its|this) (?:patrol|round|shift|run|tour|mission|trip)))*"
+)
+_ROUTE_NOUNS = r"(?:route|path|itinerary|journey|trip|movements|whereabouts|rounds|stops|travels|circuit)"
+_ROUTE_ASKED = re.compile(
+    "|".join(
+        (
+            # "where have you been", "where did you stop first", "where all did you go today"
+            rf"^where (?:all |else )?(?:have|had|did|has) {_SELF} {_WENT}(?: to| at| in)?(?: (?P<o1>{_STOP_ORDINAL}))?"
+            rf"{_SO_FAR}$",
+            # "which rooms did you visit", "what places have been patrolled", "which room did you enter last"
+            rf"^(?:which|what) (?:(?:different|distinct|separate|unique|individual|other) )*{_ANY_PLACE}"
+            rf"(?: (?:did|have|had|has) {_SELF} {_AT_PLACES}| (?:were|was|have been|had been) (?:visited|patrolled"
+            rf"|covered|checked|passed through)(?: by {_SELF})?)(?: (?P<o2>{_STOP_ORDINAL}))?{_SO_FAR}$",
+            # "list the places you stopped at", "name every room you went through", "tell me all the areas visited"
+            rf"^(?:please )?(?:(?:can|could|would|will) you (?:please )?)?(?:list|name|enumerate|give me|tell me"
+            rf"|show me|recount|recite|go through|run through|walk me through)(?: (?:all|every|each|of))*"
+            rf"(?: the| your| its)? (?:(?:different|distinct|separate|unique) )*{_ANY_PLACE}"
+            rf"(?:(?: (?:that|which|where))?(?: {_SELF}(?: (?:have|had|has))?)? (?:{_AT_PLACES}|visited|patrolled"
+            rf"|covered|checked|passed|passed by|went past|stopped)(?: at| in)?)?{_SO_FAR}$",
+            # "what was your route", "describe the path you took", "what route did you follow"
+            rf"^(?:what|which) (?:was|is|were) (?:your|its|the robot's|the) {_ROUTE_NOUNS}{_SO_FAR}$",
+            rf"^(?:describe|summari[sz]e|outline|retrace|recount|give me|tell me|show me|walk me through|tell me about)"
+            rf" (?:your|its|the robot's|the) {_ROUTE_NOUNS}(?: (?:that |which )?{_SELF} (?:took|followed|made"
+            rf"|went on))?{_SO_FAR}$",
+            rf"^(?:what|which) (?:route|path|way) (?:did|have|had) {_SELF} (?:take|taken|follow|followed|travel"
+            rf"|travelled|traveled|drive|driven)?{_SO_FAR}$",
+            # "what was the first place you visited", "where was your last stop", "which was the second room you
+            # entered"
+            rf"^(?:what|which|where) (?:was|is) (?:the|your|its|the robot's) (?P<o3>{_STOP_ORDINAL}) {_ANY_PLACE}"
+            rf"(?:(?: (?:that|which|where))?(?: {_SELF})? (?:{_AT_PLACES}|visited|stopped|went|made)(?: at| in| to)?)?"
+            rf"{_SO_FAR}$",
+        )
+    )
+)
+
+
+def route_question(text: str) -> ParsedQuestion | None:
+    """Where the robot has been: every stay in order, or the one a question names by its order ("your first
+    stop": 1, "the last room you entered": -1), within the question's window."""
+    normal, window = _split_window(_clause(text))
+    found = _ROUTE_ASKED.match(normal)
+    if found is None:
+        return None
+    which = found["o1"] or found["o2"] or found["o3"]
+    ordinal = _STOP_ORDER.get(which, 0) if which else 0
+    return ParsedQuestion(text, Intent.ROUTE, "", Modality.PLACE, window=window or _lead_window(text), ordinal=ordinal)
+
+
 _STOPS_COUNTED = re.compile(
     rf"^how (?:many times|often) (?:did|have|has|had) {_SELF} (?:stop|stopped|halt|halted|pause|paused|come to a stop"
     r"|came to a stop|made a stop|make a stop)(?: anywhere| somewhere| along the way)?$"

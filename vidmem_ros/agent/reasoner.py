@@ -21,6 +21,7 @@ from vidmem_ros.agent.indirect import direct_question
 from vidmem_ros.agent.labels import LabelLexicon
 from vidmem_ros.agent.offline_planner import OfflinePlanner
 from vidmem_ros.agent.question import (
+    Intent,
     ParsedQuestion,
     capitals_quoted,
     expanded_contractions,
@@ -198,7 +199,10 @@ class Reasoner:
         """The answer as returned: the typed value the question asks for (or a plain "none"), evidence capped."""
         if answer.trace.get("planner") == "offline" and asks_negated(question):
             answer = turned_round(answer)  # the offline planner answered the positive question
-        settle(answer, asked_kind(question), lambda stamp: self.reader.pose_at(stamp, as_of))
+        asked = asked_kind(question)
+        if (answer.trace.get("plan") or {}).get("intent") == Intent.ROUTE.value and answer.pose is None:
+            asked = Asked.NAME  # "where have you been": every stop, named with its position, not one position
+        settle(answer, asked, lambda stamp: self.reader.pose_at(stamp, as_of))
         answer.evidence = answer.evidence[: self.config.max_evidence]
         if answer.value is not None:
             answer.trace["value"] = answer.value

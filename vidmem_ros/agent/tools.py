@@ -1156,7 +1156,7 @@ def _place_finding(ctx: ToolContext, place: stays.Place, score: float) -> Findin
     first, last = place.visits[0], place.visits[-1]
     pose = Pose(place.frame_id, place.x, place.y, 0.0, 0.0, 0.0, 0.0, 1.0)
     visits = [[round(v.start - ctx.t0, 1), round(v.end - ctx.t0, 1)] for v in place.visits]
-    data = {"place": place.id, "visits": visits, "dwell_s": round(place.dwell_s, 1)}
+    data = {"place": place.id, "visits": visits, "dwell_s": round(place.dwell_s, 1), "brief": place.brief()}
     return Finding(f"place/{place.id}", "place", first.start, last.end, place.description(), score, pose, data)
 
 

@@ -91,6 +91,20 @@ class Place:
         described.at_once = at_once
         return described.description()
 
+    def brief(self) -> str:
+        """The place at a glance, as a list of stops names it: the words read there most often (one spelling of
+        each), else the things seen there most often."""
+        read: list[str] = []
+        for text in _ranked(x for v in self.visits for x in v.read):
+            if _letters(text) not in {_letters(t) for t in read}:  # "KEEP OUT" read once as "KEEPOUT"
+                read.append(text)
+        seen = _ranked(x for v in self.visits for x in v.seen)
+        return f"read {', '.join(repr(t) for t in read[:2])}" if read else f"saw {', '.join(seen[:3])}" if seen else ""
+
+
+def _letters(text: str) -> str:
+    return "".join(c for c in text.lower() if c.isalnum())
+
 
 def counted(label: str, most: int) -> str:
     """A label with how many were in view at once, where more than one ("2 people", "3 chairs")."""
