@@ -811,3 +811,58 @@ def test_a_question_about_one_place_or_thing_is_no_route(text: str) -> None:
 def test_a_request_to_list_what_was_met_asks_what_was_seen_read_or_heard(text: str, intent: Intent) -> None:
     parsed = parse_question(text)
     assert parsed is not None and parsed.intent is intent and not parsed.target, parsed
+
+
+@pytest.mark.parametrize(
+    ("text", "intent", "seconds"),
+    [
+        ("In the last five minutes or so, how many times has somebody spoken to you?", Intent.COUNT, 300.0),
+        ("Within the past two minutes, how often did anyone talk to you?", Intent.COUNT, 120.0),
+        ("Over roughly the past ten minutes, what did you see?", Intent.WHAT, 600.0),
+        ("How many signs did you read in the first hour or thereabouts?", Intent.COUNT, 3600.0),
+        ("During the last minute, give or take, what did you hear?", Intent.SAID, 60.0),
+    ],
+)
+def test_a_window_said_first_or_hedged_bounds_the_question(text: str, intent: Intent, seconds: float) -> None:
+    parsed = parse_question(text)
+    assert parsed is not None and parsed.intent is intent, parsed
+    assert parsed.window is not None and parsed.window.seconds == seconds, parsed.window
+
+
+@pytest.mark.parametrize(
+    ("text", "intent", "target", "seconds"),
+    [
+        ("Did you notice a bicycle three minutes ago?", Intent.DID, "bicycle", 270.0),
+        ("What did you hear less than a minute ago?", Intent.SAID, "", 60.0),
+        ("What did the woman who talked to you a few minutes ago say?", Intent.SAID, "", 270.0),
+        (
+            "What did the man that spoke to the robot under two minutes ago say was leaking?",
+            Intent.SAID,
+            "leaking",
+            120.0,
+        ),
+    ],
+)
+def test_a_moment_said_as_time_ago_is_a_window_ending_now(
+    text: str, intent: Intent, target: str, seconds: float
+) -> None:
+    parsed = parse_question(text)
+    assert parsed is not None and (parsed.intent, parsed.target) == (intent, target), parsed
+    assert parsed.window is not None and parsed.window.anchor == "last" and parsed.window.seconds == seconds
+
+
+@pytest.mark.parametrize(
+    ("text", "intent", "target"),
+    [
+        ("When was the announcement about the parade made?", Intent.LAST, "parade"),
+        ("At what time was the warning about black ice given?", Intent.LAST, "black ice"),
+        ("Was a reminder about the staff meeting issued?", Intent.DID, "staff meeting"),
+        ("When did you hear about dinner?", Intent.LAST, "dinner"),
+    ],
+)
+def test_a_message_about_a_topic_said_in_the_passive_is_what_was_heard_about_it(
+    text: str, intent: Intent, target: str
+) -> None:
+    parsed = parse_question(text)
+    assert parsed is not None and parsed.modality is Modality.SPEECH, parsed
+    assert (parsed.intent, parsed.target) == (intent, target), parsed

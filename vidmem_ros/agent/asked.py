@@ -88,7 +88,19 @@ def interrogative(question: str) -> str:
     # "When you heard the alarm, had you ...": a "when" clause with its own subject sets the time of the question
     # that follows it; it asks nothing itself.
     asking_at = [i for i in opening if not _SUBORDINATE.match(clauses[i])] or opening
-    return plain_asking(", ".join(clauses[asking_at[0] :]) if asking_at else text)
+    if not asking_at:
+        return plain_asking(text)
+    # "In the last five minutes, how many ...": a window said first bounds the question that follows, as it would
+    # at its end.
+    fronted = [c for c in clauses[: asking_at[0]] if _WINDOW_SAID.fullmatch(c)]
+    asked = " ".join([", ".join(clauses[asking_at[0] :]), *fronted])
+    # An idiom read at the start of a sentence is read again where the asking clause did not start it.
+    return plain_asking(plain_sentence(asked) if asking_at[0] else asked)
+
+
+_WINDOW_SAID = re.compile(
+    r"(?:in|during|within|over) the (?:last|past|first) (?:[\w.]+[ -]){0,5}?(?:seconds?|minutes?|hours?)(?: and a half)?"
+)
 
 
 # A clause that opens with a time word followed by its own subject, not by an auxiliary verb ("when you left").

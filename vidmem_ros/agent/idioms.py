@@ -515,6 +515,16 @@ _HEARING = (
         ),
         "did you hear anything",
     ),
+    # A message about a thing said in the passive ("when was the announcement about the drill made", "was a warning
+    # about ice given"): when, or whether, the robot heard about it.
+    (
+        re.compile(
+            rf"\b(?:was|were) (?:the|a|an|that|any|this) (?:(?:spoken|radio|public|verbal) )?(?:{MESSAGES}|calls?)"
+            r" (?:about|regarding|concerning|on|of|for) (?P<x>.+?) (?:made|given|issued|broadcast|delivered|read out"
+            r"|put out|played|sent|sent out|aired|said|spoken|announced)$"
+        ),
+        lambda m: f"did you hear about {m['x']}",
+    ),
     (re.compile(r"\boverhear(s|ing)?\b"), r"hear\1"),
     # Messages the robot "picked up", "caught" or "received" were heard.
     (
@@ -824,8 +834,8 @@ _VOICE = r"(?:a |any |some )?(?:voice|voices|someone|somebody|anyone|anybody|peo
 _SENSED = (
     (
         re.compile(
-            rf"^how many times (?:has|have|did) {_VOICE} (?:come|came|spoken|speak|talked|talk)(?: (?:over|through"
-            rf"|on|in) (?:your|the|its) {_AUDIO})?(?P<r>.*)$"
+            rf"^how (?:many times|often) (?:has|have|did) {_VOICE} (?:come|came|spoken|speak|talked|talk)"
+            rf"(?: to (?:you|the robot|it))?(?: (?:over|through|on|in) (?:your|the|its) {_AUDIO})?(?P<r>.*)$"
         ),
         lambda m: f"how many messages did you hear{m['r']}",
     ),
@@ -963,6 +973,31 @@ _TOPIC_COLON = re.compile(
 )
 
 
+# An amount of time hedged ("in the last five minutes or so", "over roughly the past hour"): a window is rough
+# anyway.
+_ROUGHLY = re.compile(
+    r"(?<=second|minute)(?:s)?(?: or so| or thereabouts|,? give or take)\b|(?<=hour)(?:s)?(?: or so| or thereabouts"
+    r"|,? give or take)\b|\b(?:roughly|approximately|about|around|more or less) (?=the (?:last|past|first)"
+    r" (?:[\w.]+[ -]){0,3}?(?:seconds?|minutes?|hours?)\b)"
+)
+# The one who spoke, described by speaking ("the woman who talked to you a minute ago", "the man that called over
+# the radio"): someone, with when they spoke moved to the end of the sentence, where a window is read.
+_SPEAKER_DESCRIBED = re.compile(
+    r"\b(?:the|a|an|that) (?:[a-z'-]+ ){1,3}?(?:who|that) (?:spoke|talked|was talking|were talking|called|came over"
+    r"|radioed|chatted|addressed you)(?: (?:to|with) (?:you|the robot|it))?(?: (?:over|on|through) (?:the |your |its )?"
+    r"[a-z-]+)?(?P<ago>(?: [\w.-]+){1,5}? ago)?(?= (?:say|said|mention|mentioned|tell|told|ask|asked|want|wanted"
+    r"|report|reported)\b)"
+)
+
+
+def _speaker_said_plainly(sentence: str) -> str:
+    found = _SPEAKER_DESCRIBED.search(sentence)
+    if found is None:
+        return sentence
+    plain = f"{sentence[: found.start()]}someone{sentence[found.end() :]}"
+    return f"{plain}{found['ago']}" if found["ago"] else plain
+
+
 # A request to list what was met, and a question of which things were: "list everything you saw", "name the signs
 # you read", "give me every message you heard", "which objects did you spot" ask "what did you see / read / hear".
 _THINGS = r"(?:things?|objects?|items?|stuff|everything|anything|all)"
@@ -997,7 +1032,8 @@ def plain_sentence(sentence: str) -> str:
     sentence = _FRONTED_WHERE.sub(lambda m: f"{m['q']} {m['pp']}", sentence)
     sentence = _COULD_SEE.sub("did you see ", sentence)
     sentence = _CONTRACTED.sub(lambda m: f"{m['w']} {'has' if m['been'] else 'is'}{m['been'] or ''}", sentence)
-    sentence = _LEADING_HEDGE.sub("", sentence)
+    sentence = _LEADING_HEDGE.sub("", _ROUGHLY.sub(lambda m: "s" if m.group(0).startswith("s") else "", sentence))
+    sentence = _speaker_said_plainly(sentence)
     sentence = _WHICH_THINGS.sub("what ", _LIST_REQUEST.sub(_listed, sentence))
     sentence = _SHOW_WHERE.sub(
         _where_asked, _POSITION_REQUEST.sub(lambda m: f"where were you {'when ' * bool(m['when'])}", sentence)

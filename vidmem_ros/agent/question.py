@@ -401,6 +401,7 @@ _FILLER = re.compile(
 # How a thing was met, said before it ("seeing the dog", "hearing about a leak"): not part of its name.
 _MEETING = re.compile(
     r"^(?:(?:seeing|spotting|noticing|watching|hearing|reading)(?: about)?|about)\s+(?=(?:the|a|an|any|some|that)\s)"
+    r"|^about\s+(?=\w)"
 )
 _TRAILING = re.compile(
     r"\s+(?:anywhere|around|at all|at any (?:point|time|stage)|today|ever|so far|before|yet|here|there|again|ones?"
@@ -1442,8 +1443,36 @@ _WINDOW_AMOUNT = re.compile(
 )
 
 
+# "Two minutes ago", "less than a minute ago", "a few minutes ago": a moment before the question, read as a window
+# that ends at it: one said as a bound ("less than") is that window; one said as a moment, half as long again.
+_AMOUNT_WORD = (
+    r"(?:\d+(?:\.\d+)?|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty"
+    r"|forty|fifty|sixty|ninety|half|few|couple|of|several)"
+)
+_AGO = re.compile(
+    r"\s*,?\s*\b(?P<lt>(?:less than|under|within|no more than|not more than|at most) )?(?:(?:about|around|roughly"
+    rf"|some|just|only|approximately) )?(?P<d>(?:{_AMOUNT_WORD}[ -]){{1,3}}(?:seconds?|minutes?|hours?)"
+    r"(?: and a half)?) ago$"
+)
+_ROUGH_AMOUNTS = (("a few", "three"), ("a couple of", "two"), ("a couple", "two"), ("several", "five"))
+ROUGH_MOMENT = 1.5
+
+
+def _ago(normal: str) -> tuple[str, Window] | None:
+    match = _AGO.search(normal)
+    if match is None:
+        return None
+    amount = match["d"]
+    for rough, number in _ROUGH_AMOUNTS:
+        amount = re.sub(rf"^{rough}\b", number, amount)
+    seconds = parse_duration(amount) or parse_duration(f"a {amount}")
+    if not seconds:
+        return None
+    return normal[: match.start()].strip(), Window("last", seconds if match["lt"] else ROUGH_MOMENT * seconds)
+
+
 def _split_window(normal: str) -> tuple[str, Window | None]:
-    between = _between(normal)
+    between = _between(normal) or _ago(normal)
     if between is not None:
         return between
     match = _WINDOW.search(normal)
