@@ -1844,3 +1844,15 @@ def test_a_kind_asked_of_a_numbered_thing_is_the_one_read_on_its_sign(
     answer = answerer.answer(question, as_of=T0 + 90)
     other = {"goat": "rabbit", "rabbit": "goat"}[expected]
     assert expected in str(answer.value).lower() and other not in str(answer.value).lower(), answer.text
+
+
+def test_what_someone_said_a_while_ago_is_what_was_heard_then_however_they_put_it(answerer: Reasoner) -> None:
+    from vidmem_ros.memory.records import Transcript
+
+    answerer.store.add_transcript(Transcript(T0 + 5, T0 + 8, "The van for the recycling is late today."))
+    answerer.store.add_transcript(Transcript(T0 + 41, T0 + 44, "I cannot find the keys to the side gate anywhere."))
+    asked = "What did the woman who spoke to you less than a minute ago say had been mislaid?"
+    then = answerer.answer(asked, as_of=T0 + 60)
+    assert then.stamp == T0 + 41 and "keys" in str(then.value) and then.confidence < 0.6, then.text
+    assert answerer.answer(asked, as_of=T0 + 200).value == ""  # nothing heard in that last minute
+    assert answerer.answer("What did the man say was late?", as_of=T0 + 60).stamp == T0 + 5

@@ -95,6 +95,7 @@ def comparison_question(text: str) -> Comparison | None:
     return None
 
 
+_AMOUNT_OF_TIME = re.compile(r"(?:(?:an?|few|couple|of|several|half|\d+(?:\.\d+)?)\s+)+(?:seconds?|minutes?|hours?)\b")
 _SEEING = re.compile(r"\b(?:see|seen|saw|spot|spotted|notice|noticed|in view|visible|on camera|sightings?)\b")
 _ASKS_WHICH = re.compile(r"^(?:(?:so|and|tell me|say),? )?(?:which|what|who)\b")
 _THERE_WERE = re.compile(r"^there(?: been)?$")  # "were there more As than Bs", past the verb
@@ -109,8 +110,8 @@ def _than_sides(sentence: str, comparative: re.Match[str]) -> tuple[tuple[str, s
     # "more As than Bs": the first side follows the comparative; else it comes before it.
     first = sentence[comparative.end() :][: than.start()] if not before or _THERE_WERE.match(before) else before
     second = sentence[comparative.end() + than.end() :].strip()
-    if re.match(rf"(?:\d+|{'|'.join((*NUMBER_WORDS, *TIMES_WORDS))})\b", second):
-        return None  # "more than three", "more than once": a count checked, not two things compared
+    if re.match(rf"(?:\d+|{'|'.join((*NUMBER_WORDS, *TIMES_WORDS))})\b", second) or _AMOUNT_OF_TIME.match(second):
+        return None  # "more than three", "more than once", "less than a minute": a count or time, not a thing
     a, b = _side(first), _side(re.sub(r"^(?:(?:you |it |the robot )?(?:did|were|was|had|have)\b\s*)", "", second))
     return ((a, b), not _ASKS_WHICH.match(sentence)) if a and b else None
 

@@ -83,6 +83,9 @@ from vidmem_ros.spoken_numbers import amount_of, how_often
 NEIGHBOUR_WINDOW_S = 300.0  # how far "before X" / "after X" looks
 # A place description must match at least this well (share of words, or text-embedding cosine) to be the one meant.
 PLACE_MATCH_MIN = 0.3
+# What was heard in the window a question sets, where none of it says the question's words: an answer for this share
+# of its confidence.
+REWORDED = 0.5
 
 
 class OfflinePlanner:
@@ -1377,6 +1380,11 @@ class OfflinePlanner:
     def _said(self, state: AgentState, p: ParsedQuestion) -> Script:
         obs = (yield [call("search_transcripts", query=p.target, limit=10, **self._window(state, p))])[0]
         lines = sorted(obs.result.findings, key=lambda f: f.stamp)
+        reworded = 1.0
+        if not lines and p.target and p.window is not None:
+            # "What did the man say a minute ago had gone missing": what was said then, however it was put ("lost").
+            obs = (yield [call("search_transcripts", query="", limit=10, **self._window(state, p))])[0]
+            lines, reworded = sorted(obs.result.findings, key=lambda f: f.stamp), REWORDED
         if not lines:
             about = f" about {p.target}" if p.target else ""
             yield answer(f"I have not heard anything{about}.", NOT_SEEN_CONFIDENCE, value="")
@@ -1386,7 +1394,7 @@ class OfflinePlanner:
             text = f'I heard "{best.text}" {when_said(state, best.stamp)}.'
         else:
             text = "I heard: " + "; ".join(f'"{f.text}" at {f.stamp - state.t0:.0f} s' for f in lines[-5:]) + "."
-        yield answer(text, best.score * 0.95, _refs(lines), best.ref, best.ref, value=best.text)
+        yield answer(text, best.score * 0.95 * reworded, _refs(lines), best.ref, best.ref, value=best.text)
 
     def _search(self, state: AgentState) -> Script:
         """A question outside the known phrasings: search its words; drill down from summaries if nothing matches."""
