@@ -866,3 +866,28 @@ def test_a_message_about_a_topic_said_in_the_passive_is_what_was_heard_about_it(
     parsed = parse_question(text)
     assert parsed is not None and parsed.modality is Modality.SPEECH, parsed
     assert (parsed.intent, parsed.target) == (intent, target), parsed
+
+
+@pytest.mark.parametrize(
+    ("text", "target"),
+    [
+        ("Was any lorry idling in the depot?", "lorry in the depot"),
+        ("Were some geese grazing by the pond?", "geese by the pond"),
+        ("Were children running about on the lawn?", "children on the lawn"),
+        ("Was a scooter chained outside the bakery?", "scooter outside the bakery"),
+        ("Did the pantry have any biscuits on its shelves?", "biscuits in the pantry"),
+        ("Does the shed have a ladder in it?", "ladder in the shed"),
+    ],
+)
+def test_a_thing_somewhere_doing_something_is_whether_it_was_seen_there(text: str, target: str) -> None:
+    parsed = parse_question(text)
+    assert parsed is not None and parsed.intent is Intent.DID and parsed.target == target, parsed
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Did the notice have a date on it?", "Was the gate locked in the evening?", "Were you waiting at the gate?"],
+)
+def test_a_state_of_a_known_thing_or_of_the_robot_is_no_sighting_somewhere(text: str) -> None:
+    parsed = parse_question(text)
+    assert parsed is None or parsed.intent is not Intent.DID or parsed.modality is not Modality.OBJECT, parsed

@@ -943,6 +943,40 @@ _LEFT_ABOUT = re.compile(
 )
 
 
+# How a thing was left somewhere: where it was, not what it did ("permitted", "mentioned" say something else).
+_PLACED_AS = (
+    r"(?:parked|left|chained|locked|tied|moored|docked|stacked|piled|stored|kept|placed|propped|leaned|hung|hanging"
+    r"|mounted|abandoned|dumped|lined up|set up|installed|displayed|lying|standing|sitting)"
+)
+# A thing somewhere doing something, asked of ("was any truck waiting in the yard", "were some people queuing at the
+# counter", "was a van parked outside the shop"): whether it was seen there; what it was doing, the camera does not
+# tell apart.
+_DOING_THERE = re.compile(
+    r"^(?:was|were) (?:there )?(?P<x>(?:a|an|any|some|several|many) [a-z' -]+?|(?!(?:the|your|its|this|that|my|our"
+    r"|their|you|it|we|they|there|any|some|no|every)(?:one|body)?\b)[a-z'-]+)"
+    rf" (?P<v>[a-z]+ing|{_PLACED_AS})(?: (?:about|around|along|past|up|down|out))? (?P<r>{_WHERE_OR_WHEN} .+)$"
+)
+# A place said to have a thing ("did the kitchen have any bread on its shelves", "does the garage have a bicycle in
+# it"): whether the thing was seen there.  Not a thing that bears words ("did the notice have a date on it").
+_PLACE_HAD = re.compile(
+    r"^(?:did|does) (?:the|your|its|that) (?P<pl>[a-z' -]+?) (?:have|hold|contain|include)(?: got)?"
+    r" (?P<x>(?:a|an|any|some) [a-z' -]+?)(?: (?:on|in|at|by|near|under|behind|beside|inside|outside|along)"
+    r" (?:its|it|there|their|them)\b.*)?$"
+)
+
+
+def _seen_doing_there(sentence: str) -> str:
+    doing = _DOING_THERE.match(sentence)
+    wordnet = _wordnet()
+    verb = doing is not None and (re.fullmatch(_PLACED_AS, doing["v"]) or (wordnet and wordnet.is_verb(doing["v"])))
+    if doing is not None and verb:
+        return f"did you see {doing['x']} {doing['r']}"
+    had = _PLACE_HAD.match(sentence)
+    if had is not None and not re.search(rf"\b(?:{BEARER}|screen|display|menu|whiteboard|leaflet)s?$", had["pl"]):
+        return f"did you see {had['x']} in the {had['pl']}"
+    return sentence
+
+
 # Where a yes-or-no question is asked of, said before it ("in the yard, did you see a fox?"): said after it;
 # not an occasion said first ("on your first visit to X, ..."), which the patterns read where it is.
 _FRONTED_WHERE = re.compile(
@@ -1028,7 +1062,7 @@ def plain_sentence(sentence: str) -> str:
     seeing said with its verb."""
     sentence = _TOPIC_COLON.sub("", re.sub(r"\b(you|we|they|i)['’]ve\b", r"\1 have", sentence))
     sentence = _AS_OF_NOW.sub("", sentence)
-    sentence = _LEFT_ABOUT.sub(lambda m: f"did you see {m['x']}{m['r']}", sentence)
+    sentence = _seen_doing_there(_LEFT_ABOUT.sub(lambda m: f"did you see {m['x']}{m['r']}", sentence))
     sentence = _FRONTED_WHERE.sub(lambda m: f"{m['q']} {m['pp']}", sentence)
     sentence = _COULD_SEE.sub("did you see ", sentence)
     sentence = _CONTRACTED.sub(lambda m: f"{m['w']} {'has' if m['been'] else 'is'}{m['been'] or ''}", sentence)
