@@ -1856,3 +1856,14 @@ def test_what_someone_said_a_while_ago_is_what_was_heard_then_however_they_put_i
     assert then.stamp == T0 + 41 and "keys" in str(then.value) and then.confidence < 0.6, then.text
     assert answerer.answer(asked, as_of=T0 + 200).value == ""  # nothing heard in that last minute
     assert answerer.answer("What did the man say was late?", as_of=T0 + 60).stamp == T0 + 5
+
+
+def test_what_was_written_on_a_thing_never_seen_is_that_it_was_not_seen(answerer: Reasoner) -> None:
+    for asked in ("What was printed on the bus parked outside?", "What slogan was painted on the surfboard?"):
+        unseen = answerer.answer(asked)
+        assert unseen.value == "" and unseen.text.startswith("I have not seen"), unseen.trace["steps"]
+    seen = answerer.answer("What was written on the cup?")  # in view at 10 s and 40 s: nothing says it was not
+    assert not seen.text.startswith("I have not seen"), seen.text
+    for bearer in ("the sign in the corridor", "the whiteboard", "the menu"):  # things that bear words by nature
+        signs = answerer.answer(f"What was written on {bearer}?")
+        assert not signs.text.startswith("I have not seen"), signs.text

@@ -164,16 +164,7 @@ class LabelLexicon:
         return self._bearers.get(word.lower().strip(), lambda: self._bears_words(word.lower().strip()))
 
     def _bears_words(self, word: str) -> bool:
-        if self.wordnet is None:
-            return False
-        wordnet = self.wordnet
-        senses = wordnet.senses(self._forms(word)[0])
-        if not senses:
-            return False
-        if wordnet.lexfile(senses[0]) == wn.LEX_COMMUNICATION:
-            return True
-        displays = [d for d in wordnet.senses("display") if "video display" in wordnet.lemmas(d)]
-        return any(wordnet.is_a(s, d) for s in senses for d in displays)
+        return self.wordnet is not None and bears_words(self.wordnet, self._forms(word)[0])
 
     def synonyms(self, word: str) -> tuple[str, ...]:
         """Other words for a concrete thing a word names in one of its two most frequent senses ("cookie" for
@@ -383,6 +374,18 @@ class LabelLexicon:
             if found is not None:
                 return found
         return None
+
+
+def bears_words(wordnet: wn.WordNet, word: str) -> bool:
+    """Whether a noun (in its dictionary form) names a thing whose words are read: a written message in its most
+    frequent sense (a timetable, a tag, a notice) or, in any sense, a display (a touchscreen, a readout)."""
+    senses = wordnet.senses(word)
+    if not senses:
+        return False
+    if wordnet.lexfile(senses[0]) == wn.LEX_COMMUNICATION:
+        return True
+    displays = [d for d in wordnet.senses("display") if "video display" in wordnet.lemmas(d)]
+    return any(wordnet.is_a(s, d) for s in senses for d in displays)
 
 
 def _tails(phrase: str) -> list[str]:

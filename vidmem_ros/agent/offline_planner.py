@@ -39,7 +39,7 @@ from vidmem_ros.agent.grounding import (
 from vidmem_ros.agent.harness import AgentState, Observation, PlannerError
 from vidmem_ros.agent.idioms import BEARER, MESSAGES, plain_sentence
 from vidmem_ros.agent.interval import REACHED, Interval, edge_of, interval_question, journey
-from vidmem_ros.agent.labels import singular
+from vidmem_ros.agent.labels import bears_words, singular
 from vidmem_ros.agent.meanwhile import Meanwhile, meanwhile_question
 from vidmem_ros.agent.own_moments import own_question, own_script
 from vidmem_ros.agent.polarity import negates
@@ -1327,6 +1327,24 @@ class OfflinePlanner:
         text = f'I read {texts}; most recently "{latest.data["read"]}" {when_said(state, latest.stamp)}.'
         yield answer(text, max(f.score for f in found), _refs(found), latest.ref, latest.ref, value=latest.data["read"])
 
+    def _unseen_bearer(self, state: AgentState) -> Generator[Step, list[Observation], bool]:
+        """Whether the thing a question says words were on ("what was written on the cake") is one the detector
+        knows and never saw: then nothing was read on it, whatever was read elsewhere (answered so)."""
+        found = _WRITTEN_ON.search(state.question.lower())
+        thing = found["x"] if found else ""
+        head = thing.split()[-1] if thing else ""
+        if not head or re.fullmatch(rf"{BEARER}s?", head):
+            return False
+        if self.wordnet is not None and bears_words(self.wordnet, self.wordnet.base_form(head)):
+            return False
+        obs = (yield [call("find_object", name=thing)])[0]
+        if any(f.kind == "occasion" for f in obs.result.findings) or "cannot recognise" in obs.result.note:
+            return False
+        yield answer(
+            f"I have not seen {thing}, so I cannot tell what was written on it.", NOT_SEEN_CONFIDENCE, value=""
+        )
+        return True
+
     def _read_beside(
         self, state: AgentState, p: ParsedQuestion, thing: str
     ) -> Generator[Step, list[Observation], bool]:
@@ -1648,18 +1666,22 @@ class OfflinePlanner:
             value["field"] = field  # "what expiry date is on it": the line that names the date
         if "read" in how:
             value["seen_with"] = described  # the book whose title is asked, the bottle whose label
-        found = []
+        found, by_place = [], False
         for place in _stood_at(state.question):
             step = [call("ground", description=described, how=how, at=place, limit=8, **value)]
             there = (yield step)[0].result.findings
             if any(f.data.get("claimed") for f in there):
-                found = there
+                found, by_place = there, True
                 break
         if not found:
             found = (yield [call("ground", description=described, how=how, limit=8, **value)])[0].result.findings
         best = next((f for f in found if f.data.get("claimed")), None)
         if best is None and found and found[0].score >= CLAIM_MIN and float(found[0].data.get("words", 0)) > 0:
             best = found[0]  # not ahead by the margin, but the question's own words are there: offered, less sure
+        # Words read only where the thing was said to be are not on it where it was never seen ("the cake in the
+        # staff room"); words that answer the question itself may be ("the use-by date on the jar").
+        if (best is None or by_place) and (yield from self._unseen_bearer(state)):
+            return True
         if best is None:
             return False
         if n := occasion_named(state.question):  # "on your later visit": that occasion's reading of the same sign
@@ -2082,6 +2104,14 @@ def _as_asked(p: ParsedQuestion, relation: str, value: str, text: str) -> tuple[
     return agrees, f"{'Yes' if agrees else 'No'}, {text}"
 
 
+# The thing a question says words were on ("what was written on the cake in the staff room", "the name painted on
+# the ship moored at the quay").
+_WRITTEN_ON = re.compile(
+    r"\b(?:written|printed|painted|stencilled|stenciled|engraved|inscribed|lettered|scrawled|chalked|embroidered"
+    r"|iced|stamped) (?:on|across|along|onto|upon) (?:the|a|an|that|this|its) (?P<x>[a-z'-]+(?: [a-z'-]+){0,2}?)"
+    r"(?= (?:in|at|on|by|near|beside|outside|inside|next|behind|moored|parked|standing|that|which|you|the robot)\b"
+    r"|[?.!,]|$)"
+)
 # "What did the first / last sign you read say": one sign, by its place in order.
 _NTH_WORDS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "2nd": 2, "3rd": 3, "4th": 4}
 _NTH_SIGN = re.compile(
