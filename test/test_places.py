@@ -493,3 +493,18 @@ def test_a_place_at_a_glance_is_what_was_read_there_in_one_spelling_else_what_wa
     bare = Visit(2, T0, T0 + 9, 5.0, 0.0, "map", ["chair", "chair", "plant", "bench", "lamp"], [], [], ["hello"])
     assert Place(2, 5.0, 0.0, "map", [bare]).brief() == "saw chair, plant, bench"
     assert Place(3, 9.0, 0.0, "map", [Visit(3, T0, T0 + 9, 9.0, 0.0, "map", [], [], [], [])]).brief() == ""
+
+
+def test_the_time_at_a_place_asked_of_the_visit_going_on_is_that_visit_alone(patrol: Reasoner) -> None:
+    total = patrol.answer("How long were you at the spot with the cup?")
+    for asked in (
+        "How long have you been at the spot with the cup this time?",
+        "How long have you been in this room?",
+        "How long have you been standing here now?",
+    ):
+        this_time = patrol.answer(asked, as_of=T0 + 86)
+        assert this_time.value is not None and 2 <= this_time.value <= 12, (asked, this_time.text)
+        assert this_time.pose is not None and abs(this_time.pose.x) < 0.5, this_time.text
+    assert total.value is not None and total.value > 35, total.text
+    there = patrol.answer("How long have you been at the spot with the cat now?", as_of=T0 + 60)
+    assert there.value is not None and 10 <= there.value <= 22, there.text

@@ -1086,6 +1086,8 @@ class OfflinePlanner:
         # a yes needs a place that matches well and stands out from the next one.
         if p.intent is Intent.DID:
             best = found[0] if _stands_out(found) else None
+        elif p.ordinal < 0 and not about:  # "how long have you been here": the place of the latest stay
+            best = max(found, key=lambda f: f.data["visits"][-1][1], default=None)
         else:
             best = found[0] if found and found[0].score >= PLACE_MATCH_MIN else None
         # "How long have you been on duty", "... on this circuit (which names no place I stayed at)": since memory
@@ -1109,7 +1111,7 @@ class OfflinePlanner:
                 text = f"I was at {_place_name(best)} only {_visits(len(visits))}."
                 yield answer(text, confidence, [best.ref], place_ref=best.ref, value=_empty_value(p))
                 return
-            start, end = visits[p.ordinal - 1]
+            start, end = visits[p.ordinal - 1 if p.ordinal > 0 else -1]
             best = replace(best, data={**best.data, "visits": [(start, end)], "dwell_s": end - start})
             visits = best.data["visits"]
         if p.intent in (Intent.DID, Intent.FIRST, Intent.LAST, Intent.WHERE):

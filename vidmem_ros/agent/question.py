@@ -532,7 +532,28 @@ def parse_question(text: str) -> ParsedQuestion | None:
     parsed = parsed or _parse_clause(text) or _bounded_count(text)
     if parsed is None:
         return None
-    return _resolved(with_either(with_times(with_ordinal(parsed))), _context(text))
+    return with_this_visit(_resolved(with_either(with_times(with_ordinal(parsed))), _context(text)))
+
+
+# "How long have you been at the dock this time", "... in this room", "... here": the visit going on when asked
+# (ordinal -1, the last), at the place named, else wherever the robot is.
+_THIS_VISIT = re.compile(r"\s+(?:this time|now|right now|at the moment|currently|on this visit|this visit|just now)$")
+_HERE = re.compile(r"^(?:here|this (?:room|place|spot|area|location|space|part of the building)|where you are)$")
+_STAYING = re.compile(
+    r"^(?:standing|waiting|parked|stopped|sitting|stationed|staying|idling)(?: (?:at|in|on|by|near))? "
+)
+
+
+def with_this_visit(parsed: ParsedQuestion) -> ParsedQuestion:
+    """A question of how long the robot has been at a place, asked of the visit going on: that visit alone."""
+    if parsed.intent is not Intent.DURATION or parsed.modality is not Modality.PLACE:
+        return parsed
+    target = _STAYING.sub("", parsed.target)
+    now = _THIS_VISIT.search(target)
+    target = clean_target(target[: now.start()]) if now else target
+    if _HERE.match(target):
+        return replace(parsed, target="", ordinal=-1)
+    return replace(parsed, target=target, ordinal=-1 if now else parsed.ordinal)
 
 
 # A word that sets a count's end ("before", "by the time") or its start ("after", "since"), then what was met then
