@@ -1867,3 +1867,18 @@ def test_what_was_written_on_a_thing_never_seen_is_that_it_was_not_seen(answerer
     for bearer in ("the sign in the corridor", "the whiteboard", "the menu"):  # things that bear words by nature
         signs = answerer.answer(f"What was written on {bearer}?")
         assert not signs.text.startswith("I have not seen"), signs.text
+
+
+def test_a_number_asked_by_what_it_numbers_is_read_from_the_line_with_the_number(answerer: Reasoner) -> None:
+    from vidmem_ros.memory.records import Moment
+    from vidmem_ros.perception.types import TextLine
+
+    lines = [TextLine("7.05", 0.95), TextLine("STORE ROOM", 0.95), TextLine("KEEP CLOSED", 0.95)]
+    for offset in (300, 301, 302):
+        answerer.store.add_moment(Moment(T0 + offset, "/cam", 64, 48, None, texts=lines))
+    for asked in (
+        "Which room number was shown on the door of the room where mops are kept?",
+        "What room number did the cupboard for brooms have?",
+    ):
+        number = answerer.answer(asked)
+        assert number.value == "7.05", (asked, number.text)

@@ -1706,6 +1706,8 @@ class OfflinePlanner:
         # A line tells something the question does not say: words of its own, or a number ("CLEARANCE 2.3 m").
         named = [str(v) for v in best.data.get("field") or []]  # the lines that name what is asked, if not all do
         named = named if len(named) < len(lines) else []
+        if kind is ValueKind.NUMBER:  # "which room number": the line with the number, not the one saying "ROOM"
+            named = [line for line in named if any(c.isdigit() for c in line)]
         # A table's row the question names by its key ("the Elmstead train") holds the value, under whatever heading.
         row = row_named(lines, state.question)
         values = (
