@@ -1882,3 +1882,19 @@ def test_a_number_asked_by_what_it_numbers_is_read_from_the_line_with_the_number
     ):
         number = answerer.answer(asked)
         assert number.value == "7.05", (asked, number.text)
+
+
+def test_a_moment_set_by_someone_speaking_is_when_their_name_was_heard_however_it_was_spelled(
+    answerer: Reasoner,
+) -> None:
+    from vidmem_ros.memory.records import Transcript
+
+    answerer.store.add_transcript(Transcript(T0 + 12, T0 + 15, "Robot, the goods lift is stuck again."))
+    answerer.store.add_transcript(Transcript(T0 + 31, T0 + 35, "Doctor Sandquist here, please page me at noon."))
+    for asked in (
+        "Where were you when Dr Sandqvist spoke?",
+        "What was your position when Doctor Sandqvist called?",
+        "When did you hear Dr Sandqvist?",
+    ):
+        heard = answerer.answer(asked)
+        assert heard.stamp == T0 + 31, (asked, heard.text)

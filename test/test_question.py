@@ -891,3 +891,17 @@ def test_a_thing_somewhere_doing_something_is_whether_it_was_seen_there(text: st
 def test_a_state_of_a_known_thing_or_of_the_robot_is_no_sighting_somewhere(text: str) -> None:
     parsed = parse_question(text)
     assert parsed is None or parsed.intent is not Intent.DID or parsed.modality is not Modality.OBJECT, parsed
+
+
+@pytest.mark.parametrize(
+    ("text", "target"),
+    [
+        ("Where were you when Mrs Okoro called?", "mrs okoro"),
+        ("What was the robot's position when the caretaker talked to you?", "caretaker"),
+        ("Where were you while Captain Brandt was speaking over the intercom?", "captain brandt"),
+    ],
+)
+def test_a_moment_set_by_someone_speaking_is_when_they_were_heard(text: str, target: str) -> None:
+    parsed = parse_question(text)
+    assert parsed is not None and parsed.intent is Intent.WHERE and parsed.modality is Modality.SPEECH, parsed
+    assert parsed.target == target, parsed

@@ -373,7 +373,8 @@ _FORM_REMARK = re.compile(
 # ...", "give me the robot's x, y at the moment ..."): where it was then.
 _POSITION_REQUEST = re.compile(
     r"^(?:(?:i|we)(?: need| want| would like|'d like)|(?:can|could|may) (?:i|we) (?:have|get|see)"
-    r"|(?:please )?(?:give|tell|send|show|report|state)(?: me| us)?|let (?:me|us) (?:have|know))(?: to know)?"
+    r"|(?:please )?(?:give|tell|send|show|report|state)(?: me| us)?|let (?:me|us) (?:have|know)"
+    r"|what (?:was|were|is))(?: to know)?"
     r" (?:the robot's|your|its|the robot|the) (?:x, y|x and y|x/y|coordinates|co-ordinates|position|location)"
     r"(?: coordinates)?(?: (?:from|at|for|during|of))? (?:(?P<when>the (?:moment|time|instant)(?: that)?|when) |(?=while |as ))"
 )
@@ -1032,6 +1033,14 @@ def _speaker_said_plainly(sentence: str) -> str:
     return f"{plain}{found['ago']}" if found["ago"] else plain
 
 
+# A moment set by someone speaking ("when Dr Ames spoke", "as the porter called over the radio"): when the robot
+# heard them, by the name or role they would have spoken under.
+_SPOKE_THEN = re.compile(
+    r"\b(?P<w>when|while|as|after|before) (?P<who>(?:the |a |an )?(?:(?:dr|doctor|mr|mrs|ms|miss|captain|sister|nurse"
+    r"|officer|professor|prof|sergeant|father)\.? )?[a-z][a-z'-]+(?: [a-z][a-z'-]+)?) (?:spoke|called|talked|radioed"
+    r"|phoned|said something|came on the radio|got in touch|was speaking|was talking)(?: to (?:you|the robot|it))?"
+    r"(?: (?:over|on|through) (?:the |your |its )?[a-z-]+)?\b"
+)
 # A request to list what was met, and a question of which things were: "list everything you saw", "name the signs
 # you read", "give me every message you heard", "which objects did you spot" ask "what did you see / read / hear".
 _THINGS = r"(?:things?|objects?|items?|stuff|everything|anything|all)"
@@ -1067,7 +1076,7 @@ def plain_sentence(sentence: str) -> str:
     sentence = _COULD_SEE.sub("did you see ", sentence)
     sentence = _CONTRACTED.sub(lambda m: f"{m['w']} {'has' if m['been'] else 'is'}{m['been'] or ''}", sentence)
     sentence = _LEADING_HEDGE.sub("", _ROUGHLY.sub(lambda m: "s" if m.group(0).startswith("s") else "", sentence))
-    sentence = _speaker_said_plainly(sentence)
+    sentence = _SPOKE_THEN.sub(lambda m: f"{m['w']} you heard {m['who']}", _speaker_said_plainly(sentence))
     sentence = _WHICH_THINGS.sub("what ", _LIST_REQUEST.sub(_listed, sentence))
     sentence = _SHOW_WHERE.sub(
         _where_asked, _POSITION_REQUEST.sub(lambda m: f"where were you {'when ' * bool(m['when'])}", sentence)

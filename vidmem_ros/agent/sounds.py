@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Sequence
+from difflib import SequenceMatcher
 
 # Spellings of one sound, tried in order (digraphs before their letters).
 _SPELLINGS = (
@@ -24,6 +25,9 @@ _PAIRS = str.maketrans({"b": "p", "d": "t", "g": "k", "v": "f", "z": "s", "j": "
 # A single word matches another only with a key this long, and this many letters.
 SINGLE_KEY = 4
 SINGLE_LETTERS = 6
+# ... or, spelled, this much alike over at least this many letters (one or two letters of eight differ).
+SPELLED_ALIKE = 0.85
+SPELLED_LETTERS = 7
 
 
 @functools.lru_cache(maxsize=16_384)
@@ -62,9 +66,15 @@ def misheard_as(wanted: Sequence[str], heard: str) -> dict[str, str]:
         if word in found or len(key) < SINGLE_KEY or len(word) < SINGLE_LETTERS:
             continue
         match = next((w for w, k in zip(words, keys, strict=True) if k == key and len(w) >= SINGLE_LETTERS), None)
+        # ... or one spelled nearly alike, as a name is written from its sound ("Lindqvist" as "Lindquist")
+        match = match or next((w for w in words if _spelled_alike(word, w)), None)
         if match is not None and match != word:
             found[word] = match
     return found
+
+
+def _spelled_alike(a: str, b: str) -> bool:
+    return min(len(a), len(b)) >= SPELLED_LETTERS and SequenceMatcher(None, a, b).ratio() >= SPELLED_ALIKE
 
 
 def _near(a: str, b: str) -> bool:

@@ -753,12 +753,18 @@ SOUNDS_ALIKE = 0.85
 
 
 def _verb_forms(ctx: ToolContext, query: str) -> dict[str, str]:
-    """The dictionary form of each of the query's words that is an inflected verb ("bought": "buy")."""
+    """The dictionary form of each of the query's words that is an inflected verb ("bought": "buy"), and the word
+    a title abbreviated stands for."""
     wordnet = _lexicon(ctx).wordnet
     if wordnet is None:
         return {}
     bases = {w: wordnet.verb_base(w) for w in content_words(query)}
-    return {w: base for w, base in bases.items() if base != w}
+    titles = {w: _TITLES[w] for w in re.findall(r"[a-z]+", query.lower()) if w in _TITLES}  # "Dr" heard as "Doctor"
+    return {w: base for w, base in bases.items() if base != w} | titles
+
+
+# Titles a question abbreviates and a recogniser writes out.
+_TITLES = {"dr": "doctor", "prof": "professor", "capt": "captain", "sgt": "sergeant", "insp": "inspector"}
 
 
 def timeline(ctx: ToolContext, args: TimelineArgs) -> ToolResult:
