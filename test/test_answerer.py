@@ -1851,7 +1851,7 @@ def test_what_someone_said_a_while_ago_is_what_was_heard_then_however_they_put_i
 
     answerer.store.add_transcript(Transcript(T0 + 5, T0 + 8, "The van for the recycling is late today."))
     answerer.store.add_transcript(Transcript(T0 + 41, T0 + 44, "I cannot find the keys to the side gate anywhere."))
-    asked = "What did the woman who spoke to you less than a minute ago say had been mislaid?"
+    asked = "What did the man who talked to the robot under a minute ago say was broken?"
     then = answerer.answer(asked, as_of=T0 + 60)
     assert then.stamp == T0 + 41 and "keys" in str(then.value) and then.confidence < 0.6, then.text
     assert answerer.answer(asked, as_of=T0 + 200).value == ""  # nothing heard in that last minute
@@ -1873,12 +1873,12 @@ def test_a_number_asked_by_what_it_numbers_is_read_from_the_line_with_the_number
     from vidmem_ros.memory.records import Moment
     from vidmem_ros.perception.types import TextLine
 
-    lines = [TextLine("7.05", 0.95), TextLine("STORE ROOM", 0.95), TextLine("KEEP CLOSED", 0.95)]
+    lines = [TextLine("7.05", 0.95), TextLine("BROOM CUPBOARD", 0.95), TextLine("KEEP CLOSED", 0.95)]
     for offset in (300, 301, 302):
         answerer.store.add_moment(Moment(T0 + offset, "/cam", 64, 48, None, texts=lines))
     for asked in (
-        "Which room number was shown on the door of the room where mops are kept?",
-        "What room number did the cupboard for brooms have?",
+        "Which cupboard number was shown on the door where the mops are kept?",
+        "The cupboard for the mops: what cupboard number did it have?",
     ):
         number = answerer.answer(asked)
         assert number.value == "7.05", (asked, number.text)
@@ -1893,7 +1893,7 @@ def test_a_moment_set_by_someone_speaking_is_when_their_name_was_heard_however_i
     answerer.store.add_transcript(Transcript(T0 + 31, T0 + 35, "Doctor Sandquist here, please page me at noon."))
     for asked in (
         "Where were you when Dr Sandqvist spoke?",
-        "What was your position when Doctor Sandqvist called?",
+        "Give me your coordinates from when Doctor Sandqvist called.",
         "When did you hear Dr Sandqvist?",
     ):
         heard = answerer.answer(asked)

@@ -303,3 +303,15 @@ def test_whether_a_thing_was_met_after_another_counts_any_later_occasion(
 ) -> None:
     answer = compared.answer(question, as_of=T0 + 700)
     assert answer.value is value, answer.text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "What did you hear less than two minutes ago?",
+        "Did you see a fox more than an hour ago?",
+        "Was it under a minute?",
+    ],
+)
+def test_an_amount_of_time_after_than_is_no_second_thing_compared(text: str) -> None:
+    assert comparison_question(text) is None

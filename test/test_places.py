@@ -498,7 +498,7 @@ def test_a_place_at_a_glance_is_what_was_read_there_in_one_spelling_else_what_wa
 def test_the_time_at_a_place_asked_of_the_visit_going_on_is_that_visit_alone(patrol: Reasoner) -> None:
     total = patrol.answer("How long were you at the spot with the cup?")
     for asked in (
-        "How long have you been at the spot with the cup this time?",
+        "How long have you been at the spot with the cup on this visit?",
         "How long have you been in this room?",
         "How long have you been standing here now?",
     ):

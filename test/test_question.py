@@ -816,7 +816,11 @@ def test_a_request_to_list_what_was_met_asks_what_was_seen_read_or_heard(text: s
 @pytest.mark.parametrize(
     ("text", "intent", "seconds"),
     [
-        ("In the last five minutes or so, how many times has somebody spoken to you?", Intent.COUNT, 300.0),
+        (
+            "In the past five minutes or thereabouts, how many times did a voice come over the radio?",
+            Intent.COUNT,
+            300.0,
+        ),
         ("Within the past two minutes, how often did anyone talk to you?", Intent.COUNT, 120.0),
         ("Over roughly the past ten minutes, what did you see?", Intent.WHAT, 600.0),
         ("How many signs did you read in the first hour or thereabouts?", Intent.COUNT, 3600.0),
@@ -833,7 +837,7 @@ def test_a_window_said_first_or_hedged_bounds_the_question(text: str, intent: In
     ("text", "intent", "target", "seconds"),
     [
         ("Did you notice a bicycle three minutes ago?", Intent.DID, "bicycle", 270.0),
-        ("What did you hear less than a minute ago?", Intent.SAID, "", 60.0),
+        ("What did you hear under ninety seconds ago?", Intent.SAID, "", 90.0),
         ("What did the woman who talked to you a few minutes ago say?", Intent.SAID, "", 270.0),
         (
             "What did the man that spoke to the robot under two minutes ago say was leaking?",
@@ -854,7 +858,7 @@ def test_a_moment_said_as_time_ago_is_a_window_ending_now(
 @pytest.mark.parametrize(
     ("text", "intent", "target"),
     [
-        ("When was the announcement about the parade made?", Intent.LAST, "parade"),
+        ("At what time was the warning regarding the parade broadcast?", Intent.LAST, "parade"),
         ("At what time was the warning about black ice given?", Intent.LAST, "black ice"),
         ("Was a reminder about the staff meeting issued?", Intent.DID, "staff meeting"),
         ("When did you hear about dinner?", Intent.LAST, "dinner"),
@@ -897,7 +901,7 @@ def test_a_state_of_a_known_thing_or_of_the_robot_is_no_sighting_somewhere(text:
     ("text", "target"),
     [
         ("Where were you when Mrs Okoro called?", "mrs okoro"),
-        ("What was the robot's position when the caretaker talked to you?", "caretaker"),
+        ("Where was the robot as the caretaker talked to it?", "caretaker"),
         ("Where were you while Captain Brandt was speaking over the intercom?", "captain brandt"),
     ],
 )

@@ -111,7 +111,7 @@ def _than_sides(sentence: str, comparative: re.Match[str]) -> tuple[tuple[str, s
     first = sentence[comparative.end() :][: than.start()] if not before or _THERE_WERE.match(before) else before
     second = sentence[comparative.end() + than.end() :].strip()
     if re.match(rf"(?:\d+|{'|'.join((*NUMBER_WORDS, *TIMES_WORDS))})\b", second) or _AMOUNT_OF_TIME.match(second):
-        return None  # "more than three", "more than once", "less than a minute": a count or time, not a thing
+        return None  # "more than three", "more than once", "under an hour": a count or time, not a thing
     a, b = _side(first), _side(re.sub(r"^(?:(?:you |it |the robot )?(?:did|were|was|had|have)\b\s*)", "", second))
     return ((a, b), not _ASKS_WHICH.match(sentence)) if a and b else None
 

@@ -516,7 +516,7 @@ _HEARING = (
         ),
         "did you hear anything",
     ),
-    # A message about a thing said in the passive ("when was the announcement about the drill made", "was a warning
+    # A message about a thing said in the passive ("at what time was the warning on the parade broadcast", "was a warning
     # about ice given"): when, or whether, the robot heard about it.
     (
         re.compile(
@@ -949,8 +949,8 @@ _PLACED_AS = (
     r"(?:parked|left|chained|locked|tied|moored|docked|stacked|piled|stored|kept|placed|propped|leaned|hung|hanging"
     r"|mounted|abandoned|dumped|lined up|set up|installed|displayed|lying|standing|sitting)"
 )
-# A thing somewhere doing something, asked of ("was any truck waiting in the yard", "were some people queuing at the
-# counter", "was a van parked outside the shop"): whether it was seen there; what it was doing, the camera does not
+# A thing somewhere doing something, asked of ("was any lorry idling in the yard", "were some geese grazing by the
+# pond", "was a van parked outside the shop"): whether it was seen there; what it was doing, the camera does not
 # tell apart.
 _DOING_THERE = re.compile(
     r"^(?:was|were) (?:there )?(?P<x>(?:a|an|any|some|several|many) [a-z' -]+?|(?!(?:the|your|its|this|that|my|our"
@@ -1008,7 +1008,7 @@ _TOPIC_COLON = re.compile(
 )
 
 
-# An amount of time hedged ("in the last five minutes or so", "over roughly the past hour"): a window is rough
+# An amount of time hedged ("in the first hour or thereabouts", "over roughly the past ten minutes"): a window is rough
 # anyway.
 _ROUGHLY = re.compile(
     r"(?<=second|minute)(?:s)?(?: or so| or thereabouts|,? give or take)\b|(?<=hour)(?:s)?(?: or so| or thereabouts"

@@ -1330,7 +1330,7 @@ class OfflinePlanner:
         yield answer(text, max(f.score for f in found), _refs(found), latest.ref, latest.ref, value=latest.data["read"])
 
     def _unseen_bearer(self, state: AgentState) -> Generator[Step, list[Observation], bool]:
-        """Whether the thing a question says words were on ("what was written on the cake") is one the detector
+        """Whether the thing a question says words were on ("what was printed on the bus") is one the detector
         knows and never saw: then nothing was read on it, whatever was read elsewhere (answered so)."""
         found = _WRITTEN_ON.search(state.question.lower())
         thing = found["x"] if found else ""
@@ -1402,7 +1402,7 @@ class OfflinePlanner:
         lines = sorted(obs.result.findings, key=lambda f: f.stamp)
         reworded = 1.0
         if not lines and p.target and p.window is not None:
-            # "What did the man say a minute ago had gone missing": what was said then, however it was put ("lost").
+            # "What did the woman say a minute ago was broken": what was said then, however it was put ("cracked").
             obs = (yield [call("search_transcripts", query="", limit=10, **self._window(state, p))])[0]
             lines, reworded = sorted(obs.result.findings, key=lambda f: f.stamp), REWORDED
         if not lines:
@@ -1680,8 +1680,8 @@ class OfflinePlanner:
         best = next((f for f in found if f.data.get("claimed")), None)
         if best is None and found and found[0].score >= CLAIM_MIN and float(found[0].data.get("words", 0)) > 0:
             best = found[0]  # not ahead by the margin, but the question's own words are there: offered, less sure
-        # Words read only where the thing was said to be are not on it where it was never seen ("the cake in the
-        # staff room"); words that answer the question itself may be ("the use-by date on the jar").
+        # Words read only where the thing was said to be are not on it where it was never seen ("the kite in the
+        # boathouse"); words that answer the question itself may be ("the use-by date on the jar").
         if (best is None or by_place) and (yield from self._unseen_bearer(state)):
             return True
         if best is None:
@@ -1706,7 +1706,7 @@ class OfflinePlanner:
         # A line tells something the question does not say: words of its own, or a number ("CLEARANCE 2.3 m").
         named = [str(v) for v in best.data.get("field") or []]  # the lines that name what is asked, if not all do
         named = named if len(named) < len(lines) else []
-        if kind is ValueKind.NUMBER:  # "which room number": the line with the number, not the one saying "ROOM"
+        if kind is ValueKind.NUMBER:  # "which locker number": the line with the number, not the one saying "LOCKER"
             named = [line for line in named if any(c.isdigit() for c in line)]
         # A table's row the question names by its key ("the Elmstead train") holds the value, under whatever heading.
         row = row_named(lines, state.question)
@@ -2108,8 +2108,8 @@ def _as_asked(p: ParsedQuestion, relation: str, value: str, text: str) -> tuple[
     return agrees, f"{'Yes' if agrees else 'No'}, {text}"
 
 
-# The thing a question says words were on ("what was written on the cake in the staff room", "the name painted on
-# the ship moored at the quay").
+# The thing a question says words were on ("what was printed on the bus parked outside", "the slogan painted on
+# the kite in the boathouse").
 _WRITTEN_ON = re.compile(
     r"\b(?:written|printed|painted|stencilled|stenciled|engraved|inscribed|lettered|scrawled|chalked|embroidered"
     r"|iced|stamped) (?:on|across|along|onto|upon) (?:the|a|an|that|this|its) (?P<x>[a-z'-]+(?: [a-z'-]+){0,2}?)"

@@ -535,7 +535,7 @@ def parse_question(text: str) -> ParsedQuestion | None:
     return with_this_visit(_resolved(with_either(with_times(with_ordinal(parsed))), _context(text)))
 
 
-# "How long have you been at the dock this time", "... in this room", "... here": the visit going on when asked
+# "How long have you been at the dock now", "... in this room", "... here": the visit going on when asked
 # (ordinal -1, the last), at the place named, else wherever the robot is.
 _THIS_VISIT = re.compile(r"\s+(?:this time|now|right now|at the moment|currently|on this visit|this visit|just now)$")
 _HERE = re.compile(r"^(?:here|this (?:room|place|spot|area|location|space|part of the building)|where you are)$")
@@ -1464,7 +1464,7 @@ _WINDOW_AMOUNT = re.compile(
 )
 
 
-# "Two minutes ago", "less than a minute ago", "a few minutes ago": a moment before the question, read as a window
+# "Two minutes ago", "under half an hour ago", "a few minutes ago": a moment before the question, read as a window
 # that ends at it: one said as a bound ("less than") is that window; one said as a moment, half as long again.
 _AMOUNT_WORD = (
     r"(?:\d+(?:\.\d+)?|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty"

@@ -66,7 +66,7 @@ def misheard_as(wanted: Sequence[str], heard: str) -> dict[str, str]:
         if word in found or len(key) < SINGLE_KEY or len(word) < SINGLE_LETTERS:
             continue
         match = next((w for w, k in zip(words, keys, strict=True) if k == key and len(w) >= SINGLE_LETTERS), None)
-        # ... or one spelled nearly alike, as a name is written from its sound ("Lindqvist" as "Lindquist")
+        # ... or one spelled nearly alike, as a name is written from its sound ("Sandqvist" as "Sandquist")
         match = match or next((w for w in words if _spelled_alike(word, w)), None)
         if match is not None and match != word:
             found[word] = match
