@@ -909,3 +909,25 @@ def test_a_moment_set_by_someone_speaking_is_when_they_were_heard(text: str, tar
     parsed = parse_question(text)
     assert parsed is not None and parsed.intent is Intent.WHERE and parsed.modality is Modality.SPEECH, parsed
     assert parsed.target == target, parsed
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "What does it cost per night to leave a car in the multistorey?",
+        "How much is charged to store a kayak in the boathouse?",
+        "What do they charge for leaving a coat at the cloakroom?",
+    ],
+)
+def test_a_price_of_leaving_something_somewhere_is_no_question_of_the_place_after_it(text: str) -> None:
+    parsed = parse_question(text)
+    assert parsed is None or parsed.modality is not Modality.PLACE, parsed
+
+
+def test_a_place_asked_for_after_leaving_another_is_the_next_place() -> None:
+    for text in (
+        "What did you visit after leaving the boathouse?",
+        "Which room did you go to after leaving the pier?",
+    ):
+        parsed = parse_question(text)
+        assert parsed is not None and parsed.intent is Intent.AFTER and parsed.modality is Modality.PLACE, parsed

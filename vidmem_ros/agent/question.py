@@ -1101,7 +1101,13 @@ def visit_question(text: str) -> ParsedQuestion | None:
     place = clean_target(found.group("place"))
     if not place or _PRONOUN.match(place):
         return None
-    asks_place = re.search(r"\b(?:where|which|what)(?! time\b) (?:\w+ )?(?:place|room|area|spot|location)?", sentence)
+    # "Where", or "which / what" with a place noun: not "what does it cost to leave a bag in the lockers"
+    asks_place = re.search(
+        r"\bwhere\b|\b(?:which|what)(?! time\b) (?:\w+ )?(?:place|room|area|spot|location|site|stop|destination"
+        r"|part of the building)s?\b|\bwhat (?:did|do|have|had) (?:you|it|the robot) (?:visit|enter|reach|go to|head to"
+        r"|move to|drive to|come to)\b",
+        sentence,
+    )
     if asks_place and (_LEAVING.search(sentence) or re.search(r"\b(?:next|after|then)\b", sentence)):
         leaving_or_after = _LEAVING.search(sentence[: found.end()]) or " after " in f" {sentence} "
         if leaving_or_after or re.search(r"\bnext\b", sentence):
