@@ -78,7 +78,8 @@ def test_a_poisoned_pose_leaves_memory_that_restarts_closes_events_and_answers_w
         stop_processes(procs)
         procs = start()  # the store holds what the poisoned run wrote; the node must start on it
         deadline = time.monotonic() + 60
-        while not robot.raw.get_subscription_count() and time.monotonic() < deadline:
+        while not (robot.raw.get_subscription_count() and robot.odom.get_subscription_count()):
+            assert time.monotonic() < deadline, "the restarted node did not subscribe"
             time.sleep(0.05)
         time.sleep(1.0)  # discovery settles on the node's side too (a sample sent at the first match may be lost)
         # Sent as soon as the node subscribes, while its models still load: held, then ingested.
@@ -91,7 +92,9 @@ def test_a_poisoned_pose_leaves_memory_that_restarts_closes_events_and_answers_w
         robot.client.clear_stats()  # the counts of the process that was stopped
         robot.kept_at_least(2)
         held = [int(m[1]) for s in statuses if (m := re.search(r"(\d+) messages held until", s.message))]
-        assert max(held, default=0) >= 4, "the frames and poses sent while the models loaded were not held"
+        # How many of the four arrive before the models are ready depends on how fast they load (a warm page cache
+        # loads them in about a second): some must have been held, and none lost (both frames kept, the pose used).
+        assert max(held, default=0) >= 1, "the frames and poses sent while the models loaded were not held"
         cat = robot.client.ask("Where did you see the cat?")
         assert cat.answer.startswith("I last saw cat") and cat.has_answer_pose, cat.answer
         assert cat.answer_pose.pose.position.x == pytest.approx(5.0)
