@@ -17,7 +17,7 @@ from collections.abc import Callable
 from enum import Enum
 
 from vidmem_ros.agent.answer import Answer
-from vidmem_ros.agent.idioms import negated, plain_asking, plain_sentence, sentences_of
+from vidmem_ros.agent.idioms import WINDOW_SAID, negated, plain_asking, plain_sentence, sentences_of
 from vidmem_ros.memory.records import Pose
 
 
@@ -98,9 +98,7 @@ def interrogative(question: str) -> str:
     return plain_asking(plain_sentence(asked) if asking_at[0] else asked)
 
 
-_WINDOW_SAID = re.compile(
-    r"(?:in|during|within|over) the (?:last|past|first) (?:[\w.]+[ -]){0,5}?(?:seconds?|minutes?|hours?)(?: and a half)?"
-)
+_WINDOW_SAID = re.compile(WINDOW_SAID)
 
 
 # A clause that opens with a time word followed by its own subject, not by an auxiliary verb ("when you left").

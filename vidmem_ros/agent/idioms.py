@@ -17,6 +17,12 @@ from vidmem_ros.config import LexiconConfig
 from vidmem_ros.perception import wordnet as wn
 
 _UNIT = r"(?:seconds?|minutes?|hours?)"
+# A window of time said as the last, past or first stretch of it ("in the last minute and a half", "over the past
+# twenty-five seconds"): its anchor and its amount, in any words.
+WINDOW_SAID = (
+    r"(?:in|during|within|over) the (?P<a>last|past|first) (?P<d>(?:[\w.]+[ -]){0,5}?(?:seconds?|minutes?|hours?)"
+    r"(?: and a half)?)"
+)
 # Things that bear words, and the verbs of meeting one.
 BEARER = r"(?:sign|notice|label|poster|placard|plaque|board|banner)"
 _MET_SIGN = r"read|see|saw|seen|pass|passed|come across|came across|notice|noticed|spot|spotted"

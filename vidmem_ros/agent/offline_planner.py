@@ -13,8 +13,9 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Generator
+from collections.abc import Generator, Sequence
 from dataclasses import replace
+from typing import TypeVar
 
 from vidmem_ros.agent.asked import Asked, asked_field, asked_kind, cites_a_source, interrogative
 from vidmem_ros.agent.bounded import Bound, occasion_bound
@@ -1111,7 +1112,7 @@ class OfflinePlanner:
                 text = f"I was at {_place_name(best)} only {_visits(len(visits))}."
                 yield answer(text, confidence, [best.ref], place_ref=best.ref, value=_empty_value(p))
                 return
-            start, end = visits[p.ordinal - 1 if p.ordinal > 0 else -1]
+            start, end = _nth(visits, p.ordinal)
             best = replace(best, data={**best.data, "visits": [(start, end)], "dwell_s": end - start})
             visits = best.data["visits"]
         if p.intent in (Intent.DID, Intent.FIRST, Intent.LAST, Intent.WHERE):
@@ -1181,7 +1182,7 @@ class OfflinePlanner:
                 text = f"I made only {len(stops)} stop{'' if len(stops) == 1 else 's'}."
                 yield answer(text, 0.6, _refs([f for _, _, f in stops]), value=None)
                 return
-            start, end, place = stops[p.ordinal - 1 if p.ordinal > 0 else -1]
+            start, end, place = _nth(stops, p.ordinal)
             which = "last" if p.ordinal < 0 else _ORDINAL_WORDS.get(p.ordinal, str(p.ordinal))
             name = _place_name(place)
             text = f"My {which} stop, of {len(stops)}, was {name}, from {start:.0f} s to {end:.0f} s after my memory"
@@ -2158,8 +2159,21 @@ _READ_THERE = re.compile(r"(?:^|; )read ")
 
 def _place_name(place: Finding) -> str:
     """A place as the robot knows it: where it is and what was seen, read and heard there."""
-    where = _around(place.pose) if place.pose else place.ref
+    where = _where(place)
     return f"the place around {where} where I {place.text}" if place.text else f"the place around {where}"
+
+
+_Item = TypeVar("_Item")
+
+
+def _where(place: Finding) -> str:
+    """Where a place is, by its position where known, else by its reference."""
+    return _around(place.pose) if place.pose else place.ref
+
+
+def _nth(items: Sequence[_Item], ordinal: int) -> _Item:
+    """The item a question names by its place in order: 1 the first, -1 the last."""
+    return items[ordinal - 1 if ordinal > 0 else -1]
 
 
 def _around(pose: Pose) -> str:
@@ -2169,7 +2183,7 @@ def _around(pose: Pose) -> str:
 
 def _place_brief(place: Finding) -> str:
     """A place at a glance, as a stop of a route: "(1.0, 2.0), where I read 'STORE 2'"."""
-    where = _around(place.pose) if place.pose else place.ref
+    where = _where(place)
     brief = place.data.get("brief", "")
     return f"{where}, where I {brief}" if brief else where
 

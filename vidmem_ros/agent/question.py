@@ -12,7 +12,15 @@ from dataclasses import dataclass, replace
 from enum import Enum
 
 from vidmem_ros.agent.asked import WHAT_MOMENT, cites_a_source, interrogative
-from vidmem_ros.agent.idioms import ACTIVITY, BEARER, MESSAGES, plain_asking, plain_sentence, sentences_of
+from vidmem_ros.agent.idioms import (
+    ACTIVITY,
+    BEARER,
+    MESSAGES,
+    WINDOW_SAID,
+    plain_asking,
+    plain_sentence,
+    sentences_of,
+)
 from vidmem_ros.errors import InputError
 from vidmem_ros.spoken_numbers import parse_duration
 
@@ -1464,10 +1472,7 @@ def names_what_it_needs(intent: Intent, modality: Modality, target: str, other: 
 
 
 # "in the last minute and a half", "over the past twenty-five seconds": any amount of time said in words.
-_WINDOW_AMOUNT = re.compile(
-    r"\s*(?:in|during|within|over) the (?P<a>last|past|first) (?P<d>(?:[\w.]+[ -]){0,5}?(?:seconds?|minutes?|hours?)"
-    r"(?: and a half)?)$"
-)
+_WINDOW_AMOUNT = re.compile(rf"\s*{WINDOW_SAID}$")
 
 
 # "Two minutes ago", "under half an hour ago", "a few minutes ago": a moment before the question, read as a window

@@ -95,9 +95,11 @@ class Place:
         """The place at a glance, as a list of stops names it: the words read there most often (one spelling of
         each), else the things seen there most often."""
         read: list[str] = []
+        spellings: set[str] = set()
         for text in _ranked(x for v in self.visits for x in v.read):
-            if _letters(text) not in {_letters(t) for t in read}:  # "KEEP OUT" read once as "KEEPOUT"
+            if _letters(text) not in spellings:  # "KEEP OUT" read once as "KEEPOUT"
                 read.append(text)
+                spellings.add(_letters(text))
         seen = _ranked(x for v in self.visits for x in v.seen)
         return f"read {', '.join(repr(t) for t in read[:2])}" if read else f"saw {', '.join(seen[:3])}" if seen else ""
 
