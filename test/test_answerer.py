@@ -1308,6 +1308,28 @@ def test_a_value_read_off_a_timetable_is_the_line_the_question_names_and_only_it
         assert "10:00" in str(answer.value) and "8:00" not in answer.text, answer.text
 
 
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Going by the board by the stairs, which floor is the pharmacy on?",
+        "The pharmacy: on what floor is it?",
+        "Which floor did the sign say the pharmacy was on?",
+    ],
+)
+def test_a_line_the_question_names_is_not_quoted_where_it_holds_another_number(
+    answerer: Reasoner, question: str
+) -> None:
+    """ "FLOOR 3" shares every word the question says of it, but quoting it beside the line asked about would offer
+    a second floor."""
+    from vidmem_ros.memory.records import Moment
+    from vidmem_ros.perception.types import TextLine
+
+    lines = [TextLine("FLOOR 3", 0.95), TextLine("PHARMACY: FLOOR 1", 0.9)]
+    answerer.store.add_moment(Moment(T0 + 45, "/cam", 64, 48, None, texts=lines))
+    answer = answerer.answer(question)
+    assert "1" in str(answer.value) and "3" not in answer.text.split(" at ")[0], answer.text
+
+
 def test_a_number_read_is_cited_by_its_own_line(answerer: Reasoner) -> None:
     from vidmem_ros.memory.records import Moment
     from vidmem_ros.perception.types import TextLine

@@ -1729,7 +1729,13 @@ class OfflinePlanner:
         if kind is ValueKind.NUMBER and held and asked_of and len(asked_of) < len(giving):  # "on a Saturday"
             giving = asked_of
             values = [v for v in values if any(squash(v) in squash(line) for line in giving)] or values
-        cited = [line for line in lines if line in giving or words_covered(line, question) >= 1.0]
+        # A line the question names is quoted with them, unless it holds another value ("LEVEL 4" beside the
+        # "LEVEL 2" asked for).
+        cited = [
+            line
+            for line in lines
+            if line in giving or (words_covered(line, question) >= 1.0 and not _new_number(line, state.question))
+        ]
         listed = ", ".join(f'"{line}"' for line in cited)
         together = " together" if len(cited) > 1 else ""
         text = f"{'; '.join(values)}: I read {listed}{together} {when}."
