@@ -572,7 +572,8 @@ class Grounder:
                     "last_ref": run[-1].frame or run[-1].ref,
                     **({"frame_ref": shown[len(shown) // 2].frame} if mid.frame else {}),
                     "names_it": self._names_it({_words_of(r) for r in run}, sense),
-                    **({"by_kind": True} if all(r.text in by_kind for r in run) else {}),
+                    # ... by every reading that meets it at all (another reading of the sign may miss the word)
+                    **({"by_kind": True} if all(r.text in by_kind for r in run if words[r.text]) else {}),
                     **(
                         {"head_unmet": head}
                         if head and not word_hit(head, _words_of(mid), own.get(mid.text, synonyms))
