@@ -25,6 +25,13 @@ WORDNET = wn.load(load_config().lexicon.wordnet_dir)
         ("Can you check if anybody mentioned the boiler?", "did anybody mention the boiler?"),
         ("I need to know whether the robot has been to the lab.", "has the robot been to the lab?"),
         ("Tell me what was said about the boiler.", "what was said about the boiler?"),
+        # a question phrase of several words ("how many spoken messages", "which big red door")
+        (
+            "Tell me how many radio calls or spoken messages you got.",
+            "how many radio calls or spoken messages did you get?",
+        ),
+        ("Can you tell me which big green van you passed first?", "which big green van did you pass first?"),
+        ("I wonder what kind of bird the robot spotted.", "what kind of bird did the robot spot?"),
         ("Do you remember seeing a toolbox?", "did you see a toolbox?"),
         # the time of a moment named by what happened then
         ("What time was it when you set off?", "when did you set off?"),

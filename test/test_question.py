@@ -66,6 +66,11 @@ COCO_LEXICON = LabelLexicon(VOCAB)
         ("How long have you been on shift, to date?", Intent.ACTIVE, ""),
         ("How much time did you spend in the atrium, all told?", Intent.DURATION, "atrium"),
         ("How many spoken messages did you hear until this point?", Intent.COUNT, ""),
+        # kinds of message or sign counted together, joined by "or" or "and"
+        ("How many radio calls or voice messages did you pick up?", Intent.COUNT, ""),
+        ("How many calls, messages and announcements came in?", Intent.COUNT, ""),
+        ("How many notices or placards did you spot?", Intent.COUNT, ""),
+        ("How many labels and plaques have you read?", Intent.COUNT, ""),
         ("How long have you been in the garage?", Intent.DURATION, "garage"),
         ("Did you spot a kettle at any point?", Intent.DID, "kettle"),  # trailing adverbials are not its name
         ("Were there any trolleys around?", Intent.DID, "trolleys"),

@@ -39,10 +39,11 @@ _SUBJECT = (
 )
 # Adverbs that stand between a subject and its verb ("when you first saw it").
 _ADVERBS = r"first|last|ever|already|just|actually|really|still|most recently|again|also|finally|previously|earlier"
-# The embedded question: its question phrase, its subject, its first verb and the rest.
+# The embedded question: its question phrase (with the words it asks of: "how many spoken messages"), its
+# subject, its first verb and the rest.
 _EMBEDDED = re.compile(
-    r"^(?P<wh>whether|if|(?:at |in |on |for )?(?:what|which|whose)(?: [\w'-]+)?|where|when|why|who|whom"
-    r"|how(?: (?:long|many|much|often|far|soon|come))?(?: [\w'-]+)?)"
+    r"^(?P<wh>whether|if|(?:at |in |on |for )?(?:what|which|whose)(?: [\w'-]+){0,5}?|where|when|why|who|whom"
+    r"|how(?: (?:long|many|much|often|far|soon|come))?(?: [\w'-]+){0,5}?)"
     rf"\s+(?P<subject>{_SUBJECT})\s+(?P<adverb>(?:{_ADVERBS})\s+)?(?P<verb>[\w']+)(?P<rest>\b.*)$",
     re.IGNORECASE,
 )

@@ -114,6 +114,14 @@ _HEAR = rf"(?:hear (?:{_WHO} )?(?:say|mention|talk about)|hear|heard|(?:were|was
 _READ = r"(?:read|see written|see the words?)"
 # Things that bear words, by their kind ("signs", "a notice").
 _BEARER_KINDS = r"(?:signs?|notices?|labels?|posters?|placards?|plaques?|banners?)"
+
+
+def either_of(kinds: str) -> str:
+    """A pattern for one or more of ``kinds`` joined by "or" or "and" ("announcements or spoken messages",
+    "signs, notices and labels"): kinds counted together."""
+    return rf"{kinds}(?:(?:,|,? or|,? and) {kinds})*"
+
+
 _SIGN = r"(?:a |the |any )?(?:sign|text|notice|label|poster|screen|board)"
 _WORDS_ONLY = r"(?:sign|text|notice|label|board)"  # what bears words and no pictures
 _SAYING = (
@@ -264,7 +272,7 @@ _PATTERNS: list[tuple[Intent, Modality, str]] = [
     (
         Intent.COUNT,
         Modality.SPEECH,
-        rf"^how many {_MESSAGE_KINDS}(?: (?:did|have) you (?:hear|heard|catch|caught|pick up|picked up|get|got|receive"
+        rf"^how many {either_of(_MESSAGE_KINDS)}(?: (?:did|have) you (?:hear|heard|catch|caught|pick up|picked up|get|got|receive"
         r"|received|register|registered|record|recorded|log|logged|take in|taken in)"
         r"| (?:were|have been) (?:said|made|announced"
         r"|heard)| (?:were there|have there been|did you get|came in))(?P<w>.*)$",
@@ -273,7 +281,7 @@ _PATTERNS: list[tuple[Intent, Modality, str]] = [
     (  # signs counted, however they were met: "how many notices did you come across"
         Intent.COUNT,
         Modality.TEXT,
-        rf"^how many (?P<t>(?:(?:different|distinct|separate|unique|individual|other) )*{_BEARER_KINDS})"
+        rf"^how many (?P<t>{either_of(rf'(?:(?:different|distinct|separate|unique|individual|other) )*{_BEARER_KINDS}')})"
         rf" (?:did|have|had) you (?:{_SEE}|{_READ}|seen)$",
     ),
     (Intent.COUNT, Modality.OBJECT, rf"^how (?:many times|often) (?:did|have) you {_SEE} (?P<t>.+)$"),
@@ -1198,18 +1206,28 @@ MESSAGE_NOUN = re.compile(r"\s+(?:message|announcement|news|call|remark)s?$")
 
 # A count of what was read that names only the kind of thing read ("different notices"), not what it said.
 _ANY_SIGN = re.compile(
-    r"^(?:(?:different|distinct|separate|unique|individual|other) )*(?:signs?|notices?|texts?|labels?|posters?"
-    r"|words|things?(?: written)?|plates?|placards?|plaques?)$"
+    "^"
+    + either_of(
+        r"(?:(?:different|distinct|separate|unique|individual|other) )*(?:signs?|notices?|texts?|labels?|posters?"
+        r"|words|things?(?: written)?|plates?|placards?|plaques?)"
+    )
+    + "$"
 )
 # Things that bear words, named only by their kind.
 _BEARERS_ONLY = re.compile(
-    rf"^(?:(?:different|distinct|separate|unique|individual|other) )*(?:{_BEARER_KINDS}|signboards?)$"
+    "^"
+    + either_of(rf"(?:(?:different|distinct|separate|unique|individual|other) )*(?:{_BEARER_KINDS}|signboards?)")
+    + "$"
 )
 _RECENCY = re.compile(r"^(?:(?:very|first|last|latest|earliest|most recent|newest|final|previous|next) )+")
 # A count of what was heard that names only the kind of thing heard ("radio calls"), not what it was about.
 _ANY_MESSAGE = re.compile(
-    rf"^(?:{_MESSAGE_KINDS}|news|times?|(?:(?:different|distinct|separate|individual|other) )*(?:things?|words|stuff"
-    r"|topics?|subjects?|matters?))$"
+    "^"
+    + either_of(
+        rf"(?:{_MESSAGE_KINDS}|news|times?|(?:(?:different|distinct|separate|individual|other) )*(?:things?|words"
+        r"|stuff|topics?|subjects?|matters?))"
+    )
+    + "$"
 )
 
 
