@@ -1330,6 +1330,25 @@ def test_a_line_the_question_names_is_not_quoted_where_it_holds_another_number(
     assert "1" in str(answer.value) and "3" not in answer.text.split(" at ")[0], answer.text
 
 
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Dr Kowalczyk is away today. Who should be called instead?",
+        "Doctor Kowalczyk can't come; who did they say to ring in her place?",
+        "Who were you told to call instead of Dr. Kowalczyk?",
+    ],
+)
+def test_the_person_a_question_names_is_not_the_one_it_asks_for(answerer: Reasoner, question: str) -> None:
+    """The name heard is written from its sound ("Kowalcyk"), and with a title the question shortens: still the
+    one the question names, so the other name answers."""
+    from vidmem_ros.memory.records import Transcript
+
+    said = "Doctor Kowalcyk is away today, so please call Doctor Okonjo instead."
+    answerer.store.add_transcript(Transcript(T0 + 46, T0 + 50, said))
+    answer = answerer.answer(question)
+    assert "Okonjo" in str(answer.value) and "Kowalcyk" not in str(answer.value), answer.text
+
+
 def test_a_number_read_is_cited_by_its_own_line(answerer: Reasoner) -> None:
     from vidmem_ros.memory.records import Moment
     from vidmem_ros.perception.types import TextLine

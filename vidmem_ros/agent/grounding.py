@@ -950,7 +950,10 @@ _VALUE_BEARERS = (
     (ValueKind.NAME, re.compile(r"\bname ?(?:plates?|tags?|badges?|cards?|signs?|boards?|plaques?)\b")),
     (ValueKind.NUMBER, re.compile(r"\bnumber ?(?:plates?|tags?|signs?|boards?|plaques?)\b")),
 )
-_TITLE = re.compile(r"\b(?:mr|mrs|ms|miss|mister|dr|doctor|professor|prof)\b\.? [a-z]", re.IGNORECASE)
+# The titles said before a person's name.
+PERSON_TITLES = ("mr", "mrs", "ms", "miss", "mister", "dr", "doctor", "professor", "prof")
+_TITLE_WORD = rf"(?:{'|'.join(PERSON_TITLES)})"
+_TITLE = re.compile(rf"\b{_TITLE_WORD}\b\.? [a-z]", re.IGNORECASE)
 _NUMBER_WORDS = re.compile(
     r"\b(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|first|second|third|fourth|fifth)\b",
     re.IGNORECASE,
@@ -1043,7 +1046,7 @@ def value_spans(
 
 
 # A title and the capitalised words that follow it ("Dr Ines Daliwal").
-_TITLED = re.compile(r"\b(?:Mr|Mrs|Ms|Miss|Mister|Dr|Doctor|Professor|Prof)\b\.?(?: [A-Z][a-z]+)+")
+_TITLED = re.compile(rf"\b(?i:{_TITLE_WORD})\b\.?(?: [A-Z][a-z]+)+")
 
 
 def _names_a_person(line: str, is_person: Callable[[str], bool]) -> bool:

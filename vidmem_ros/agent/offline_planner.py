@@ -26,6 +26,7 @@ from vidmem_ros.agent.grounding import (
     CLAIM_MIN,
     NOT_COUNTED,
     OCCASION_GAP_S,
+    PERSON_TITLES,
     Sense,
     ValueKind,
     bears_text,
@@ -66,6 +67,7 @@ from vidmem_ros.agent.question import (
     written_as_read,
 )
 from vidmem_ros.agent.runs import MESSAGE_GAP_S, group_runs
+from vidmem_ros.agent.sounds import misheard_as
 from vidmem_ros.agent.steps import NOT_SEEN_CONFIDENCE, Script, Step, answer, call, when_said, xy_said
 from vidmem_ros.agent.text_blocks import entries, row_named
 from vidmem_ros.agent.text_match import SAME_SIGN, distinct_signs, named_numbers, squash, text_match, words_covered
@@ -1694,7 +1696,7 @@ class OfflinePlanner:
         question = " ".join(words)
         held = [str(v) for v in best.data.get("holds") or []]  # the parts that hold the kind of value asked for
         # "who is the duty nurse": the name the sign gives, not the words it answers to ("Duty Nurse")
-        held = [h for h in held if words_covered(h, question) < 1.0] or held
+        held = [h for h in held if not _named_in(h, question)] or held
         # A claim stands out from every other record, and one that holds the value asked for from every other that
         # could: as sure as a good match, however few of the question's words it shares.
         confidence = sure * (max(best.score, CLAIM_MIN) if best.data.get("claimed") else best.score)
@@ -2264,6 +2266,15 @@ def _says_otherwise(question: str, best: Finding) -> list[str] | None:
         return None
     text = question.lower()
     return None if negates(text) or _TOPIC_ONLY.search(text) else [str(w) for w in opposed]
+
+
+def _named_in(value: str, question: str) -> bool:
+    """Whether a question already names a value read or heard ("who should be paged instead of Dr Lind?" names
+    "Doctor Lind"): every word of it but a title, as written or spelled nearly alike (a name written from its
+    sound)."""
+    words = [w for w in content_words(value) if w not in PERSON_TITLES]
+    alike = misheard_as(words, question)
+    return words_covered(" ".join(w for w in words if w not in alike), question) >= 1.0
 
 
 def _new_number(line: str, question: str) -> bool:
