@@ -1939,3 +1939,40 @@ def test_a_moment_set_by_someone_speaking_is_when_their_name_was_heard_however_i
     ):
         heard = answerer.answer(asked)
         assert heard.stamp == T0 + 31, (asked, heard.text)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Has any visitor asked you about the parcel room?",
+        "Did anybody enquire about the parcel room?",
+        "Did someone ask you whether the parcel room was open?",
+    ],
+)
+def test_only_a_sentence_that_asks_answers_whether_the_robot_was_asked(answerer: Reasoner, question: str) -> None:
+    """An announcement that names the parcel room is no question about it; a question heard later is."""
+    from vidmem_ros.memory.records import Transcript
+
+    answerer.store.add_transcript(Transcript(T0 + 12, T0 + 15, "The parcel room closes early today."))
+    before = answerer.answer(question)
+    assert before.value is False, before.text
+    answerer.store.add_transcript(Transcript(T0 + 31, T0 + 34, "Sorry, is the parcel room open yet?"))
+    after = answerer.answer(question)
+    assert after.value is True and after.stamp == T0 + 31, after.text
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Where were you when someone asked you a question?",
+        "Where were you when you heard the visitor's question?",
+        "What was your position when somebody asked you something?",
+    ],
+)
+def test_where_a_question_was_heard_is_where_the_sentence_that_asks_was(answerer: Reasoner, question: str) -> None:
+    from vidmem_ros.memory.records import Transcript
+
+    answerer.store.add_transcript(Transcript(T0 + 10, T0 + 12, "The east gate is locked tonight."))
+    answerer.store.add_transcript(Transcript(T0 + 30, T0 + 32, "Could you show me the way to the refectory?"))
+    answer = answerer.answer(question)
+    assert answer.pose is not None and answer.pose.x == pytest.approx(3.0, abs=0.5), answer.text

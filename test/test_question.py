@@ -66,6 +66,11 @@ COCO_LEXICON = LabelLexicon(VOCAB)
         ("How long have you been on shift, to date?", Intent.ACTIVE, ""),
         ("How much time did you spend in the atrium, all told?", Intent.DURATION, "atrium"),
         ("How many spoken messages did you hear until this point?", Intent.COUNT, ""),
+        # who told or asked the robot, named by what they are; what they asked
+        ("Has any visitor asked you about the parcel room?", Intent.DID, "parcel room"),
+        ("Did the night porter warn you about the boiler?", Intent.DID, "boiler"),
+        ("How many questions were you asked?", Intent.COUNT, ""),
+        ("Where were you when someone asked you a question?", Intent.WHERE, ""),
         # kinds of message or sign counted together, joined by "or" or "and"
         ("How many radio calls or voice messages did you pick up?", Intent.COUNT, ""),
         ("How many calls, messages and announcements came in?", Intent.COUNT, ""),

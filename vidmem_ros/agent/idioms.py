@@ -479,15 +479,35 @@ _RUN_BEGAN = (
 )
 
 # Verbs of telling someone something, in their base and past forms.
-_TELL = r"tell|inform|warn|remind|notify|alert|advise|ask|instruct|brief|update|caution|urge|order|request"
+_TELL = (
+    r"tell|inform|warn|remind|notify|alert|advise|ask|instruct|brief|update|caution|urge|order|request|enquire"
+    r"|inquire"
+)
 _TOLD = (
     r"told|informed|warned|reminded|notified|alerted|advised|asked|instructed|briefed|updated|cautioned|urged"
-    r"|ordered|requested"
+    r"|ordered|requested|enquired|inquired"
 )
-# Who may tell the robot something, unnamed.
-_TELLER = r"someone|somebody|anyone|anybody|a person|a voice|they|he|she|staff"
+# Who may tell the robot something: unnamed, or named by what they are ("any visitor", "the night porter").
+_TELLER = (
+    r"someone|somebody|anyone|anybody|a person|a voice|they|he|she|staff"
+    r"|(?:any|a|an|the|some|one|another|that|this) (?:[a-z-]+ )?[a-z-]+"
+)
+# What follows a verb of telling: what was said, or that something was asked ("asked whether", "asked you a
+# question", "asked you something").
+_TOLD_WHAT = r" about| of| that| whether| if| a question| any questions?| questions?| something| anything"
+
+
+def _heard_what(told: str) -> str:
+    """What the robot heard, said after "heard": "that" a thing, "a question", or "about" a thing."""
+    told = told.strip()
+    return " that" if told == "that" else f" {told}" if "question" in told or told.endswith("thing") else " about"
+
+
 # What the robot hears called by its kind ("the announcements", "a reminder").
-MESSAGES = r"(?:messages?|announcements?|reminders?|warnings?|sentences?|utterances?|remarks?|things said)"
+MESSAGES = (
+    r"(?:messages?|announcements?|reminders?|warnings?|sentences?|utterances?|remarks?|things said|questions?"
+    r"|enquir(?:y|ies)|inquir(?:y|ies))"
+)
 # Hearing said by its manner ("overheard"), a topic that "came up in conversation", and the robot told or warned
 # of a thing: heard, mentioned, and heard about.
 _HEARING = (
@@ -503,17 +523,17 @@ _HEARING = (
         re.compile(
             rf"\b(?:(?:you|the robot|it) (?:were|was|got|had been|have been|has been)"
             rf"|(?:{_TELLER})(?: had| has)?)"
-            rf" (?:{_TOLD})(?: (?:you|the robot|it))?(?P<p> about| of| that)\b"
+            rf" (?:{_TOLD})(?: (?:you|the robot|it))?(?P<p>{_TOLD_WHAT})\b"
         ),
-        lambda m: f"you heard{' that' if m['p'] == ' that' else ' about'}",
+        lambda m: f"you heard{_heard_what(m['p'])}",
     ),
     # ... asked with the teller as the subject ("did anyone warn you about X", "when did someone remind you of X")
     (
         re.compile(
             rf"\b(?:did|has|had) (?:{_TELLER})"
-            rf"(?: ever)? (?:{_TELL}|{_TOLD}) (?:you|the robot|it)(?P<p> about| of| that)\b"
+            rf"(?: ever)? (?:{_TELL}|{_TOLD})(?: (?:you|the robot|it))?(?P<p>{_TOLD_WHAT})\b"
         ),
-        lambda m: f"did you hear{' that' if m['p'] == ' that' else ' about'}",
+        lambda m: f"did you hear{_heard_what(m['p'])}",
     ),
     (
         re.compile(
@@ -528,7 +548,7 @@ _HEARING = (
         re.compile(
             rf"\b(?:was|were) (?:the|a|an|that|any|this) (?:(?:spoken|radio|public|verbal) )?(?:{MESSAGES}|calls?)"
             r" (?:about|regarding|concerning|on|of|for) (?P<x>.+?) (?:made|given|issued|broadcast|delivered|read out"
-            r"|put out|played|sent|sent out|aired|said|spoken|announced)$"
+            r"|put out|played|sent|sent out|aired|said|spoken|announced|heard|asked|put to you)$"
         ),
         lambda m: f"did you hear about {m['x']}",
     ),

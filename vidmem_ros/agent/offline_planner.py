@@ -39,6 +39,7 @@ from vidmem_ros.agent.grounding import (
     value_kind,
 )
 from vidmem_ros.agent.harness import AgentState, Observation, PlannerError
+from vidmem_ros.agent.heard_questions import speaks_of_asking
 from vidmem_ros.agent.idioms import BEARER, MESSAGES, plain_sentence
 from vidmem_ros.agent.interval import REACHED, Interval, edge_of, interval_question, journey
 from vidmem_ros.agent.labels import bears_words, singular
@@ -748,10 +749,12 @@ class OfflinePlanner:
         limit = TRANSCRIPTS_MAX if p.intent is Intent.COUNT or p.times is not None or not p.target else 8
         newest = (p.intent is Intent.LAST or (p.intent is Intent.WHERE and p.latest)) and not p.target  # the last one
         window = self._window(state, p)
-        obs = (yield [call("search_transcripts", query=p.target, limit=limit, newest=newest, **window)])[0]
+        asking = {"questions": True} if speaks_of_asking(state.question) else {}  # "has anyone asked about X"
+        query = call("search_transcripts", query=p.target, limit=limit, newest=newest, **asking, **window)
+        obs = (yield [query])[0]
         lines = sorted(obs.result.findings, key=lambda f: f.stamp)
         bounded = window or _BOUNDED_IN_TIME.search(state.question.lower())  # grounding the target alone bounds none
-        if not lines and p.target and p.intent is not Intent.COUNT and not bounded:
+        if not lines and p.target and p.intent is not Intent.COUNT and not bounded and not asking:
             # No sentence holds its words: one that says a kind of it ("swans" of "birds"), or means it.
             grounded = yield from self._grounded(state, asked_kind(state.question), True, ["heard"], p.target)
             if grounded is not None:

@@ -275,7 +275,7 @@ _PATTERNS: list[tuple[Intent, Modality, str]] = [
         rf"^how many {either_of(_MESSAGE_KINDS)}(?: (?:did|have) you (?:hear|heard|catch|caught|pick up|picked up|get|got|receive"
         r"|received|register|registered|record|recorded|log|logged|take in|taken in)"
         r"| (?:were|have been) (?:said|made|announced"
-        r"|heard)| (?:were there|have there been|did you get|came in))(?P<w>.*)$",
+        r"|heard)| (?:were|have) you (?:been )?asked| (?:were there|have there been|did you get|came in))(?P<w>.*)$",
     ),
     (Intent.COUNT, Modality.TEXT, rf"^how (?:many times|often) (?:did|have) you {_READ} (?P<t>.+)$"),
     (  # signs counted, however they were met: "how many notices did you come across"
@@ -1222,7 +1222,7 @@ _BEARERS_ONLY = re.compile(
 _RECENCY = re.compile(r"^(?:(?:very|first|last|latest|earliest|most recent|newest|final|previous|next) )+")
 # A count of what was heard that names only the kind of thing heard ("radio calls"), not what it was about.
 _ANY_MESSAGE = re.compile(
-    "^"
+    r"^(?:(?:the|a|an|that|this|any) )?(?:[a-z-]+'s )?"  # whose it was tells no topic ("the courier's question")
     + either_of(
         rf"(?:{_MESSAGE_KINDS}|news|times?|(?:(?:different|distinct|separate|individual|other) )*(?:things?|words"
         r"|stuff|topics?|subjects?|matters?))"
@@ -1260,6 +1260,8 @@ def refined(intent: Intent, modality: Modality, target: str) -> tuple[Modality, 
         plain = _RECENCY.sub("", target)  # "the latest message", "the first thing said": any message at all
         anyone = _ANYONE_SPEAKING.match(plain)  # "when did you last hear someone speak": the last message
         target = "" if names_any_message(plain) or anyone or plain in ("anything", "something") else target
+    if intent is Intent.WHERE and modality is Modality.SPEECH and names_any_message(target):
+        target = ""  # "where did you hear the visitor's question": where a message was heard (which one, by its order)
     return modality, target
 
 

@@ -59,6 +59,7 @@ class TranscriptArgs(_Range):
     query: str = Field("", max_length=300, description="words heard; empty lists everything said in the range")
     limit: int = Field(8, ge=1, le=TRANSCRIPTS_MAX)
     newest: bool = Field(False, description="with an empty query, the most recent lines rather than the oldest")
+    questions: bool = Field(False, description="only sentences that ask something (a question put to the robot)")
 
 
 class NavigateArgs(_Args):

@@ -36,6 +36,7 @@ from vidmem_ros.agent.grounding import (
     value_borne,
     value_spans,
 )
+from vidmem_ros.agent.heard_questions import asks_something
 from vidmem_ros.agent.labels import LabelLexicon
 from vidmem_ros.agent.polarity import contradiction, said_alike
 from vidmem_ros.agent.question import GENERIC_PLACES, content_words
@@ -730,8 +731,10 @@ def search_transcripts(ctx: ToolContext, args: TranscriptArgs) -> ToolResult:
     else:
         lines = ctx.store.transcripts(lo, hi, ctx.as_of)
         findings = [Finding(f"transcript/{t.id}", "transcript", t.start, t.end, t.text) for t in lines]
-        if args.newest:
-            findings = findings[-args.limit :]
+    if args.questions:
+        findings = [f for f in findings if asks_something(f.text)]
+    if not args.query.strip() and args.newest:
+        findings = findings[-args.limit :]
     findings = [_with_pose(ctx, f) for f in findings[: args.limit]]
     return ToolResult("search_transcripts", findings, "" if findings else "nothing heard matched")
 
