@@ -1976,3 +1976,24 @@ def test_where_a_question_was_heard_is_where_the_sentence_that_asks_was(answerer
     answerer.store.add_transcript(Transcript(T0 + 30, T0 + 32, "Could you show me the way to the refectory?"))
     answer = answerer.answer(question)
     assert answer.pose is not None and answer.pose.x == pytest.approx(3.0, abs=0.5), answer.text
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Why is the ice rink closed?",
+        "How come the ice rink is shut today?",
+        "What was the reason given for the ice rink being closed?",
+    ],
+)
+def test_why_is_answered_by_the_record_that_gives_a_cause(answerer: Reasoner, question: str) -> None:
+    """A sign names the rink as closed; the message heard says why: the cause is the answer."""
+    from vidmem_ros.memory.records import Moment, Transcript
+    from vidmem_ros.perception.types import TextLine
+
+    lines = [TextLine("ICE RINK", 0.95), TextLine("CLOSED TODAY", 0.9)]
+    answerer.store.add_moment(Moment(T0 + 12, "/cam", 64, 48, None, texts=lines))
+    said = "Attention please. The ice rink is closed today because the cooling plant has failed."
+    answerer.store.add_transcript(Transcript(T0 + 30, T0 + 35, said))
+    answer = answerer.answer(question)
+    assert str(answer.value) == "the cooling plant has failed", answer.text

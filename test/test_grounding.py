@@ -322,6 +322,10 @@ def test_a_record_holds_the_kind_of_value_asked_for(text: str, kind: ValueKind, 
         ("when will the lift be mended", ValueKind.NUMBER),
         ("when was the van seen", None),  # the moment the robot met something
         ("when did you hear the bell", None),
+        ("why was the pool shut", ValueKind.REASON),
+        ("how come the tram stopped", ValueKind.REASON),
+        ("what was the reason the tour was called off", ValueKind.REASON),
+        ("what was the tour about", None),
     ],
 )
 def test_the_kind_of_value_asked_for_comes_from_the_question_phrase(question: str, kind: ValueKind | None) -> None:
@@ -572,3 +576,33 @@ def test_a_place_named_before_a_verb_of_saying_ends_there() -> None:
 
     assert places_named("What did the voice in the boiler room say about the valve?") == ["boiler room"]
     assert places_named("What had the guard at the side gate told you?") == ["side gate"]
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ("The tram is held at the depot because a cable came down.", "a cable came down"),
+        (
+            "Hi, Marta here. The hall floor is still wet, so the dance class moves upstairs.",
+            "The hall floor is still wet",
+        ),
+        (
+            "The bridge is icy this morning. That's why the buses go round by the ring road.",
+            "The bridge is icy this morning",
+        ),
+        ("KIOSK / CLOSED FOR STOCKTAKING / Back at 2 pm", "STOCKTAKING"),
+        ("Parking suspended due to resurfacing works", "resurfacing works"),
+    ],
+)
+def test_a_reason_is_read_out_of_the_clause_that_gives_it(text: str, reason: str) -> None:
+    from vidmem_ros.agent.grounding import holds_value, value_spans
+
+    assert holds_value(ValueKind.REASON, text, None, lambda w: False)
+    assert value_spans(ValueKind.REASON, text, None, lambda w: False) == [reason]
+
+
+@pytest.mark.parametrize("text", ["The tram leaves at ten.", "So far so good", "KIOSK / OPEN 9-5"])
+def test_a_record_that_gives_no_cause_holds_no_reason(text: str) -> None:
+    from vidmem_ros.agent.grounding import holds_value
+
+    assert not holds_value(ValueKind.REASON, text, None, lambda w: False)

@@ -897,6 +897,7 @@ class ValueKind(str, Enum):
     OCCUPATION = "occupation"  # a job title
     NUMBER = "number"  # which number, floor, gate, code
     DURATION = "duration"  # how long something may or should last: "15 minutes", "30 days"
+    REASON = "reason"  # why: the cause a sentence or a sign gives ("because the wind is too strong")
 
 
 # Who may own a name in a question ("anyone's name", "the name of the caller").
@@ -919,6 +920,10 @@ _VALUE_KINDS = (
         ),
     ),
     (ValueKind.PERSON, re.compile(r"^(?:who|whom|whose)\b")),
+    (
+        ValueKind.REASON,
+        re.compile(r"^(?:why|how come|for what reason)\b|^what (?:is|was|'s|were|are) the (?:reason|cause)s?\b"),
+    ),
     # How long a rule lets something last ("the longest anyone should stay", "how many days may it be kept"): what
     # may or should be, not what the robot did.
     (
@@ -991,6 +996,8 @@ def holds_value(
         return _NUMBER_WORDS.search(text) is not None
     if kind is ValueKind.DURATION:
         return _DURATION.search(text) is not None
+    if kind is ValueKind.REASON:
+        return any(pattern.search(text) for pattern in _REASONS)
     if kind is ValueKind.OCCUPATION:
         return any(_names_a_person(line, is_person) for line in text.split(" / "))
     if kind is ValueKind.PERSON and any(is_person(w.lower()) for w in re.findall(r"[A-Za-z]+", text)):
@@ -1030,6 +1037,8 @@ def value_spans(
     """The parts of a record that hold the value: the lines of a sign that do, or out of a sentence the name
     ("Mr Novak"), the number, or the person it refers to ("the window cleaner")."""
     lines = [line for line in text.split(" / ") if holds_value(kind, line, is_word, is_person)]
+    if kind is ValueKind.REASON:  # a sign's line as much as a sentence: "CLOSED FOR REPAIRS"
+        return [m["r"].strip() for line in lines for pattern in _REASONS for m in pattern.finditer(line)] or lines
     if len(lines) != 1 or len(re.findall(r"[A-Za-z]+", lines[0])) <= TITLE_WORDS_MAX:
         return lines
     sentence = lines[0]
@@ -1043,6 +1052,21 @@ def value_spans(
         found = [_referred(m, is_person) for m in _DETERMINED.finditer(sentence)]
         found = [f for f in found if f]
     return found or lines
+
+
+# A cause, as English gives one: after a word that introduces it ("because the footbridge is icy", "closed for
+# cleaning"), before a word that draws a consequence from it ("the wind is too strong, so ..."), or in the sentence
+# before one that says it was the reason ("The road is flooded. That's why ...").
+_CLAUSE = r"[^.;:!?]+"
+_REASONS = (
+    re.compile(
+        r"\b(?:because(?: of)?|due to|owing to|on account of|as a result of|thanks to|so that|in order to"
+        rf"|(?:closed|shut|cancell?ed|delayed|suspended|postponed|stopped|off) for)\s+(?P<r>{_CLAUSE})",
+        re.IGNORECASE,
+    ),
+    re.compile(rf"(?P<r>{_CLAUSE}),\s*(?:so|therefore|which is why|that's why|that is why)\b", re.IGNORECASE),
+    re.compile(rf"(?P<r>{_CLAUSE})[.;!]\s*(?:that's|that is|this is|which is) why\b", re.IGNORECASE),
+)
 
 
 # A title and the capitalised words that follow it ("Dr Ines Daliwal").

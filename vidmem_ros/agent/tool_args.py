@@ -123,7 +123,7 @@ class GroundArgs(_Range):
         description='what the question asks the value of ("the use-by date", "which insects"): the lines of a '
         "sign that name it, or a kind of it, are read out without its own words",
     )
-    value: Literal["", "person", "name", "occupation", "number", "duration"] = Field(
+    value: Literal["", "person", "name", "occupation", "number", "duration", "reason"] = Field(
         "", description="the kind of value to be read out, where the question asks for one; records holding one first"
     )
     limit: int = Field(8, ge=1, le=20)
