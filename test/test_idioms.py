@@ -145,6 +145,11 @@ def test_idioms_of_asking_ask_for_the_plain_forms_value(question: str, kind: Ask
         ("what was the last time the van appeared?", "when did you last see the van?"),
         ("straight after the kiosk, which room did you check?", "which room did you go to straight after the kiosk?"),
         ("all told, how many notices are in your records", "how many notices were there"),
+        ("when did you start looking at the aquarium", "when did you first look at the aquarium"),
+        ("when did the robot finish reading the price board", "when did you last read the price board"),
+        ("where did you pause to look at the kayak", "where did you look at the kayak"),
+        ("give me the x, y where you stopped to read the menu", "where were you when you read the menu"),
+        ("report the coordinates at which the robot saw the kayak", "where were you when you saw the kayak"),
     ],
 )
 def test_sentences_lose_scope_and_remarks_and_say_alternatives_whole(sentence: str, plain: str) -> None:
@@ -374,6 +379,16 @@ def test_sentences_lose_scope_and_remarks_and_say_alternatives_whole(sentence: s
             "people inside the foyer",
             "",
         ),
+        # starting or stopping doing something: when it was first or last done
+        ("When did you start looking at the aquarium?", Intent.FIRST, Modality.OBJECT, "aquarium", ""),
+        ("At what time did the robot begin watching the fountain?", Intent.FIRST, Modality.OBJECT, "fountain", ""),
+        ("When did you stop looking at the aquarium?", Intent.LAST, Modality.OBJECT, "aquarium", ""),
+        ("What time did you start reading the price board?", Intent.FIRST, Modality.TEXT, "price", ""),
+        # a stop made to look at something, and a position asked for by a request with a relative clause
+        ("Where did the robot pause to look at the aquarium?", Intent.WHERE, Modality.OBJECT, "aquarium", ""),
+        ("Give me the x, y where you stopped to look at the kayak.", Intent.WHERE, Modality.OBJECT, "kayak", ""),
+        ("Report the coordinates at which you saw the kayak.", Intent.WHERE, Modality.OBJECT, "kayak", ""),
+        ("State your position when you read the price board.", Intent.WHERE, Modality.TEXT, "price", ""),
         # the places stayed at, counted with none described
         ("How many different rooms did you go to?", Intent.COUNT, Modality.PLACE, "", ""),
         ("How many stops did the robot make?", Intent.COUNT, Modality.PLACE, "", ""),

@@ -59,6 +59,17 @@ def _base_form(past: str) -> str:
     return base or past
 
 
+# The past of the verbs of looking and listening whose past is not "-ed".
+_LOOKED = {"read": "read", "see": "saw", "hear": "heard"}
+
+
+def _ing_base(verb: str) -> str:
+    """The base form of a verb's "-ing" form ("looking" -> "look", "taking" -> "take"), by WordNet where found."""
+    wordnet = _wordnet()
+    base = wordnet.verb_base(verb) if wordnet is not None else verb
+    return base if base != verb else verb[:-3]
+
+
 @functools.lru_cache(maxsize=1)
 def _wordnet() -> wn.WordNet | None:
     """WordNet where the lexicon's default settings find it, looked up once."""
@@ -149,6 +160,32 @@ _ASKING_FORMS: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]
             rf"{ACTIVITY})$"
         ),
         "how long have you been on duty",
+    ),
+    # "when did you start looking at X", "what time did the robot begin reading the board": when it first did so;
+    # "stop watching", "finish reading": when it last did.
+    (
+        re.compile(
+            r"\b(?P<a>start|started|begin|began|begun|commence|commenced|stop|stopped|finish|finished|cease|ceased)"
+            r"(?: to)? (?P<v>[a-z]{2,}ing)\b"
+        ),
+        lambda m: f"{'first' if m['a'][:3] in ('sta', 'beg', 'com') else 'last'} {_ing_base(m['v'])}",
+    ),
+    # "where did you stop to look at X", "where you paused to read the notice": where it looked at or read it.
+    (
+        re.compile(
+            r"\b(?P<a>stop|stopped|pause|paused|halt|halted)(?: briefly)? (?:to|and) (?P<v>look|watch|read|listen"
+            r"|check|inspect|examine|view|see|hear)\b"
+        ),
+        lambda m: m["v"] if not m["a"].endswith("ed") else _LOOKED.get(m["v"], f"{m['v'].rstrip('e')}ed"),
+    ),
+    # "report the x, y where you looked at X", "give me the coordinates at which the robot read Y": where it was.
+    (
+        re.compile(
+            r"^(?:please )?(?:give|report|tell|state|say|send|provide|share|list)(?: me| us)? (?:the |your |its "
+            r"|the robot's )?(?:odom |map |exact |precise )*(?:x and y|x, ?y|x/y|xy|coordinates|co-ordinates|position"
+            r"|location|spot|pose)(?: coordinates)? (?:where|at which|when|from which|from where) (?P<c>.+)$"
+        ),
+        lambda m: f"where were you when {m['c']}",
     ),
     # "at what point / stage / moment did ..." asks "when did ...".
     (
