@@ -512,3 +512,38 @@ def test_the_time_at_a_place_asked_of_the_visit_going_on_is_that_visit_alone(pat
     assert total.value is not None and total.value > 35, total.text
     there = patrol.answer("How long have you been at the spot with the cat now?", as_of=T0 + 60)
     assert there.value is not None and 10 <= there.value <= 22, there.text
+
+
+def _chairs(patrol: Reasoner) -> Reasoner:
+    """Three chairs in one view at A (two in another); two at B, where a sign reads TACK ROOM."""
+    from vidmem_ros.memory.records import Moment
+    from vidmem_ros.perception.types import Detection, TextLine
+
+    box = (1.0, 1.0, 9.0, 9.0)
+    for offset, x, n, texts in ((5, 0.0, 3, []), (7, 0.0, 2, []), (45, 10.0, 2, [TextLine("TACK ROOM", 0.9)])):
+        seen = [Detection("chair", 0.9, box) for _ in range(n)]
+        patrol.store.add_moment(Moment(T0 + offset, "/cam", 64, 48, None, detections=seen, texts=texts, pose=at(x)))
+    return patrol
+
+
+@pytest.mark.parametrize(
+    ("question", "count"),
+    [
+        ("How many chairs did you see?", 5),  # the most at once at each place, added up
+        ("Tell me how many chairs you came across.", 5),
+        ("How many chairs were in the tack room?", 2),
+        ("How many chairs were there inside the tack room, all told?", 2),
+        ("How many chairs were standing next to the table?", 3),  # by a thing: the most in one view
+        ("How many giraffes did you see?", 0),
+    ],
+)
+def test_things_are_counted_by_the_most_in_view_at_once_not_by_occasions(
+    patrol: Reasoner, question: str, count: int
+) -> None:
+    answer = _chairs(patrol).answer(question)
+    assert answer.value == count, answer.text
+
+
+def test_how_often_a_thing_was_met_is_still_a_count_of_occasions(patrol: Reasoner) -> None:
+    answer = _chairs(patrol).answer("How many times did you see a chair?")
+    assert answer.value == 2, answer.text  # the two views at A are one occasion, B another

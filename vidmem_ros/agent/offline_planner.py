@@ -72,6 +72,7 @@ from vidmem_ros.agent.sounds import misheard_as
 from vidmem_ros.agent.steps import NOT_SEEN_CONFIDENCE, Script, Step, answer, call, when_said, xy_said
 from vidmem_ros.agent.text_blocks import entries, row_named
 from vidmem_ros.agent.text_match import SAME_SIGN, distinct_signs, named_numbers, squash, text_match, words_covered
+from vidmem_ros.agent.things_counted import ThingsCounted, things_counted
 from vidmem_ros.agent.tool_args import TRANSCRIPTS_MAX
 from vidmem_ros.agent.tool_context import NAMES_ACTIVITY, NAMES_ONLY_ACTIVITY, Finding
 from vidmem_ros.agent.tool_registry import ANSWER_TOOL
@@ -158,6 +159,10 @@ class OfflinePlanner:
         if compared is not None:
             yield from self._compare(state, p, compared)
             return
+        counted = things_counted(state.question)  # how many things, not how often they were met
+        if counted is not None and (p is None or (p.intent is Intent.COUNT and p.modality is Modality.OBJECT)):
+            yield from self._count_things(state, counted, self._window(state, p) if p else {})
+            return
         if p is None:
             yield from self._search(state)
             return
@@ -181,6 +186,29 @@ class OfflinePlanner:
             grounded = yield from self._grounded(state, asked, claimed_only=True, senses=senses)
             final = grounded or final
         yield final
+
+    def _count_things(self, state: AgentState, counted: ThingsCounted, window: dict[str, float]) -> Script:
+        """How many things of a kind there were: at the place named, the most seen at once there; else that
+        figure summed over the places stayed at."""
+        state.plan(f"count {counted.thing} per place", "add them up")
+        at = "" if counted.on_thing else counted.place
+        result = (yield [call("count_things", about=counted.thing, at=at, **window)])[0].result
+        found = result.findings
+        if counted.on_thing and found:  # "on the counter": one view of it, wherever it was
+            found = [max(found, key=lambda f: int(f.data["count"]))]
+        if not found:
+            why = result.note or f"I did not see any {counted.thing}"
+            value = 0 if why.startswith("no ") and "detected" in why else None
+            yield answer(f"{value if value is not None else 'I cannot tell'}: {why}.", NOT_SEEN_CONFIDENCE, value=value)
+            return
+        total = sum(int(f.data["count"]) for f in found)
+        if counted.place or len(found) == 1:
+            where = f" at {xy_said(found[0].pose)}" if found[0].pose else ""
+            text = f"{total}: the most {counted.thing} I saw at once{where} was {total}."
+        else:
+            each = ", ".join(f"{f.data['count']} at {xy_said(f.pose)}" for f in found if f.pose)
+            text = f"{total}: the most I saw at once at each place I stayed at, added up ({each})."
+        yield answer(text, 0.6, _refs(found), found[0].ref, found[0].ref, value=total)
 
     def _bounded(
         self, state: AgentState, p: ParsedQuestion, bound: Bound

@@ -137,6 +137,11 @@ class PlacesArgs(_Range):
     )
 
 
+class CountThingsArgs(_Range):
+    about: str = Field(min_length=1, max_length=200, description="the kind of thing counted: 'chairs', 'dogs'")
+    at: str = Field("", max_length=200, description="the place they were at, as described; empty: every place")
+
+
 class AnswerArgs(_Args):
     text: str = Field(min_length=1, max_length=1500, description="the answer in one or two sentences")
     confidence: float = Field(ge=0.0, le=1.0)

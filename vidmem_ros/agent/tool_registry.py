@@ -8,7 +8,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from vidmem_ros.agent.people import people, person
+from vidmem_ros.agent.things_counted import count_things
 from vidmem_ros.agent.tool_args import (
+    CountThingsArgs,
     FindObjectArgs,
     FindTextArgs,
     GroundArgs,
@@ -133,6 +135,13 @@ TOOLS: dict[str, ToolSpec] = {
             "time spent and what was seen, read and heard there; the best match to a description first.",
             PlacesArgs,
             find_places,
+        ),
+        ToolSpec(
+            "count_things",
+            "How many things of a kind there were (not how often they were met): per place stayed at, or at the "
+            "place described, the most detected in one frame.",
+            CountThingsArgs,
+            count_things,
         ),
         ToolSpec(
             "people",

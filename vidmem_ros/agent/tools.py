@@ -1013,7 +1013,7 @@ def find_places(ctx: ToolContext, args: PlacesArgs) -> ToolResult:
     ranked = list(zip(scores, listed, strict=True))
     if args.about.strip():
         ranked.sort(key=lambda sp: -sp[0])
-    findings = [_place_finding(ctx, place, score) for score, place in ranked]
+    findings = [place_finding(ctx, place, score) for score, place in ranked]
     order = " > ".join(f"place/{v.place}" for v in found)
     named = _lexicon(ctx).activity_named(args.about)
     activity = f"; {args.about!r} {NAMES_ONLY_ACTIVITY if named == 'only' else NAMES_ACTIVITY}" if named else ""
@@ -1161,7 +1161,7 @@ def _described(ctx: ToolContext, about: str, texts: list[str]) -> list[float]:
     return [max(a, b) for a, b in zip(lexical, meaning, strict=True)]
 
 
-def _place_finding(ctx: ToolContext, place: stays.Place, score: float) -> Finding:
+def place_finding(ctx: ToolContext, place: stays.Place, score: float) -> Finding:
     first, last = place.visits[0], place.visits[-1]
     pose = Pose(place.frame_id, place.x, place.y, 0.0, 0.0, 0.0, 0.0, 1.0)
     visits = [[round(v.start - ctx.t0, 1), round(v.end - ctx.t0, 1)] for v in place.visits]
