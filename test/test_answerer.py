@@ -1947,6 +1947,7 @@ def test_a_moment_set_by_someone_speaking_is_when_their_name_was_heard_however_i
         "Has any visitor asked you about the parcel room?",
         "Did anybody enquire about the parcel room?",
         "Did someone ask you whether the parcel room was open?",
+        "Has anybody asked you a question so far?",
     ],
 )
 def test_only_a_sentence_that_asks_answers_whether_the_robot_was_asked(answerer: Reasoner, question: str) -> None:

@@ -606,3 +606,30 @@ def test_a_record_that_gives_no_cause_holds_no_reason(text: str) -> None:
     from vidmem_ros.agent.grounding import holds_value
 
     assert not holds_value(ValueKind.REASON, text, None, lambda w: False)
+
+
+@pytest.mark.parametrize(
+    ("clause", "kind"),
+    [
+        ("what is the dentist's name", ValueKind.NAME),
+        ("what's the name of the caretaker", ValueKind.NAME),
+        ("what's his full name", ValueKind.NAME),
+        ("what was the yacht's name", None),  # a yacht is no person
+        ("had you read the caretaker's name plate before noon", None),  # a thing that bears a name
+    ],
+)
+def test_the_name_of_anyone_a_noun_calls_a_person_is_a_name_asked_for(clause: str, kind: ValueKind | None) -> None:
+    from vidmem_ros.agent.grounding import value_kind
+    from vidmem_ros.config import load_config
+    from vidmem_ros.perception import wordnet as wn
+
+    assert value_kind(clause, wn.load(load_config().lexicon.wordnet_dir)) is kind
+
+
+@pytest.mark.parametrize("line", ["Gritting: Ilse", "DUTY:OKAFOR", "Keeper: MARTENS"])
+def test_a_duty_and_who_has_it_after_a_colon_holds_a_name(line: str) -> None:
+    from vidmem_ros.agent.grounding import holds_value
+
+    assert holds_value(
+        ValueKind.NAME, f"ROTA / {line}", lambda w: w in {"rota", "duty", "keeper", "gritting"}, lambda w: False
+    )

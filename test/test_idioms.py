@@ -150,6 +150,11 @@ def test_idioms_of_asking_ask_for_the_plain_forms_value(question: str, kind: Ask
         ("where did you pause to look at the kayak", "where did you look at the kayak"),
         ("give me the x, y where you stopped to read the menu", "where were you when you read the menu"),
         ("report the coordinates at which the robot saw the kayak", "where were you when you saw the kayak"),
+        ("report your x,y while the kayak was on the trailer", "where were you when you saw the kayak on the trailer"),
+        ("where were you while the dog was on the sofa", "where were you while you saw the dog on the sofa"),
+        # a topic before a bare question word is what it asks about
+        ("time spent in the boathouse - how much?", "how much time spent in the boathouse"),
+        ("visits to the kiosk: how many?", "how many visits to the kiosk"),
     ],
 )
 def test_sentences_lose_scope_and_remarks_and_say_alternatives_whole(sentence: str, plain: str) -> None:
@@ -620,6 +625,11 @@ def test_the_time_gone_since_the_run_began_asked_as_a_quantity_is_the_time_activ
         ("I'm looking for that grey kitten. When did you last see it?", None),  # resolved with its plan
         ("What is her name?", None),  # no context: nobody to point back at
         ("I was looking for the nurse. Did you see her yesterday?", None),  # "her" the object, resolved later
+        # the one a relative clause says more of, not a thing named inside the clause
+        (
+            "The cook who runs the refectory - what's her name?",
+            "The cook who runs the refectory - what's the cook's name?",
+        ),
     ],
 )
 def test_pronouns_that_point_back_at_the_context_are_said_as_it(question: str, said: str | None) -> None:

@@ -493,7 +493,7 @@ def test_what_was_heard_at_a_place_need_not_name_the_place(
 
 def test_a_place_at_a_glance_is_what_was_read_there_in_one_spelling_else_what_was_seen() -> None:
     signed = Visit(1, T0, T0 + 9, 0.0, 0.0, "map", ["chair"], [], ["NO ENTRY", "NOENTRY", "NO ENTRY", "LIFT"], [])
-    assert Place(1, 0.0, 0.0, "map", [signed]).brief() == "read 'NO ENTRY', 'LIFT'"
+    assert Place(1, 0.0, 0.0, "map", [signed]).brief() == "read 'NO ENTRY' and saw chair"
     bare = Visit(2, T0, T0 + 9, 5.0, 0.0, "map", ["chair", "chair", "plant", "bench", "lamp"], [], [], ["hello"])
     assert Place(2, 5.0, 0.0, "map", [bare]).brief() == "saw chair, plant, bench"
     assert Place(3, 9.0, 0.0, "map", [Visit(3, T0, T0 + 9, 9.0, 0.0, "map", [], [], [], [])]).brief() == ""
@@ -547,3 +547,25 @@ def test_things_are_counted_by_the_most_in_view_at_once_not_by_occasions(
 def test_how_often_a_thing_was_met_is_still_a_count_of_occasions(patrol: Reasoner) -> None:
     answer = _chairs(patrol).answer("How many times did you see a chair?")
     assert answer.value == 2, answer.text  # the two views at A are one occasion, B another
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Which room did you go to right before coming back to the room with the cup?",
+        "Where had you been before you got back to the room with the cup?",
+    ],
+)
+def test_the_place_before_a_return_is_the_one_before_the_latest_visit(patrol: Reasoner, question: str) -> None:
+    answer = patrol.answer(question)
+    assert answer.pose is not None and answer.pose.x == pytest.approx(10.4, abs=1.0), answer.text
+
+
+def test_the_place_after_another_is_named_at_a_glance_not_by_all_that_was_heard_there(patrol: Reasoner) -> None:
+    """A sentence heard at the next place names another place: quoting it would name the wrong one."""
+    from vidmem_ros.memory.records import Transcript
+
+    patrol.store.add_transcript(Transcript(T0 + 44, T0 + 47, "Please take the spare chairs up to the attic."))
+    answer = patrol.answer("Where did you go right after the room with the cup?")
+    assert answer.pose is not None and answer.pose.x == pytest.approx(10.4, abs=1.0), answer.text
+    assert "attic" not in answer.text and "cat" in answer.text, answer.text

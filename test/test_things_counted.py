@@ -31,6 +31,8 @@ def test_things_counted_are_read_with_where_they_were(question: str, counted: Th
         "How many rooms did you go to?",
         "How many crates did the driver say were coming?",  # a number heard, not things seen
         "How many minutes were you in the yard?",
+        "How many rules are on the pool notice?",  # lines read
+        "How many taxis are on their way?",  # coming, as heard
     ],
 )
 def test_occasions_stays_messages_and_numbers_said_are_not_things_counted(question: str) -> None:

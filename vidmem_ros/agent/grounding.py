@@ -917,6 +917,7 @@ _VALUE_KINDS = (
         re.compile(
             rf"\bwhose names?\b|\b(?:{_OWNERS})'s names?\b|\bnames? of (?:the|a|an|that|this|any) (?:{_OWNERS})\b"
             r"|\b(?:any|a|some) (?:person's |people's )?names?\b|\bnames? of (?:whoever|whomever)\b|\bwhoever's\b"
+            r"|\b(?:their|his|her) (?:full |first |last |sur)?names?\b"
         ),
     ),
     (ValueKind.PERSON, re.compile(r"^(?:who|whom|whose)\b")),
@@ -973,11 +974,26 @@ _DURATION = re.compile(
 )
 
 
-def value_kind(clause: str) -> ValueKind | None:
+def value_kind(clause: str, wordnet: wn.WordNet | None = None) -> ValueKind | None:
     """The kind of value a question asks for, by its question phrase ("whose name", "which number", "any
-    name"); None for any other."""
+    name"); with ``wordnet``, the name of anyone a noun calls a person ("the dentist's name"); None for any other."""
     clause = clause.lower()
-    return next((kind for kind, pattern in _VALUE_KINDS if pattern.search(clause)), None)
+    kind = next((kind for kind, pattern in _VALUE_KINDS if pattern.search(clause)), None)
+    if kind is None and wordnet is not None:
+        owners = [m.group(1) or m.group(2) for m in _OWNED_NAME.finditer(clause)]
+        if any(
+            (senses := wordnet.senses(wordnet.base_form(o))) and wordnet.lexfile(senses[0]) == wn.LEX_PERSON
+            for o in owners
+        ):
+            kind = ValueKind.NAME
+    return kind
+
+
+# Whose name is asked for by a noun ("the dentist's name", "the name of the caretaker").
+_OWNED_NAME = re.compile(
+    r"\b([a-z]+)'s (?:full |first |last |sur)?names?\b(?! ?(?:plates?|tags?|badges?|cards?|signs?|boards?|plaques?)\b)"
+    r"|\bnames? of (?:the|a|an|that|this) ([a-z]+)\b"
+)
 
 
 def value_borne(description: str) -> ValueKind | None:
@@ -1024,7 +1040,7 @@ def holds_value(
 # A full stop with no space after it between words ("DR.HALE"): the space text recognition dropped.
 _SPACE_DROPPED = re.compile(r"(?<=[A-Za-z]{2})\.(?=[A-Za-z]{2})")
 # A line that gives a duty, then after a colon the capitalised word of who has it.
-_LISTED_NAME = re.compile(r"\S:\s+(?P<name>[A-Z][a-z]+)\s*$")
+_LISTED_NAME = re.compile(r"[A-Za-z]:\s*(?P<name>[A-Z][a-z]+|[A-Z]{2,})\s*$")  # "Gritting: Ilse", "DUTY:IDRIS"
 
 
 # A line of at most this many words is a title or a label, not a sentence.

@@ -183,7 +183,7 @@ _ASKING_FORMS: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]
         re.compile(
             r"^(?:please )?(?:give|report|tell|state|say|send|provide|share|list)(?: me| us)? (?:the |your |its "
             r"|the robot's )?(?:odom |map |exact |precise )*(?:x and y|x, ?y|x/y|xy|coordinates|co-ordinates|position"
-            r"|location|spot|pose)(?: coordinates)? (?:where|at which|when|from which|from where) (?P<c>.+)$"
+            r"|location|spot|pose)(?: coordinates)? (?:where|at which|when|while|as|from which|from where) (?P<c>.+)$"
         ),
         lambda m: f"where were you when {m['c']}",
     ),
@@ -475,6 +475,15 @@ _SEEING = (
     (re.compile(r"\b(?:catching sight of|(?:laying|setting|clapping) eyes on)\b"), "seeing"),
     (re.compile(r"\b(?:catch(?:es)? sight of|(?:lay|set|clap)s? eyes on)\b"), "see"),
     (re.compile(r"\bin front of (?:you|the robot|it|(?:your|the|its) cameras?)\b"), "in view"),
+    # A thing said to be somewhere at the moment of another question ("where were you while the dog was on the
+    # sofa"): the robot seeing it there.
+    (
+        re.compile(
+            r"\b(?P<c>when|while|as) (?P<x>(?:the|a|an|that|this|some|your) [\w' -]+?) (?:was|were)"
+            r" (?P<p>(?:on|in|at|by|near|beside|under|inside|outside) (?:the|a|an|your|its)\b)"
+        ),
+        lambda m: f"{m['c']} you saw {m['x']} {m['p']}",
+    ),
     # A thing appearing, said as the moment of another question ("where were you when the van came into view",
     # "what were you doing as a fox turned up"): the robot seeing it.  Before and after are left to the readers of
     # intervals, which know how a thing first came into view.
@@ -1071,6 +1080,14 @@ _TOPIC_COLON = re.compile(
 )
 
 
+# A topic set before a bare question word that asks about it whole ("time spent in the shop - how much?", "visits
+# to the kiosk: how many?"): the question word goes before it.
+_BARE_ASKING = re.compile(
+    r"^(?P<topic>[^:?.!]{1,80}?)\s*(?::|\s[-–—])\s+(?P<wh>how (?:much|many|long|often)|when|where|which|what|who)"
+    r"\s*[?.!]?$"
+)
+
+
 # An amount of time hedged ("in the first hour or thereabouts", "over roughly the past ten minutes"): a window is rough
 # anyway.
 _ROUGHLY = re.compile(
@@ -1132,6 +1149,7 @@ def plain_sentence(sentence: str) -> str:
     """A lower-case sentence without the robot's patrol as its scope or a remark on how to answer, an either/or
     relation said whole, two things offered before the question that asks which said after it, and an idiom of
     seeing said with its verb."""
+    sentence = _BARE_ASKING.sub(lambda m: f"{m['wh']} {m['topic']}", sentence)
     sentence = _TOPIC_COLON.sub("", re.sub(r"\b(you|we|they|i)['’]ve\b", r"\1 have", sentence))
     sentence = _AS_OF_NOW.sub("", sentence)
     sentence = _seen_doing_there(_LEFT_ABOUT.sub(lambda m: f"did you see {m['x']}{m['r']}", sentence))

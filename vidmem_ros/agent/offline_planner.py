@@ -39,7 +39,7 @@ from vidmem_ros.agent.grounding import (
     value_kind,
 )
 from vidmem_ros.agent.harness import AgentState, Observation, PlannerError
-from vidmem_ros.agent.heard_questions import speaks_of_asking
+from vidmem_ros.agent.heard_questions import asks_something, speaks_of_asking
 from vidmem_ros.agent.idioms import BEARER, MESSAGES, plain_sentence
 from vidmem_ros.agent.interval import REACHED, Interval, edge_of, interval_question, journey
 from vidmem_ros.agent.labels import bears_words, singular
@@ -140,7 +140,7 @@ class OfflinePlanner:
         if own is not None:
             yield from own_script(state, own, self.span)
             return
-        kind = value_kind(interrogative(state.question))
+        kind = value_kind(interrogative(state.question), self.wordnet)
         if kind is not None and asked_kind(state.question) is Asked.YES_NO:
             yield from self._value_met(state, p, kind)
             return
@@ -1140,6 +1140,8 @@ class OfflinePlanner:
             return
         visits = best.data["visits"]
         confidence = min(0.9, best.score)
+        if p.intent in (Intent.BEFORE, Intent.AFTER) and not p.ordinal and _RETURNED.search(state.question.lower()):
+            p = replace(p, ordinal=-1)  # "before coming back to the boathouse": around the latest visit, not the first
         if p.ordinal and p.intent is not Intent.COUNT:  # "the second time": that visit alone
             if len(visits) < p.ordinal:
                 text = f"I was at {_place_name(best)} only {_visits(len(visits))}."
@@ -1265,9 +1267,11 @@ class OfflinePlanner:
             nearest = next((f for _, b, f in reversed(sequence) if b <= start), None)
         relation = "after" if after else "before"
         if nearest is None:
-            return answer(f"I stayed nowhere {relation} {_place_name(anchor)}.", 0.3, [anchor.ref])
-        text = f"Right {relation} {_place_name(anchor)}, I went to {_place_name(nearest)}."
-        return answer(text, confidence, [nearest.ref, anchor.ref], place_ref=nearest.ref, value=nearest.text)
+            return answer(f"I stayed nowhere {relation} {_place_brief(anchor)}.", 0.3, [anchor.ref])
+        # Each place at a glance: its whole description would quote what was read and heard there of other places.
+        text = f"Right {relation} {_place_brief(anchor)}, I went to {_place_brief(nearest)}."
+        brief = str(nearest.data.get("brief", "")) or nearest.text
+        return answer(text, confidence, [nearest.ref, anchor.ref], place_ref=nearest.ref, value=brief)
 
     def _what(self, state: AgentState, p: ParsedQuestion) -> Script:
         if p.now:
@@ -1297,6 +1301,8 @@ class OfflinePlanner:
         what = {Modality.TEXT: ["text"], Modality.SPEECH: ["speech"]}.get(p.modality, ["objects", "text"])
         obs = (yield [call("timeline", what=what, limit=50, **self._window(state, p))])[0]
         found = obs.result.findings
+        if p.modality is Modality.SPEECH and speaks_of_asking(state.question):  # "has anyone asked you anything"
+            found = [f for f in found if asks_something(f.text)]
         verb = {Modality.TEXT: "read", Modality.SPEECH: "heard"}.get(p.modality, "saw")
         if not found:
             yield answer(f"No, I {verb} nothing then.", NOT_SEEN_CONFIDENCE, value=False)
@@ -1696,7 +1702,7 @@ class OfflinePlanner:
         # The place a question says a thing was at ("in the boiler room") tells where, not what was written:
         # what was read or heard there, where that place stands out, else anywhere.
         described = " ".join(asked_words(state.question)) or state.question
-        kind = value_kind(interrogative(state.question))
+        kind = value_kind(interrogative(state.question), self.wordnet)
         value: dict[str, str] = {"value": kind.value} if kind else {}
         if field := asked_field(state.question):
             value["field"] = field  # "what expiry date is on it": the line that names the date
@@ -2194,6 +2200,13 @@ _BY_WRITING = re.compile(
 
 # A place's description says what was read there.
 _READ_THERE = re.compile(r"(?:^|; )read ")
+
+
+# Going back to a place named by the question ("before coming back to the boathouse", "once you returned to it").
+_RETURNED = re.compile(
+    r"\b(?:(?:came|come|coming|went|go|going|got|get|getting|headed|head|heading|walked|driven|drove) back"
+    r"|return(?:ed|ing|s)?\b|back (?:to|at|in|into)\b|revisit(?:ed|ing)?\b|(?:second|later|last) visit\b)"
+)
 
 
 def _place_name(place: Finding) -> str:

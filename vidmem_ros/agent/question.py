@@ -824,6 +824,10 @@ def _antecedent(context: str) -> str:
     new = re.search(rf"\b(?:a|an|some|my|our|his|her|their) (?P<t>{_NAME}){_NAME_END}", words)
     if new:
         return clean_target(new.group("t"))
+    # ... the one a relative clause says more of ("the groom who works in the stables"), not a thing in that clause
+    headed = re.search(rf"\b(?:the|that|this|those|these) (?P<t>{_NAME}) (?:who|whom|whose|that|which)\b", words)
+    if headed:
+        return clean_target(headed.group("t"))
     named = re.findall(rf"\b(?:the|that|this|those|these) (?P<t>{_NAME}){_NAME_END}", words)
     if named:
         return clean_target(named[-1])
@@ -1256,6 +1260,8 @@ def refined(intent: Intent, modality: Modality, target: str) -> tuple[Modality, 
         target = sign_words(target)
     if modality in (Modality.SPEECH, Modality.TEXT):  # "the message about the printer" was about the printer
         target = topic_of(_THAT_CLAUSE.sub("", target))  # "(heard) that the lift was out": the lift was out
+    if intent is Intent.DID and modality is Modality.SPEECH and names_any_message(target):
+        target = "anything"  # "has anyone asked you a question", "did you hear any announcements": any message
     if intent in (Intent.COUNT, Intent.FIRST, Intent.LAST) and modality is Modality.SPEECH:
         plain = _RECENCY.sub("", target)  # "the latest message", "the first thing said": any message at all
         anyone = _ANYONE_SPEAKING.match(plain)  # "when did you last hear someone speak": the last message

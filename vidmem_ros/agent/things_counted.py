@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass, replace
 
 from vidmem_ros.agent.asked import interrogative
+from vidmem_ros.agent.grounding import source_named
 from vidmem_ros.agent.tool_args import CountThingsArgs
 from vidmem_ros.agent.tool_context import Finding, ToolContext, ToolResult
 from vidmem_ros.agent.tools import labels_for, place_claimed, place_finding
@@ -56,12 +57,17 @@ _COUNTED = re.compile(
 
 def things_counted(question: str) -> ThingsCounted | None:
     """The question read as a count of things of a kind (and where they were), or None."""
-    found = _COUNTED.match(interrogative(question))
-    if found is None:
-        return None
+    clause = interrogative(question)  # plain: without remarks such as "all told"
+    found = _COUNTED.match(clause)
+    if found is None or _ON_THE_WAY.match(found["p"] or "") or source_named(clause):
+        return None  # "on their way", "the clerk said", "on the notice": a number said or read, not things seen
     said = found["p"] or ""
     place = re.sub(rf"^{_AT} (?:the |a |an |your |this |that )?", "", said).strip()
     return ThingsCounted(found["t"].strip(), place, bool(place) and not re.match(_IN, said))
+
+
+# "on their way", "on the way": coming, not somewhere.
+_ON_THE_WAY = re.compile(r"(?:on|in) (?:their|its|his|her|the|our|my|your) way\b")
 
 
 # Prepositions that put things in a place the robot stays at ("in the refectory", "at the gate"); the others put them

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import re
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -92,8 +93,8 @@ class Place:
         return described.description()
 
     def brief(self) -> str:
-        """The place at a glance, as a list of stops names it: the words read there most often (one spelling of
-        each), else the things seen there most often."""
+        """The place at a glance, as a list of stops names it: the words read there most often, and the things
+        seen there most often (a place's other lines and sentences may name other places)."""
         read: list[str] = []
         spellings: set[str] = set()
         for text in _ranked(x for v in self.visits for x in v.read):
@@ -101,7 +102,10 @@ class Place:
                 read.append(text)
                 spellings.add(_letters(text))
         seen = _ranked(x for v in self.visits for x in v.seen)
-        return f"read {', '.join(repr(t) for t in read[:2])}" if read else f"saw {', '.join(seen[:3])}" if seen else ""
+        # A heading in words names a place better than a code or a number read there ("DARKROOM", not "B-12").
+        worded = [t for t in read if re.search(r"[A-Za-z]{3}", t)] or read
+        parts = [f"read {worded[0]!r}" if worded else "", f"saw {', '.join(seen[:3])}" if seen else ""]
+        return " and ".join(p for p in parts if p)
 
 
 def _letters(text: str) -> str:
