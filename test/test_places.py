@@ -569,3 +569,26 @@ def test_the_place_after_another_is_named_at_a_glance_not_by_all_that_was_heard_
     answer = patrol.answer("Where did you go right after the room with the cup?")
     assert answer.pose is not None and answer.pose.x == pytest.approx(10.4, abs=1.0), answer.text
     assert "attic" not in answer.text and "cat" in answer.text, answer.text
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "There was an animal in the kennel. What kind of animal was it?",
+        "What animal did you see in the kennel?",
+    ],
+)
+def test_a_kind_asked_of_what_was_at_a_place_is_what_was_met_there(patrol: Reasoner, question: str) -> None:
+    """The cat at B was seen far more often; the dog is the animal met where KENNEL was read."""
+    from vidmem_ros.memory.records import Moment
+    from vidmem_ros.perception.types import Detection, TextLine
+
+    box = (1.0, 1.0, 9.0, 9.0)
+    for offset in (5, 6):
+        seen, sign = [Detection("dog", 0.9, box)], [TextLine("KENNEL", 0.9)]
+        patrol.store.add_moment(Moment(T0 + offset, "/cam", 64, 48, None, detections=seen, texts=sign, pose=at(0.0)))
+    for offset in range(41, 51):
+        cat = [Detection("cat", 0.9, box)]
+        patrol.store.add_moment(Moment(T0 + offset, "/cam", 64, 48, None, detections=cat, pose=at(10.0)))
+    answer = patrol.answer(question)
+    assert answer.value == "dog", answer.text

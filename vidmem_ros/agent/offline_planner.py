@@ -1677,6 +1677,11 @@ class OfflinePlanner:
         obs = (yield [call("kinds_of", kind=kind, how=how, **({"numbers": numbers[:4]} if numbers else {}))])[0]
         if numbers and not obs.result.findings:
             obs = (yield [call("kinds_of", kind=kind, how=how)])[0]
+        for place in [] if numbers else _stood_at(state.question):  # "the animal at the stables": met there
+            there = (yield [call("kinds_of", kind=kind, how=how, at=place)])[0]
+            if there.result.findings:
+                obs = there
+                break
         found = obs.result.findings
         if not found:
             return False

@@ -39,6 +39,7 @@ class FindObjectArgs(_Range):
 
 class KindsArgs(_Range):
     kind: str = Field(min_length=1, max_length=60, description="a kind of thing: animal, fruit, vehicle, country")
+    at: str = Field("", max_length=200, description="only what was met at the place so described")
     how: Literal["seen", "read", "any"] = Field("any", description="seen by the models, read on signs, or both")
     numbers: list[str] = Field(
         default_factory=list,

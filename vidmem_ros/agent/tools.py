@@ -561,6 +561,11 @@ def kinds_of(ctx: ToolContext, args: KindsArgs) -> ToolResult:
         for line in lines:
             for name in named.setdefault(line.text, lexicon.kinds_named(line.text, senses)):
                 read.append(Sighting(line.moment_id, line.stamp, name, line.score, line.pose))
+    if args.at.strip():  # "the animal at the stables": what was met while the robot was there
+        place = place_claimed(ctx, args.at)
+        if place is None:
+            return ToolResult("kinds_of", note=f"no place I stayed at stands out as {args.at!r}")
+        met, read = ([s for s in group if _mostly_during(s.stamp, s.stamp, place)] for group in (met, read))
     findings = [_kind_finding(g, "seen") for g in _by_label(met)] + [_kind_finding(g, "read") for g in _by_label(read)]
     findings.sort(key=lambda f: -int(f.data["frames"]))
     for f in findings[1:]:  # "pug" after "dog": a closer look at the thing met most, not another thing
