@@ -1998,3 +1998,24 @@ def test_why_is_answered_by_the_record_that_gives_a_cause(answerer: Reasoner, qu
     answerer.store.add_transcript(Transcript(T0 + 30, T0 + 35, said))
     answer = answerer.answer(question)
     assert str(answer.value) == "the cooling plant has failed", answer.text
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "A visitor lost something this morning. What was it?",
+        "Somebody was looking for something they had lost. What had gone missing?",
+        "Someone was searching for a thing they had lost. What was it?",
+    ],
+)
+def test_what_someone_lost_is_known_from_what_they_said(answerer: Reasoner, question: str) -> None:
+    """A sign for lost keys shares the words; what was lost is known from the person who told the robot."""
+    from vidmem_ros.memory.records import Moment, Transcript
+    from vidmem_ros.perception.types import TextLine
+
+    lines = [TextLine("LOST KEYS BOX", 0.95), TextLine("Checked every Monday", 0.9)]
+    answerer.store.add_moment(Moment(T0 + 12, "/cam", 64, 48, None, texts=lines))
+    said = "Excuse me, I lost my green rucksack this morning, has anyone handed it in?"
+    answerer.store.add_transcript(Transcript(T0 + 30, T0 + 35, said))
+    answer = answerer.answer(question)
+    assert "rucksack" in answer.text and "Checked every" not in answer.text, answer.text

@@ -843,7 +843,18 @@ def source_named(question: str, wordnet: wn.WordNet | None = None) -> list[Sense
         earlier = _senses_named(without_asking(text.lower()), wordnet)
         if len(earlier) == 1 and (not said or earlier[0] in said):
             return earlier
+    # Something someone lost or is looking for, with no seeing named: known from what they told the robot.
+    if not said and _SOUGHT.search(question.lower()) and not sight_named(question):
+        return [Sense.HEARD]
     return said
+
+
+# Something lost, missing or looked for ("what had gone missing", "the clerk is looking for something").
+_SOUGHT = re.compile(
+    r"\b(?:looking for|searching for|hunting for|asking after|(?:has|have|had) lost|lost (?:her|his|their|my|a|an|the)"
+    r"|gone missing|went missing|goes missing|(?:is|was|are|were) missing|mislaid|misplaced|(?:can't|cannot|couldn't"
+    r"|could not) find)\b"
+)
 
 
 def _senses_named(asked: str, wordnet: wn.WordNet | None = None) -> list[Sense]:

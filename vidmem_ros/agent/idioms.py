@@ -1083,7 +1083,7 @@ _TOPIC_COLON = re.compile(
 # A topic set before a bare question word that asks about it whole ("time spent in the shop - how much?", "visits
 # to the kiosk: how many?"): the question word goes before it.
 _BARE_ASKING = re.compile(
-    r"^(?P<topic>[^:?.!]{1,80}?)\s*(?::|\s[-–—])\s+(?P<wh>how (?:much|many|long|often)|when|where|which|what|who)"
+    r"^(?P<topic>[^:?.!]{1,80}?)\s*(?::|\s[-–—])\s+(?P<wh>how (?:much|many|long|often)|when|where)"
     r"\s*[?.!]?$"
 )
 
