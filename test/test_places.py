@@ -592,3 +592,16 @@ def test_a_kind_asked_of_what_was_at_a_place_is_what_was_met_there(patrol: Reaso
         patrol.store.add_moment(Moment(T0 + offset, "/cam", 64, 48, None, detections=cat, pose=at(10.0)))
     answer = patrol.answer(question)
     assert answer.value == "dog", answer.text
+
+
+def test_a_sign_naming_another_place_of_the_kind_names_no_place_asked_about(patrol: Reasoner) -> None:
+    """ "BIKE STORE" at B: a shop of another kind than "the hat shop", though a store is a shop."""
+    from vidmem_ros.memory.records import Moment
+    from vidmem_ros.perception.types import TextLine
+
+    patrol.store.add_moment(Moment(T0 + 45, "/cam", 64, 48, None, texts=[TextLine("BIKE STORE", 0.9)], pose=at(10.0)))
+    for asked in ("How long did you spend in the hat shop?", "Hat shop: how long were you there?"):
+        other = patrol.answer(asked)
+        assert other.value is None, other.text
+    same = patrol.answer("How long did you spend in the bike shop?")
+    assert same.value == pytest.approx(22, abs=3), same.text

@@ -9,6 +9,7 @@ with an error the planner can read.
 from __future__ import annotations
 
 import bisect
+import itertools
 import math
 import re
 from collections import Counter
@@ -40,7 +41,7 @@ from vidmem_ros.agent.heard_questions import asks_something
 from vidmem_ros.agent.labels import LabelLexicon
 from vidmem_ros.agent.polarity import contradiction, said_alike
 from vidmem_ros.agent.question import GENERIC_PLACES, content_words
-from vidmem_ros.agent.readable import readable, words_of_run
+from vidmem_ros.agent.readable import FUNCTION_WORDS, readable, words_of_run
 from vidmem_ros.agent.runs import group_runs
 from vidmem_ros.agent.sounds import misheard_as
 from vidmem_ros.agent.text_blocks import block_in_colour, text_blocks
@@ -1064,6 +1065,8 @@ def _grounded_at(ctx: ToolContext, about: str, listed: list[stays.Place]) -> lis
     # ... by its words: not by a kind of one of them ("NO BICYCLES" names no "vehicle queue")
     found = [g for g in found if not g.data.get("by_kind")]
     found = [g for g in found if g.sense is not Sense.HEARD or not names_elsewhere(g.text, description)]
+    # ... nor a sign that names another place of its kind ("TYRE STORE" for "the hat shop")
+    found = [g for g in found if g.words >= 1.0 or not _names_another(ctx, description, g.text)]
     weight = {Sense.HEARD: HEARD_AT_PLACE}
     scores = [
         max((g.score * weight.get(g.sense, 1.0) for g in found if _mostly_during(g.stamp, g.end, place)), default=0.0)
@@ -1107,6 +1110,25 @@ def _meant_beyond_kind(ctx: ToolContext, description: str, meant: list[Grounded]
     whole = ctx.meaning.cosines(description, texts)
     kind = ctx.meaning.cosines(_kind_of_place(description), texts)
     return [g for g, a, b in zip(meant, whole, kind, strict=True) if a - b >= MEANT_BEYOND_KIND]
+
+
+def _names_another(ctx: ToolContext, description: str, text: str) -> bool:
+    """Whether a text names another thing of the kind a description of two words or more names: its head noun (or
+    a word for it) after a word of its own that the description does not say ("TYRE STORE" of "the hat shop",
+    "PUMP ROOM" of "the chart room")."""
+    words = terms(description)
+    if len(words) < 2:
+        return False
+    head, modifiers = words[-1], words[:-1]
+    heads = {head, *_lexicon(ctx).synonyms(head)}
+    tokens = re.findall(r"[a-z]+", text.lower())
+    return any(
+        any(found_in(h, token) for h in heads)
+        and len(before) > 2
+        and before not in FUNCTION_WORDS
+        and not any(found_in(m, before) for m in modifiers)
+        for before, token in itertools.pairwise(tokens)
+    )
 
 
 # A sentence heard at a place may name another ("the van is at the gate"): it names the place it was heard at for
