@@ -72,7 +72,7 @@ from vidmem_ros.agent.sounds import misheard_as
 from vidmem_ros.agent.steps import NOT_SEEN_CONFIDENCE, Script, Step, answer, call, when_said, xy_said
 from vidmem_ros.agent.text_blocks import entries, row_named
 from vidmem_ros.agent.text_match import SAME_SIGN, distinct_signs, named_numbers, squash, text_match, words_covered
-from vidmem_ros.agent.things_counted import ThingsCounted, things_counted
+from vidmem_ros.agent.things_counted import NO_LABEL, NO_PLACE, ThingsCounted, things_counted
 from vidmem_ros.agent.tool_args import TRANSCRIPTS_MAX
 from vidmem_ros.agent.tool_context import NAMES_ACTIVITY, NAMES_ONLY_ACTIVITY, Finding
 from vidmem_ros.agent.tool_registry import ANSWER_TOOL
@@ -196,10 +196,10 @@ class OfflinePlanner:
         found = result.findings
         if counted.on_thing and found:  # "on the counter": one view of it, wherever it was
             found = [max(found, key=lambda f: int(f.data["count"]))]
-        if not found:
-            why = result.note or f"I did not see any {counted.thing}"
-            value = 0 if why.startswith("no ") and "detected" in why else None
-            yield answer(f"{value if value is not None else 'I cannot tell'}: {why}.", NOT_SEEN_CONFIDENCE, value=value)
+        if not found:  # none seen, unless the thing or the place could not be told
+            unknown = result.note.startswith((NO_LABEL, NO_PLACE))
+            lead = "I cannot tell" if unknown else "0"
+            yield answer(f"{lead}: {result.note}.", NOT_SEEN_CONFIDENCE, value=None if unknown else 0)
             return
         total = sum(int(f.data["count"]) for f in found)
         if counted.place or len(found) == 1:

@@ -20,6 +20,10 @@ from vidmem_ros.agent.tool_context import Finding, ToolContext, ToolResult
 from vidmem_ros.agent.tools import labels_for, place_claimed, place_finding
 from vidmem_ros.memory import places as stays
 
+# Why nothing was counted where the count is not known to be none: the thing or the place could not be told.
+NO_LABEL = "my detector has no label for"
+NO_PLACE = "no place I stayed at stands out as"
+
 
 @dataclass(frozen=True)
 class ThingsCounted:
@@ -79,7 +83,7 @@ def count_things(ctx: ToolContext, args: CountThingsArgs) -> ToolResult:
     """For each place stayed at (or the one ``at`` names), the most things of the kind detected in one frame."""
     labels = labels_for(ctx, args.about)
     if not labels:
-        return ToolResult("count_things", note=f"my detector has no label for {args.about!r}")
+        return ToolResult("count_things", note=f"{NO_LABEL} {args.about!r}")
     lo, hi = ctx.window(args.start_t, args.end_t)
     listed = stays.places(ctx.visits(lo, hi))
     if not listed and not args.at.strip():  # no path to tell places by: the most in one frame anywhere
@@ -87,7 +91,7 @@ def count_things(ctx: ToolContext, args: CountThingsArgs) -> ToolResult:
     if args.at.strip():
         place = place_claimed(ctx, args.at)
         if place is None:
-            return ToolResult("count_things", note=f"no place I stayed at stands out as {args.at!r}")
+            return ToolResult("count_things", note=f"{NO_PLACE} {args.at!r}")
         listed = [place]
     findings = []
     for place in listed:
