@@ -990,6 +990,12 @@ def _read(answerer: Reasoner, offset: float, *lines: str) -> None:
     answerer.store.add_moment(Moment(T0 + offset, "/cam", 64, 48, None, texts=texts, pose=Pose("map", 5.0, 0.5)))
 
 
+def _heard(answerer: Reasoner, offset: float, said: str) -> None:
+    from vidmem_ros.memory.records import Transcript
+
+    answerer.store.add_transcript(Transcript(T0 + offset, T0 + offset + 5, said))
+
+
 @pytest.mark.parametrize(
     "question, expected",
     [
@@ -1989,13 +1995,8 @@ def test_where_a_question_was_heard_is_where_the_sentence_that_asks_was(answerer
 )
 def test_why_is_answered_by_the_record_that_gives_a_cause(answerer: Reasoner, question: str) -> None:
     """A sign names the rink as closed; the message heard says why: the cause is the answer."""
-    from vidmem_ros.memory.records import Moment, Transcript
-    from vidmem_ros.perception.types import TextLine
-
-    lines = [TextLine("ICE RINK", 0.95), TextLine("CLOSED TODAY", 0.9)]
-    answerer.store.add_moment(Moment(T0 + 12, "/cam", 64, 48, None, texts=lines))
-    said = "Attention please. The ice rink is closed today because the cooling plant has failed."
-    answerer.store.add_transcript(Transcript(T0 + 30, T0 + 35, said))
+    _read(answerer, 12, "ICE RINK", "CLOSED TODAY")
+    _heard(answerer, 30, "Attention please. The ice rink is closed today because the cooling plant has failed.")
     answer = answerer.answer(question)
     assert str(answer.value) == "the cooling plant has failed", answer.text
 
@@ -2010,12 +2011,7 @@ def test_why_is_answered_by_the_record_that_gives_a_cause(answerer: Reasoner, qu
 )
 def test_what_someone_lost_is_known_from_what_they_said(answerer: Reasoner, question: str) -> None:
     """A sign for lost keys shares the words; what was lost is known from the person who told the robot."""
-    from vidmem_ros.memory.records import Moment, Transcript
-    from vidmem_ros.perception.types import TextLine
-
-    lines = [TextLine("LOST KEYS BOX", 0.95), TextLine("Checked every Monday", 0.9)]
-    answerer.store.add_moment(Moment(T0 + 12, "/cam", 64, 48, None, texts=lines))
-    said = "Excuse me, I lost my green rucksack this morning, has anyone handed it in?"
-    answerer.store.add_transcript(Transcript(T0 + 30, T0 + 35, said))
+    _read(answerer, 12, "LOST KEYS BOX", "Checked every Monday")
+    _heard(answerer, 30, "Excuse me, I lost my green rucksack this morning, has anyone handed it in?")
     answer = answerer.answer(question)
     assert "rucksack" in answer.text and "Checked every" not in answer.text, answer.text

@@ -17,12 +17,12 @@ from vidmem_ros.agent.asked import interrogative
 from vidmem_ros.agent.grounding import source_named
 from vidmem_ros.agent.tool_args import CountThingsArgs
 from vidmem_ros.agent.tool_context import Finding, ToolContext, ToolResult
-from vidmem_ros.agent.tools import labels_for, place_claimed, place_finding
+from vidmem_ros.agent.tools import NO_PLACE, labels_for, place_claimed, place_finding
 from vidmem_ros.memory import places as stays
 
-# Why nothing was counted where the count is not known to be none: the thing or the place could not be told.
+# Why nothing was counted where the count is not known to be none: the thing (or, ``NO_PLACE``, the place) could not
+# be told.
 NO_LABEL = "my detector has no label for"
-NO_PLACE = "no place I stayed at stands out as"
 
 
 @dataclass(frozen=True)

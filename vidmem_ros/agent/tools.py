@@ -202,7 +202,7 @@ def ground(ctx: ToolContext, args: GroundArgs) -> ToolResult:
     if args.at.strip():
         place = place_claimed(ctx, args.at)
         if place is None:
-            return ToolResult("ground", note=f"no place I stayed at stands out as {args.at!r}")
+            return ToolResult("ground", note=f"{NO_PLACE} {args.at!r}")
         # At one place, what the question names there needs only to relate to it and stand out from the rest.
         grounding = Grounding(args.description, [g for g in grounding.found if _mostly_during(g.stamp, g.end, place)])
         claimed = grounding.claimed(min_score=AT_PLACE_CLAIM_MIN)
@@ -565,7 +565,7 @@ def kinds_of(ctx: ToolContext, args: KindsArgs) -> ToolResult:
     if args.at.strip():  # "the animal at the stables": what was met while the robot was there
         place = place_claimed(ctx, args.at)
         if place is None:
-            return ToolResult("kinds_of", note=f"no place I stayed at stands out as {args.at!r}")
+            return ToolResult("kinds_of", note=f"{NO_PLACE} {args.at!r}")
         met, read = ([s for s in group if _mostly_during(s.stamp, s.stamp, place)] for group in (met, read))
     findings = [_kind_finding(g, "seen") for g in _by_label(met)] + [_kind_finding(g, "read") for g in _by_label(read)]
     findings.sort(key=lambda f: -int(f.data["frames"]))
@@ -1024,6 +1024,10 @@ def find_places(ctx: ToolContext, args: PlacesArgs) -> ToolResult:
     named = _lexicon(ctx).activity_named(args.about)
     activity = f"; {args.about!r} {NAMES_ONLY_ACTIVITY if named == 'only' else NAMES_ACTIVITY}" if named else ""
     return ToolResult("places", findings, f"visits in order: {order}{activity}")
+
+
+# Why a tool asked about one place found nothing there: no place it stayed at matches the description well enough.
+NO_PLACE = "no place I stayed at stands out as"
 
 
 def place_claimed(ctx: ToolContext, about: str) -> stays.Place | None:

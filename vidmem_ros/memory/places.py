@@ -95,21 +95,12 @@ class Place:
     def brief(self) -> str:
         """The place at a glance, as a list of stops names it: the words read there most often, and the things
         seen there most often (a place's other lines and sentences may name other places)."""
-        read: list[str] = []
-        spellings: set[str] = set()
-        for text in _ranked(x for v in self.visits for x in v.read):
-            if _letters(text) not in spellings:  # "KEEP OUT" read once as "KEEPOUT"
-                read.append(text)
-                spellings.add(_letters(text))
+        read = _ranked(x for v in self.visits for x in v.read)
         seen = _ranked(x for v in self.visits for x in v.seen)
         # A heading in words names a place better than a code or a number read there ("DARKROOM", not "B-12").
         worded = [t for t in read if re.search(r"[A-Za-z]{3}", t)] or read
         parts = [f"read {worded[0]!r}" if worded else "", f"saw {', '.join(seen[:3])}" if seen else ""]
         return " and ".join(p for p in parts if p)
-
-
-def _letters(text: str) -> str:
-    return "".join(c for c in text.lower() if c.isalnum())
 
 
 def counted(label: str, most: int) -> str:
