@@ -419,6 +419,42 @@ def test_what_kind_of_thing_is_answered_by_what_was_seen_or_by_a_name_read(answe
     assert answerer.answer("According to the plaque, what fish was there?").value != "parrot"
 
 
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What sort of animal was curled up on the sofa?",
+        "Which kind of animal were you looking at?",
+        "What type of animal is it that sat there?",
+    ],
+)
+def test_a_kind_asked_before_a_verb_is_the_kind_alone(answerer: Reasoner, question: str) -> None:
+    """The verb after the kind ("was", "were", "is") is not a second word of its name."""
+    kind = answerer.answer(question)
+    assert kind.value == "cat" and kind.stamp == T0 + 20, kind.text
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Which crate was stamped as fragile?",
+        "Which crate had been tagged fragile? Give me its number.",
+        "What crate was labelled fragile?",
+    ],
+)
+def test_a_thing_of_a_kind_marked_with_words_is_the_one_whose_sign_says_so(answerer: Reasoner, question: str) -> None:
+    """A crate the tagger saw is not the one the question picks out by the words written on it."""
+    from vidmem_ros.memory.records import Moment
+    from vidmem_ros.perception.types import Tag, TextLine
+
+    crate = Tag("crate", 0.7, ("crate", "box", "container"))
+    for k in range(4):
+        answerer.store.add_moment(Moment(T0 + 50 + k, "/cam", 64, 48, None, tags=[crate]))
+    lines = [TextLine("CRATE 31", 0.95), TextLine("FRAGILE", 0.95)]
+    answerer.store.add_moment(Moment(T0 + 70, "/cam", 64, 48, None, texts=lines))
+    marked = answerer.answer(question, as_of=T0 + 90)
+    assert "31" in str(marked.value) and marked.stamp == T0 + 70, marked.text
+
+
 def test_a_thing_described_as_in_something_is_found_where_a_scene_looked_like_that(answerer: Reasoner) -> None:
     """A caged bird the detector missed, in a frame the tagger saw as a birdcage."""
     from vidmem_ros.memory.records import Moment

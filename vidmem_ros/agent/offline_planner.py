@@ -2183,9 +2183,10 @@ _BEFORE_OR_AFTER = re.compile(r"\b(?:before or after|after or before)\b", re.IGN
 _FIRST_WORDS = re.compile(r"\b(?:first|earliest|start|started|starting|begin|began|begun|beginning|initially)\b")
 # "What animal ...", "which kind of fruit lived ...": a question for a thing of a kind (one or two words), before a
 # verb.
+_KIND_VERB = r"(?:is|was|were|are|did|do|does|have|has|had|could|can)"
 _KIND_ASKED = re.compile(
-    r"^(?:what|which)(?: (?:kind|type|sort|species|breed|variety|make|brand)s? of)? (?P<kind>[a-z]+(?: [a-z]+)?) "
-    r"(?:is|was|were|are|did|do|does|have|has|had|could|can|[a-z]+ed|[a-z]+[^s]s)\b"
+    r"^(?:what|which)(?: (?:kind|type|sort|species|breed|variety|make|brand)s? of)? "
+    rf"(?P<kind>[a-z]+(?: (?!{_KIND_VERB}\b)[a-z]+)?) (?:{_KIND_VERB}|[a-z]+ed|[a-z]+[^s]s)\b"
 )
 
 
@@ -2200,6 +2201,7 @@ _SAYS_WHAT = re.compile(r"\b(?:that|which) (?:says|said|reads|read|states|stated
 _BY_WRITING = re.compile(
     r"\b(?:going by|according to|judging by|as (?:written|printed|shown))\b|\b(?:label|sign|caption|plaque|poster"
     r"|notice|placard|writing|written|printed|inscription|nameplate)s?\b"
+    r"|\b(?:labell?ed|tagged|stamped|marked (?:as|with)|signposted)\b"
 )
 
 
