@@ -455,6 +455,41 @@ def test_a_thing_of_a_kind_marked_with_words_is_the_one_whose_sign_says_so(answe
     assert "31" in str(marked.value) and marked.stamp == T0 + 70, marked.text
 
 
+@pytest.mark.parametrize(
+    "question",
+    [
+        "At which x, y did you look at the fox poster?",
+        "Where were you when you saw the fox photo?",
+        "Give me your position while you looked at that fox painting.",
+    ],
+)
+def test_a_picture_is_found_where_what_it_shows_was_seen(answerer: Reasoner, question: str) -> None:
+    """No model names a poster or a photo; the tagger names the animal in it."""
+    from vidmem_ros.memory.records import Moment
+    from vidmem_ros.perception.types import Tag
+
+    fox = Tag("red fox", 0.8, ("red fox", "fox", "canine", "animal"))
+    for k in range(4):
+        answerer.store.add_moment(Moment(T0 + 60 + k, "/cam", 64, 48, None, tags=[fox], pose=Pose("map", 9.0, 3.0)))
+    where = answerer.answer(question, as_of=T0 + 90)
+    assert where.pose is not None and (where.pose.x, where.pose.y) == (9.0, 3.0), where.text
+
+
+@pytest.mark.parametrize("question", ["When did the fox first show up?", "At what time did you first spot a fox?"])
+def test_a_thing_only_the_tagger_names_was_first_seen_when_its_occasion_began(
+    answerer: Reasoner, question: str
+) -> None:
+    """Not at the occasion's clearest frame, later on."""
+    from vidmem_ros.memory.records import Moment
+    from vidmem_ros.perception.types import Tag
+
+    for k, score in enumerate((0.3, 0.5, 0.7, 0.95, 0.9, 0.6)):
+        fox = Tag("red fox", score, ("red fox", "fox", "canine", "animal"))
+        answerer.store.add_moment(Moment(T0 + 60 + 2 * k, "/cam", 64, 48, None, tags=[fox]))
+    first = answerer.answer(question, as_of=T0 + 90)
+    assert first.stamp == T0 + 60, first.text
+
+
 def test_a_thing_described_as_in_something_is_found_where_a_scene_looked_like_that(answerer: Reasoner) -> None:
     """A caged bird the detector missed, in a frame the tagger saw as a birdcage."""
     from vidmem_ros.memory.records import Moment

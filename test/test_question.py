@@ -941,3 +941,61 @@ def test_a_place_asked_for_after_leaving_another_is_the_next_place() -> None:
     ):
         parsed = parse_question(text)
         assert parsed is not None and parsed.intent is Intent.AFTER and parsed.modality is Modality.PLACE, parsed
+
+
+@pytest.mark.parametrize(
+    ("text", "intent", "other"),
+    [
+        ("What were you looking at just before the boathouse?", Intent.BEFORE, "boathouse"),
+        ("What was the robot watching right after the fountain?", Intent.AFTER, "fountain"),
+        ("Ahead of the kiosk, what were you watching?", Intent.BEFORE, "kiosk"),
+        ("Prior to the weather vane, what did you see?", Intent.BEFORE, "weather vane"),
+        ("Following the fountain, what did you see?", Intent.AFTER, "fountain"),
+    ],
+)
+def test_what_the_robot_was_looking_at_around_a_thing_is_what_it_saw_then(
+    text: str, intent: Intent, other: str
+) -> None:
+    parsed = parse_question(text)
+    assert parsed is not None and parsed.intent is intent and parsed.other == other, parsed
+
+
+@pytest.mark.parametrize(
+    ("text", "intent", "target"),
+    [
+        ("When did the tractor drop out of sight?", Intent.LAST, "tractor"),
+        ("At what time did the red kite move out of your field of view?", Intent.LAST, "red kite"),
+        ("The weather vane: when did it finally disappear from view?", Intent.LAST, "weather vane"),
+        ("Find the first moment the green van appeared.", Intent.FIRST, "green van"),
+        ("Tell me the last time you saw a wheelbarrow.", Intent.LAST, "wheelbarrow"),
+        ("I'd like to know the earliest time you spotted the tractor.", Intent.FIRST, "tractor"),
+    ],
+)
+def test_a_moment_asked_for_in_other_words_is_when_the_thing_was_first_or_last_met(
+    text: str, intent: Intent, target: str
+) -> None:
+    parsed = parse_question(text)
+    assert parsed is not None and parsed.intent is intent and parsed.target == target, parsed
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Which room did you come into the greenhouse from?",
+        "Which place had the robot driven to the greenhouse from?",
+        "The greenhouse - which room did you arrive at it from?",
+    ],
+)
+def test_where_the_robot_came_to_a_place_from_is_the_place_before_it(text: str) -> None:
+    parsed = parse_question(text)
+    assert parsed is not None and parsed.intent is Intent.BEFORE and parsed.modality is Modality.PLACE, parsed
+    assert parsed.other == "greenhouse", parsed
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Announcements heard so far: what's the count?", "How many announcements heard so far?"],
+)
+def test_a_count_asked_without_its_verb_counts_what_was_heard(text: str) -> None:
+    parsed = parse_question(text)
+    assert parsed is not None and parsed.intent is Intent.COUNT and parsed.modality is Modality.SPEECH, parsed

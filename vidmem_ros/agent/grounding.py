@@ -311,10 +311,12 @@ class Grounder:
         kind_of: KindOf | None = None,
         set_apart: Callable[[str], str] | None = None,
         bears_words: Callable[[str], bool] | None = None,
+        depicts: Callable[[str], bool] | None = None,
     ) -> None:
         """``kind_of(word, broader, context=...)``: whether a word, in the sense the words written with it point to,
         names a kind of what a broader word names ("sparrow", "bird").  ``set_apart``: a line read with the words
-        text recognition ran together set apart ("NOPARKING" as "NO PARKING"), so that they are words to match."""
+        text recognition ran together set apart ("NOPARKING" as "NO PARKING"), so that they are words to match.
+        ``depicts(word)``: whether a noun names a picture or figure of something ("photo", "statue")."""
         self.store = store
         self.as_of = as_of
         self.lo, self.hi = window
@@ -326,8 +328,10 @@ class Grounder:
         self.kind_of = kind_of
         self.set_apart = set_apart
         self.bears_words = bears_words or (lambda word: False)  # "the touchscreen": what was read on one names it
+        self.depicts = depicts or (lambda word: False)
         self._synonyms: dict[str, Sequence[str]] = {}
         self._naming: list[str] = []
+        self._shown: list[str] = []  # the words of what a picture or a sign named shows ("fox" of "the fox poster")
         self._numbers: list[str] = []
         self._kept = {} if kept is None else kept  # records read, by kind and window: one question reads them once
 
@@ -376,6 +380,7 @@ class Grounder:
         if self.synonyms_of is not None:
             self._synonyms = {w: self.synonyms_of(w) for w in wanted}
         self._naming = naming_words(description)
+        self._shown = shown_words(description, lambda word: bears_text(word) or self.depicts(word))
         self._numbers = identifiers(description)  # "room 3": no record without a 3 is it
         found: list[Grounded] = []
         for sense in dict.fromkeys(senses):
@@ -510,6 +515,8 @@ class Grounder:
         naming = [n for n in self._naming if sense is not Sense.READ or not self._bears(n)]
         if self._naming and not naming:
             return True
+        if sense is Sense.SEEN:  # a picture is seen as what it shows: a frame of "the fox poster" is one of a fox
+            naming += self._shown
         return any(word_hit(n, text, self._synonyms) for n in naming for text in texts)
 
     def _bears(self, word: str) -> bool:
@@ -524,8 +531,10 @@ class Grounder:
         synonyms: Synonyms = self._synonyms
         unmeant: dict[str, dict[str, set[str]]] = {}  # by record, the kinds it holds meant otherwise
         kinds: dict[str, set[str]] = {}  # by wanted word, the words given for it as kinds of it
-        known = (
-            known_words(wanted, (_words_of(r) for r in records), synonyms) if sense is not Sense.SEEN else set(wanted)
+        known = (  # a picture is seen as what it shows: "poster" of "the fox poster" is not a word a frame holds
+            known_words(wanted, (_words_of(r) for r in records), synonyms)
+            if sense is not Sense.SEEN
+            else set(wanted) - (set(self._naming) if self._shown else set())
         )
         if sense is not Sense.SEEN and self.kind_of is not None and set(wanted) - known:
             # A word no record holds may name what a record's word is a kind of ("bird" of "a pair of swans").
@@ -734,6 +743,18 @@ def naming_words(description: str) -> list[str]:
         if words:
             names.append(words[-1])
     return names
+
+
+def shown_words(description: str, pictures: Callable[[str], bool]) -> list[str]:
+    """The words before a name's last word where that word names a picture or a bearer of words ("fox" of "the fox
+    poster", "harbour" of "a painting of the harbour" is left to the name it is of)."""
+    phrase = _NAME_ENDS.split(description.lower(), maxsplit=1)[0]
+    shown = []
+    for part in phrase.split(" of "):
+        words = terms(part)
+        if len(words) > 1 and pictures(words[-1]):
+            shown += words[:-1]
+    return shown
 
 
 def _record_words(wanted: Sequence[str], record: _Record, known: set[str], synonyms: Synonyms) -> float:

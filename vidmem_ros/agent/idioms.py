@@ -95,6 +95,15 @@ _SPLIT_ALTERNATIVE = re.compile(
 )
 # Forms of asking and their plain equivalents, applied to the asking clause in order.
 _ASKING_FORMS: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], ...] = (
+    # "how many messages heard so far", "how many vans seen today": the robot's meeting, said without its verb.
+    (
+        re.compile(
+            r"^how many (?!(?:seconds|minutes|hours)\b)(?P<x>[a-z]+(?: (?!(?:you|we|i|it|they|have|has|had|were|was"
+            r"|are|is)\b)[a-z]+)?) (?P<v>seen|heard|read|spotted|passed|met"
+            r"|noticed|visited)\b(?P<r>.*)$"
+        ),
+        lambda m: f"how many {m['x']} did you {_base_form(m['v']) if m['v'] != 'seen' else 'see'}{m['r']}",
+    ),
     # "what is the number of times you ...", "tell me the number of signs you read": asked as "how many" (not "the
     # number of the room", a number read).
     (
@@ -385,6 +394,32 @@ _ASKING_FORMS: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]
             r"|at all))*$"
         ),
         r"was there \g<t>",
+    ),
+    # "what were you looking at just before the kiosk", "what was the robot watching right after X": what was seen.
+    (
+        re.compile(
+            r"^what (?:was|were) (?:you|the robot|it) (?:looking at|watching|viewing|facing|observing|staring at"
+            r"|pointed at|pointing at)(?P<r> (?:(?:right|just|directly|immediately|straight) )?(?:before|after) .+)$"
+        ),
+        lambda m: "what did you see" + re.sub(r"\b(before|after) (?:it|the robot) ", r"\1 you ", m["r"]),
+    ),
+    # "when did the van go out of your field of view", "when did it drop out of sight": when it was last seen.
+    (
+        re.compile(
+            r"^(?P<w>when|at what time) did (?P<x>.+?) (?:last |finally )?(?:leave|exit|drop out of|go out of"
+            r"|disappear from|pass out of|move out of|slip out of) (?:the |your |its |the robot's )?"
+            r"(?:camera's |cameras' |camera )?(?:view|sight|frame|field of view|shot)$"
+        ),
+        lambda m: f"{m['w']} did you last see {m['x']}",
+    ),
+    # "which place did you come to the kiosk from", "where had you come from before the kiosk": the place before.
+    (
+        re.compile(
+            r"^(?:where|which (?:place|room|area|part of \w+(?: \w+)?)|what (?:place|room|area)) (?:did|had) "
+            r"(?:you|the robot|it) (?:come|arrived?|get|got|walk(?:ed)?|drive|driven|go|gone) (?:to|at|into|in) (?P<x>.+?)"
+            r" from$"
+        ),
+        lambda m: f"which place did you visit right before {m['x']}",
     ),
 )
 
@@ -677,8 +712,21 @@ _BY_SENSOR = (
 # "After the fountain, which sign did you read next?", "before the gate, where were you?": a relation said before
 # the question that it bounds; the plain order puts it after ("which sign did you read after the fountain").
 _FRONTED_RELATION = re.compile(
-    r"^(?P<r>(?:right |just |directly |immediately |straight )?(?:after|before)) (?P<x>[^,;:]+)[,;:] "
+    r"^(?P<r>(?:right |just |directly |immediately |straight )?(?:after|before|ahead of|prior to|following))"
+    r" (?P<x>[^,;:]+)[,;:] "
     r"(?P<q>(?:what|which|where|who)\b.+?)(?: next| then| afterwards)?(?P<e>[?.!]?)$"
+)
+
+
+def _relation(said: str) -> str:
+    """An order relation in its plain word: "ahead of" and "prior to" are "before", "following" is "after"."""
+    return re.sub(r"\b(?:ahead of|prior to)$", "before", re.sub(r"\bfollowing$", "after", said))
+
+
+# "find the first moment the van appeared", "tell me the last time you heard the bell": what that moment was.
+_WANTED_MOMENT = re.compile(
+    r"^(?:i need|i want|i'd like|i would like|give me|tell me|let me know|find)(?: to know| to find out)? "
+    r"(?=the (?:first|last|earliest|latest) (?:moment|time|instant|point(?: in time)?)\b)"
 )
 
 
@@ -1083,8 +1131,9 @@ _TOPIC_COLON = re.compile(
 # A topic set before a bare question word that asks about it whole ("time spent in the shop - how much?", "visits
 # to the kiosk: how many?"): the question word goes before it.
 _BARE_ASKING = re.compile(
-    r"^(?P<topic>[^:?.!]{1,80}?)\s*(?::|\s[-–—])\s+(?P<wh>how (?:much|many|long|often)|when|where)"
-    r"\s*[?.!]?$"
+    r"^(?P<topic>[^:?.!]{1,80}?)\s*(?::|\s[-–—])\s+(?P<wh>how (?:much|many|long|often)|when|where"
+    r"|(?P<count>(?:give me|tell me|what is|what's|i need|state|report) (?:the )?(?:number|count|total|tally)))"
+    r"(?: please)?\s*[?.!]?$"
 )
 
 
@@ -1149,9 +1198,9 @@ def plain_sentence(sentence: str) -> str:
     """A lower-case sentence without the robot's patrol as its scope or a remark on how to answer, an either/or
     relation said whole, two things offered before the question that asks which said after it, and an idiom of
     seeing said with its verb."""
-    sentence = _BARE_ASKING.sub(lambda m: f"{m['wh']} {m['topic']}", sentence)
+    sentence = _BARE_ASKING.sub(lambda m: f"{'how many' if m['count'] else m['wh']} {m['topic']}", sentence)
     sentence = _TOPIC_COLON.sub("", re.sub(r"\b(you|we|they|i)['’]ve\b", r"\1 have", sentence))
-    sentence = _AS_OF_NOW.sub("", sentence)
+    sentence = _WANTED_MOMENT.sub("what was ", _AS_OF_NOW.sub("", sentence))
     sentence = _seen_doing_there(_LEFT_ABOUT.sub(lambda m: f"did you see {m['x']}{m['r']}", sentence))
     sentence = _FRONTED_WHERE.sub(lambda m: f"{m['q']} {m['pp']}", sentence)
     sentence = _COULD_SEE.sub("did you see ", sentence)
@@ -1188,7 +1237,7 @@ def plain_sentence(sentence: str) -> str:
     sentence = _OFFERED_FIRST.sub(lambda m: f"{m['q']}, {m['a']} or {m['b']}", sentence)
     sentence = _FRONTED_MOMENT.sub(lambda m: f"{m['question']} {_AT_THE_MOMENT.sub('when', m['moment'])}", sentence)
     sentence = _EDGE_TIME_ASKED.sub(_edge_time, _EDGE_TIME_FRONTED.sub(_edge_time, sentence))
-    sentence = _FRONTED_RELATION.sub(lambda m: f"{m['q']} {m['r']} {m['x']}{m['e']}", sentence)
+    sentence = _FRONTED_RELATION.sub(lambda m: f"{m['q']} {_relation(m['r'])} {m['x']}{m['e']}", sentence)
     return _SPLIT_ALTERNATIVE.sub(lambda m: f"{m['r']} or {m['s']} {m['b']}" if m["r"] != m["s"] else m[0], sentence)
 
 

@@ -84,6 +84,7 @@ class LabelLexicon:
         self._all_sense_words: BoundedMemo[str, frozenset[str]] = BoundedMemo(MEANT_CACHE)  # word -> all its senses'
         self._context_words: BoundedMemo[str, frozenset[str]] = BoundedMemo(MEANT_CACHE)  # a text -> its words
         self._bearers: BoundedMemo[str, bool] = BoundedMemo(MEANT_CACHE)
+        self._depictions: BoundedMemo[str, bool] = BoundedMemo(MEANT_CACHE)
 
     def resolve(self, phrase: str) -> list[str]:
         """Labels that ``phrase`` refers to, tried on its whole and on ever shorter tails ("a red coffee mug" ->
@@ -165,6 +166,12 @@ class LabelLexicon:
 
     def _bears_words(self, word: str) -> bool:
         return self.wordnet is not None and bears_words(self.wordnet, self._forms(word)[0])
+
+    def depicts(self, word: str) -> bool:
+        """Whether a noun names a picture or figure of something in one of its two most frequent senses (a photo,
+        a painting, a drawing, a statue): in a frame it is seen as what it shows."""
+        word = word.lower().strip()
+        return self._depictions.get(word, lambda: self.wordnet is not None and depicts(self.wordnet, word))
 
     def synonyms(self, word: str) -> tuple[str, ...]:
         """Other words for a concrete thing a word names in one of its two most frequent senses ("cookie" for
@@ -386,6 +393,18 @@ def bears_words(wordnet: wn.WordNet, word: str) -> bool:
         return True
     displays = [d for d in wordnet.senses("display") if "video display" in wordnet.lemmas(d)]
     return any(wordnet.is_a(s, d) for s in senses for d in displays)
+
+
+# What a picture or a figure is, in WordNet: a made representation, graphic or plastic art, visual communication.
+_DEPICTIONS = (("representation", wn.LEX_ARTIFACT), ("graphic art", wn.LEX_ARTIFACT), ("plastic art", wn.LEX_ARTIFACT),
+               ("visual communication", wn.LEX_COMMUNICATION))  # fmt: skip
+
+
+def depicts(wordnet: wn.WordNet, word: str) -> bool:
+    """Whether a noun names a picture or a figure of something in one of its two most frequent senses."""
+    anchors = [s for lemma, lexfile in _DEPICTIONS for s in wordnet.senses(lemma) if wordnet.lexfile(s) == lexfile]
+    senses = wordnet.senses(wordnet.base_form(word))[:SYNONYM_SENSES]
+    return any(wordnet.is_a(s, a) for s in senses for a in anchors)
 
 
 def _tails(phrase: str) -> list[str]:

@@ -761,7 +761,9 @@ class OfflinePlanner:
         where = f" at {xy_said(chosen.pose)}" if chosen.pose else ""
         text = f"{lead}, but memory mentions it{where} {when_said(state, chosen.stamp)} ({chosen.text})."
         value = True if p.intent is Intent.DID else None
-        yield answer(text, 0.4, _refs(hits), chosen.ref, chosen.ref, value=value)
+        # first in view when the occasion it was named on began, not at its clearest frame
+        ref = str(chosen.data.get("first_ref", chosen.ref)) if p.intent is Intent.FIRST else chosen.ref
+        yield answer(text, 0.4, _refs(hits), ref, ref, value=value)
 
     def _held_in(self, state: AgentState, p: ParsedQuestion) -> Generator[Step, list[Observation], list[Finding]]:
         """Frames whose scene tags name what the thing was described as being in ("cage" of "caged parrot")."""

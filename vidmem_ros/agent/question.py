@@ -412,8 +412,9 @@ _COMPILED = [(intent, modality, re.compile(pattern)) for intent, modality, patte
 _SIGN_TARGET = re.compile(rf"^{_SIGN} {_SAYING} (?P<t>.+)$")
 _FILLER = re.compile(
     r"^(?:(?:anything|something|aught) (?:about|on|regarding|concerning|mentioning|saying|that said)"
-    r"|any|an|a|the|some|one|my|your)\s+"
-)  # "anything about a leak" names the leak
+    r"|any|an|a|the|those|some|one|my|your"
+    r"|that(?=\s+(?!(?:the|a|an|my|your|his|her|its|our|their|there|it|he|she|they|we|i|you|this)\b)))\s+"
+)  # "anything about a leak" names the leak; "that fox" is the fox ("that the door was open" is a clause)
 # How a thing was met, said before it ("seeing the dog", "hearing about a leak"): not part of its name.
 _MEETING = re.compile(
     r"^(?:(?:seeing|spotting|noticing|watching|hearing|reading)(?: about)?|about)\s+(?=(?:the|a|an|any|some|that)\s)"
@@ -760,12 +761,16 @@ def _resolved(parsed: ParsedQuestion, context: str) -> ParsedQuestion:
         # Words quoted are words read or heard, never a thing's name ("when did you pass the 'WET FLOOR' sign").
         said = modality_named(parsed.text) is Modality.SPEECH
         target, modality = words.group("q").strip(), (Modality.SPEECH if said else Modality.TEXT)
+    other = parsed.other
+    if context and other and _PRONOUN.match(other):  # "the kiosk: where did you go before it?": the other is it
+        other = _antecedent(context) or other
     unnamed = not target and (parsed.intent in (Intent.SAID, Intent.READ) or parsed.modality is Modality.PLACE)
+    unnamed = unnamed and other == parsed.other
     there = parsed.modality is Modality.PLACE and target in ("there", "that place")  # "it" is a pronoun already
     if context and (_PRONOUN.match(target) or unnamed or there):  # "the boathouse - how many visits?": visits to it
         target = _antecedent(context) or target
-    changed = target != parsed.target or modality is not parsed.modality
-    return replace(parsed, target=target, modality=modality) if changed else parsed
+    changed = target != parsed.target or modality is not parsed.modality or other != parsed.other
+    return replace(parsed, target=target, modality=modality, other=other) if changed else parsed
 
 
 def _context(text: str) -> str:

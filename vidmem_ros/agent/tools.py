@@ -477,6 +477,7 @@ def _grounder(ctx: ToolContext, window: tuple[float, float]) -> Grounder:
         _lexicon(ctx).kind_of,
         lambda text: _set_apart_text(ctx, text),
         _lexicon(ctx).bears_words,
+        _lexicon(ctx).depicts,
     )
 
 
