@@ -2086,3 +2086,18 @@ def test_what_someone_lost_is_known_from_what_they_said(answerer: Reasoner, ques
     _heard(answerer, 30, "Excuse me, I lost my green rucksack this morning, has anyone handed it in?")
     answer = answerer.answer(question)
     assert "rucksack" in answer.text and "Checked every" not in answer.text, answer.text
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "The broken kettle or the fire exit sign: which did you come across first?",
+        "Which did you come across first, the broken kettle or the fire exit sign?",
+    ],
+)
+def test_a_verb_said_once_for_both_sides_of_an_order_restricts_neither(answerer: Reasoner, question: str) -> None:
+    """A kettle known only by the sign read on it: "come across" said before both names no sense for either."""
+    _read(answerer, 50, "BROKEN KETTLE", "DO NOT USE")
+    _read(answerer, 70, "FIRE EXIT")
+    first = answerer.answer(question, as_of=T0 + 90)
+    assert "kettle" in first.text.split(":")[0].lower() and first.stamp == T0 + 50, first.text

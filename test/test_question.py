@@ -999,3 +999,23 @@ def test_where_the_robot_came_to_a_place_from_is_the_place_before_it(text: str) 
 def test_a_count_asked_without_its_verb_counts_what_was_heard(text: str) -> None:
     parsed = parse_question(text)
     assert parsed is not None and parsed.intent is Intent.COUNT and parsed.modality is Modality.SPEECH, parsed
+
+
+@pytest.mark.parametrize(
+    ("text", "modality", "sides"),
+    [
+        (
+            "A delivery reminder or a question about parking, which did you hear first?",
+            Modality.SPEECH,
+            {"delivery reminder", "parking"},
+        ),
+        ("The kite, or the tractor: which did you see first?", Modality.OBJECT, {"kite", "tractor"}),
+        ("The heron or the weather vane, which came first?", None, {"heron", "weather vane"}),
+    ],
+)
+def test_two_things_offered_before_the_question_are_the_two_it_orders(
+    text: str, modality: Modality | None, sides: set[str]
+) -> None:
+    parsed = parse_question(text)
+    assert parsed is not None and parsed.intent is Intent.ORDER and {parsed.target, parsed.other} == sides, parsed
+    assert modality is None or parsed.modality is modality, parsed

@@ -428,6 +428,11 @@ _ASKING_FORMS: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]
 _OFFERED_FIRST = re.compile(
     r"^(?:of|between|out of) (?P<a>.+?) and (?P<b>[^,:;]+?)[,:;] (?P<q>(?:which|what|who)\b.*)$"
 )
+# "The bell or the siren - which did you hear first?": the two offered as alternatives before the question.
+_OFFERED_EITHER = re.compile(
+    r"^(?P<a>(?!(?:did|was|were|have|has|had|is|are|do|does|can|could|which|what|who|when|where|how|of|between)\b)"
+    r"[^,:;?]+?),? or (?P<b>[^,:;?]+?)\s*(?:[,:;]|\s[-–—])\s+(?P<q>(?:which|what|who)\b.*)$"
+)
 # A closing remark on how to answer ("counting each visit", "roughly", "in seconds"), which asks nothing.
 # A dash or colon left at the end once what followed it was taken away as a remark.
 _DANGLING = re.compile(r"\s*[-–—:;,]\s*(?=[?.!]*$)")
@@ -1234,7 +1239,8 @@ def plain_sentence(sentence: str) -> str:
     previous = None
     while previous != sentence:
         previous, sentence = sentence, _DANGLING.sub("", _FORM_REMARK.sub("", _SCOPE.sub("", sentence))).lstrip(",;: ")
-    sentence = _OFFERED_FIRST.sub(lambda m: f"{m['q']}, {m['a']} or {m['b']}", sentence)
+    offered = _OFFERED_FIRST.match(sentence) or _OFFERED_EITHER.match(sentence)
+    sentence = f"{offered['q']}, {offered['a']} or {offered['b']}" if offered else sentence
     sentence = _FRONTED_MOMENT.sub(lambda m: f"{m['question']} {_AT_THE_MOMENT.sub('when', m['moment'])}", sentence)
     sentence = _EDGE_TIME_ASKED.sub(_edge_time, _EDGE_TIME_FRONTED.sub(_edge_time, sentence))
     sentence = _FRONTED_RELATION.sub(lambda m: f"{m['q']} {_relation(m['r'])} {m['x']}{m['e']}", sentence)

@@ -2017,7 +2017,8 @@ def _side_senses(question: str, name: str, fallback: list[str]) -> list[str]:
     lower, at = _found_in_question(question, name)
     if at < 0:
         return fallback
-    before = re.split(r"\b(?:before|after|or|than|and|then)\b", lower[:at])[-1]
+    # ... in the side's own clause: "which did you pass first, the pump or the sign" says the question's verb
+    before = re.split(r"\b(?:before|after|or|than|and|then)\b|[,;:]", lower[:at])[-1]
     met = modality_named(before) if before.strip() else None
     if met is None and _ARRIVED.search(before):
         met = Modality.OBJECT  # "before reaching X": met where it was, in view
