@@ -605,3 +605,33 @@ def test_a_sign_naming_another_place_of_the_kind_names_no_place_asked_about(patr
         assert other.value is None, other.text
     same = patrol.answer("How long did you spend in the bike shop?")
     assert same.value == pytest.approx(22, abs=3), same.text
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What did you see just before you got to the kiosk?",
+        "Ahead of your kiosk stop, what did you see?",
+        "What were you looking at right before your stop at the kiosk?",
+    ],
+)
+def test_what_was_seen_right_before_reaching_a_place_is_what_came_before_the_visit(
+    patrol: Reasoner, question: str
+) -> None:
+    """Not the sign read once there, which names the place."""
+    from vidmem_ros.memory.records import Moment
+    from vidmem_ros.perception.types import TextLine
+
+    patrol.store.add_moment(Moment(T0 + 48, "/cam", 64, 48, None, texts=[TextLine("KIOSK", 0.95)], pose=at(10.0)))
+    before = patrol.answer(question)
+    assert before.value == "cup" and before.stamp is not None and before.stamp < T0 + 40, before.text
+
+
+def test_whether_something_heard_came_after_a_stop_at_a_place_goes_by_the_visit(patrol: Reasoner) -> None:
+    from vidmem_ros.memory.records import Moment, Transcript
+    from vidmem_ros.perception.types import TextLine
+
+    patrol.store.add_moment(Moment(T0 + 48, "/cam", 64, 48, None, texts=[TextLine("KIOSK", 0.95)], pose=at(10.0)))
+    patrol.store.add_transcript(Transcript(T0 + 20, T0 + 22, "Is the kiosk open on Sundays?"))  # before the visit
+    asked = patrol.answer("Was the question about Sundays asked after your stop at the kiosk?")
+    assert asked.value is False, asked.text

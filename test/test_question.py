@@ -1019,3 +1019,10 @@ def test_two_things_offered_before_the_question_are_the_two_it_orders(
     parsed = parse_question(text)
     assert parsed is not None and parsed.intent is Intent.ORDER and {parsed.target, parsed.other} == sides, parsed
     assert modality is None or parsed.modality is modality, parsed
+
+
+def test_a_stop_that_is_a_thing_of_its_own_is_no_visit() -> None:
+    kept = parse_question("What did you see right before the bus stop?")
+    assert kept is not None and kept.other == "bus stop", kept
+    visit = parse_question("What did you see right before the boathouse stop?")
+    assert visit is not None and visit.other == "you visited the boathouse", visit

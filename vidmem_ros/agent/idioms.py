@@ -723,6 +723,22 @@ _FRONTED_RELATION = re.compile(
 )
 
 
+# A stop at a place said as a noun ("after your stop in the kiosk", "just before the kiosk stop"): the visit to it.
+_STOP_AT = re.compile(
+    r"\b(?P<r>before|after|since|until|till) (?:(?:your|the robot's|its|the) )?(?:stop (?:at|in|by) (?:the |a )?"
+    r"(?P<x>[a-z][\w' -]*?)|(?P<y>[a-z][\w' -]*?) stop)(?=$|[,;:?.!]| and | or | before | after | when | while )"
+)
+
+
+def _stop_visited(m: re.Match[str]) -> str:
+    """ "before the kiosk stop" as "before you visited the kiosk"; a stop WordNet names ("the bus stop") is left."""
+    place = m["x"] or m["y"]
+    wordnet = _wordnet()
+    if m["y"] and wordnet is not None and wordnet.senses(f"{place.split()[-1]} stop"):
+        return m[0]
+    return f"{m['r']} you visited the {place}"
+
+
 def _relation(said: str) -> str:
     """An order relation in its plain word: "ahead of" and "prior to" are "before", "following" is "after"."""
     return re.sub(r"\b(?:ahead of|prior to)$", "before", re.sub(r"\bfollowing$", "after", said))
@@ -1244,6 +1260,7 @@ def plain_sentence(sentence: str) -> str:
     sentence = _FRONTED_MOMENT.sub(lambda m: f"{m['question']} {_AT_THE_MOMENT.sub('when', m['moment'])}", sentence)
     sentence = _EDGE_TIME_ASKED.sub(_edge_time, _EDGE_TIME_FRONTED.sub(_edge_time, sentence))
     sentence = _FRONTED_RELATION.sub(lambda m: f"{m['q']} {_relation(m['r'])} {m['x']}{m['e']}", sentence)
+    sentence = _STOP_AT.sub(_stop_visited, sentence)
     return _SPLIT_ALTERNATIVE.sub(lambda m: f"{m['r']} or {m['s']} {m['b']}" if m["r"] != m["s"] else m[0], sentence)
 
 

@@ -841,7 +841,9 @@ class OfflinePlanner:
         """Which of two things came first: each grounded in memory (restricted to how the question says they were
         met), its earliest occasion compared; the answer names what came first, then both times."""
         heard = p.modality is Modality.SPEECH
-        if heard and {_side_senses(p.text, n, ["heard"])[0] for n in (p.target, p.other)} == {"heard"}:
+        sides = (p.target, p.other)
+        arrived = any(_arrived_at(p.text, n) for n in sides)  # "... after you got to the kiosk": a visit
+        if heard and not arrived and {_side_senses(p.text, n, ["heard"])[0] for n in sides} == {"heard"}:
             yield from self._heard_order(state, p)
             return
         senses = (
@@ -851,7 +853,7 @@ class OfflinePlanner:
             if heard
             else [s.value for s in source_named(p.text, self.wordnet)]
         )
-        if not senses and modality_named(p.text) is None:
+        if not senses and not arrived and modality_named(p.text) is None:
             # "Which came first, the A or the B?" says not how they were met: two messages both heard, perhaps.
             heard_a, heard_b = yield from self._first_heard(p)
             if heard_a is not None and heard_b is not None:
@@ -939,6 +941,18 @@ class OfflinePlanner:
                 )
         return (yield from self._seen_edges(name, senses))
 
+    def _first_arrival(self, state: AgentState, said: str) -> Generator[Step, list[Observation], Finding | None]:
+        """The first visit to the place a clause says the robot got to ("you reached the kiosk"), where one stands
+        out; None for anything else."""
+        arrived = _GOT_TO.match(said)
+        if arrived is None:
+            return None
+        found = (yield [call("places", about=arrived["place"])])[0].result.findings
+        if not _stands_out(found):
+            return None
+        start, _ = found[0].data["visits"][0]
+        return replace(found[0], stamp=state.t0 + start, end=state.t0 + start)
+
     def _first_seen(
         self, name: str, senses: list[str] | None = None, latest: bool = False
     ) -> Generator[Step, list[Observation], Finding | None]:
@@ -1019,12 +1033,14 @@ class OfflinePlanner:
             yield from self._heard_next(state, p, after)
             return
         state.plan(f"find when I first saw {p.other}", f"list what came {'after' if after else 'before'} it")
-        anchor = yield from self._first_seen(p.other, _side_senses(p.text, p.other, []) or None)
+        arrival = yield from self._first_arrival(state, p.other)  # "just before you got to the kiosk"
+        anchor = arrival or (yield from self._first_seen(p.other, _side_senses(p.text, p.other, []) or None))
         if anchor is None:
             yield answer(f"I have not seen {p.other}, so I cannot say what came around it.", NOT_SEEN_CONFIDENCE)
             return
         what = "text" if p.modality is Modality.TEXT else "objects"
-        edge_at = yield from self._scene_edge(state, anchor, after)
+        # the moment of getting there, else the edge of the view that held the thing
+        edge_at = arrival.stamp if arrival else (yield from self._scene_edge(state, anchor, after))
         edge = edge_at - state.t0
         window = (
             (edge + 0.01, edge + NEIGHBOUR_WINDOW_S) if after else (max(0.0, edge - NEIGHBOUR_WINDOW_S), edge - 0.01)
@@ -2030,6 +2046,8 @@ def _side_senses(question: str, name: str, fallback: list[str]) -> list[str]:
 
 
 _ARRIVED = re.compile(rf"\b{ARRIVAL}(?: (?:the|a|an|that))?\s*$")
+# A clause that says the robot got to a place ("you reached the kiosk", "the robot entered the hall").
+_GOT_TO = re.compile(rf"^(?:you|the robot|it|we) {ARRIVAL}\s+(?:the |a |an )?(?P<place>\S.*)$")
 
 
 def _arrived_at(question: str, name: str) -> bool:

@@ -1151,6 +1151,10 @@ def visit_question(text: str) -> ParsedQuestion | None:
         return ParsedQuestion(text, Intent.WHERE, place, Modality.PLACE)  # "where did you stop near X": that stay
     if re.search(r"\b(?:before|after|prior to) \w", sentence[found.end("place") :]):
         return None  # "had you been to X before Y": an order, read by the patterns
+    if re.search(
+        r"\b(?:before|after|since|until|till|prior to) (?:you|the robot|it|we) (?:had )?$", sentence[: found.start()]
+    ) and not re.match(r"(?:have|had|has|did|were|was) (?:you|the robot|it|we)\b", sentence):
+        return None  # "did the bell ring after you got to X": the visit sets when; the bell is asked about
     if re.match(r"(?:have|had|has|did|were|was)\b", sentence) and re.search(
         r"\b(?:been|visit|visited|go|gone|went|come|came|get|got|return|returned)\b", sentence
     ):
