@@ -2101,3 +2101,22 @@ def test_a_verb_said_once_for_both_sides_of_an_order_restricts_neither(answerer:
     _read(answerer, 70, "FIRE EXIT")
     first = answerer.answer(question, as_of=T0 + 90)
     assert "kettle" in first.text.split(":")[0].lower() and first.stamp == T0 + 50, first.text
+
+
+@pytest.mark.parametrize(
+    ("question", "asked"),
+    [
+        ("Did anyone ask about a ladder that had disappeared?", True),
+        ("Did somebody enquire about the ladder which was taken?", True),
+        ("Did anyone ask about a bucket that had gone missing?", False),
+    ],
+)
+def test_a_question_about_a_thing_told_by_what_became_of_it_is_one_heard_about_the_thing(
+    answerer: Reasoner, question: str, asked: bool
+) -> None:
+    """What became of it is said in the question heard in other words ("who moved"), or not at all."""
+    _heard(answerer, 40, "Who moved the long ladder from the shed?")
+    _heard(answerer, 60, "The bucket is by the door.")
+    found = answerer.answer(question, as_of=T0 + 90)
+    assert (found.value is True) is asked, found.text
+    assert not asked or found.stamp == T0 + 40, found.text

@@ -790,6 +790,15 @@ class OfflinePlanner:
             if grounded is not None:
                 yield grounded
                 return
+        head = head_words(p.target)
+        if asking and p.intent is Intent.DID and head != p.target and all(f.data.get("unmet") for f in lines):
+            # "did anyone ask about a ladder that had disappeared": a question about the ladder, however its fate was put
+            obs = (yield [call("search_transcripts", query=head, limit=limit, **asking, **window)])[0]
+            if obs.result.findings:
+                best = min(obs.result.findings, key=lambda f: f.stamp)
+                text = f'Yes, I was asked about {head}: "{best.text}" {when_said(state, best.stamp)}.'
+                yield answer(text, best.score * 0.6, _refs(obs.result.findings), best.ref, value=True)
+                return
         if not lines:
             yield self._not_seen(state, p, [])
             return
