@@ -2120,3 +2120,19 @@ def test_a_question_about_a_thing_told_by_what_became_of_it_is_one_heard_about_t
     found = answerer.answer(question, as_of=T0 + 90)
     assert (found.value is True) is asked, found.text
     assert not asked or found.stamp == T0 + 40, found.text
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Which radio frequency are the porters meant to use?",
+        "What radio channel should the porters be on?",
+        "Tell me which intercom channel the porters use.",
+    ],
+)
+def test_a_source_word_that_qualifies_the_thing_asked_for_names_no_source(answerer: Reasoner, question: str) -> None:
+    """The channel was read on a rota; what was heard of the porters says nothing of it."""
+    _read(answerer, 30, "PORTERS ROTA", "Radio channel 9")
+    _heard(answerer, 60, "Porters, the meeting is at the north gate.")
+    channel = answerer.answer(question, as_of=T0 + 90)
+    assert "9" in str(channel.value) and channel.stamp == T0 + 30, channel.text

@@ -857,7 +857,7 @@ def source_named(question: str, wordnet: wn.WordNet | None = None) -> list[Sense
     # The sentence that asks decides: one before it only sets the scene ("I need the night porter. Which ...?"),
     # unless the asking one leaves open what an earlier one said ("I heard it on the radio. What did it say?").
     asking, *before = reversed(sentences_of(without_aside(question))) if question.strip() else ("",)
-    said = _senses_named(without_asking(asking.lower()), wordnet)
+    said = _senses_named(_asked_head_alone(without_asking(asking.lower())), wordnet)
     if len(said) == 1:
         return said
     for text in before:
@@ -868,6 +868,22 @@ def source_named(question: str, wordnet: wn.WordNet | None = None) -> list[Sense
     if not said and _SOUGHT.search(question.lower()) and not sight_named(question):
         return [Sense.HEARD]
     return said
+
+
+# The thing a "which" or "what" question asks for, before its verb ("which intercom channel is ...").
+_ASKED_HEAD = re.compile(
+    r"^(?P<wh>(?:which|what)(?: (?:kind|type|sort) of)?) (?P<mod>(?:[a-z-]+ ){1,2}?)(?P<head>[a-z-]+)"
+    r"(?= (?:is|was|were|are|did|do|does|has|have|had|should|must|can|could|would|will)\b)"
+)
+
+
+def _asked_head_alone(question: str) -> str:
+    """A question with the words qualifying the thing it asks for left out: "the intercom channel" asked for names a
+    channel, not the radio as where the answer was heard; a message or a sign asked for keeps them."""
+    asked = _ASKED_HEAD.match(question)
+    if asked is None or _CARRIED.fullmatch(asked["head"]) or bears_text(asked["head"]):
+        return question  # "which voice message", "what warning sign": the words say how it was met
+    return f"{asked['wh']} {asked['head']}{question[asked.end() :]}"
 
 
 # Something lost, missing or looked for ("what had gone missing", "the clerk is looking for something").
