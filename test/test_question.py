@@ -1026,3 +1026,30 @@ def test_a_stop_that_is_a_thing_of_its_own_is_no_visit() -> None:
     assert kept is not None and kept.other == "bus stop", kept
     visit = parse_question("What did you see right before the boathouse stop?")
     assert visit is not None and visit.other == "you visited the boathouse", visit
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Your total time at the boathouse?",
+        "What was your overall time at the boathouse?",
+        "Time spent inside the boathouse?",
+    ],
+)
+def test_a_total_time_at_a_place_said_as_a_noun_is_how_long_the_robot_was_there(text: str) -> None:
+    parsed = parse_question(text)
+    assert parsed is not None and parsed.intent is Intent.DURATION and parsed.modality is Modality.PLACE, parsed
+    assert parsed.target == "boathouse", parsed
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Please tally up all the announcements you heard. How many in total?",
+        "Count every announcement you heard. How many?",
+        "Add up all the announcements you heard.",
+    ],
+)
+def test_a_request_to_count_what_was_heard_is_a_count(text: str) -> None:
+    parsed = parse_question(text)
+    assert parsed is not None and parsed.intent is Intent.COUNT and parsed.modality is Modality.SPEECH, parsed

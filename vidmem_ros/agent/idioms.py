@@ -30,8 +30,8 @@ _MET_SIGN = r"read|see|saw|seen|pass|passed|come across|came across|notice|notic
 ACTIVITY = r"(?:patrol|patrols|rounds?|route|tour|shift|trip|journey|mission|loop|circuit|duty)"
 _SCOPE = re.compile(
     rf",?\s*(?<!been )(?<!being )(?<!you are )(?<!you were )(?<!far )\b(?:on|along|during|throughout|over|in the course of"
-    rf"|while on)\s+"
-    rf"(?:your|its|this|today's|the robot's|the)\s+{ACTIVITY}\b"
+    rf"|while on|from|across)\s+"
+    rf"(?:your|its|this|today's|the robot's|the)\s+(?:(?:whole|entire|full) )?{ACTIVITY}\b"
     r"|,?\s*\b(?:on|along)\s+(?:your|its|the robot's)\s+way\b"
     # "anywhere in your records", "in your memory": every question is asked of memory
     r"|,?\s*\b(?:anywhere |at all |at any point )?(?:in|within|among|from|on) (?:your|its|the robot's|the) (?:records?"
@@ -95,6 +95,24 @@ _SPLIT_ALTERNATIVE = re.compile(
 )
 # Forms of asking and their plain equivalents, applied to the asking clause in order.
 _ASKING_FORMS: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], ...] = (
+    # "total time in the kiosk", "what was your overall time at the pier": how long the robot was there.
+    (
+        re.compile(
+            r"^(?:what (?:was|is) )?(?:your |the robot's |its |the )?(?:total |overall |whole |full )?"
+            r"(?:time|duration)(?: (?:spent|passed|you spent|the robot spent))? (?P<p>in|at|inside|by) (?P<x>.+)$"
+        ),
+        lambda m: f"how long were you {m['p']} {m['x']}",
+    ),
+    # "tally up the vans you saw", "add up every message": asked as "how many".
+    (
+        re.compile(
+            r"^(?:please )?(?:tally|add|total)(?: up)?(?: for me)? (?:every|each|all(?: of)?(?: the)?|the) (?P<x>.+?)"
+            r"(?: (?:that )?(?:you|the robot) (?:have |had )?(?P<v>\w+)(?P<r>.*))?$"
+        ),
+        lambda m: (
+            f"how many {m['x']} did you {_base_form(m['v'])}{m['r']}" if m["v"] else f"how many {m['x']} were there"
+        ),
+    ),
     # "how many messages heard so far", "how many vans seen today": the robot's meeting, said without its verb.
     (
         re.compile(
@@ -125,7 +143,7 @@ _ASKING_FORMS: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]
     # many ..." is a request that wraps the question, read as one in ``indirect``).
     (
         re.compile(
-            r"^(?:(?:can|could|would|will) you |please )*count(?: up)?(?: for me)? (?:the |all the |up the )?"
+            r"^(?:(?:can|could|would|will) you |please )*count(?: up)?(?: for me)? (?:the |all the |all of the |all |every |each |up the )?"
             r"(?P<x>.+?) (?:that )?(?P<w>you|the robot) (?:have |had |has )?(?P<v>\w+)(?P<r>.*)$"
         ),
         lambda m: f"how many {m['x']} did you {_base_form(m['v'])}{m['r']}",  # the robot asked of is "you"

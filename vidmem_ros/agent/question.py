@@ -539,8 +539,22 @@ _FORMAT_REMARK = re.compile(
 )
 
 
+# A bare "how many" after a request to count says nothing the request did not ("Tally up the vans. How many?").
+_BARE_HOW_MANY = re.compile(r"how many(?: (?:were|are) there| in all| in total| altogether| all told)?\s*[?.!]*")
+_COUNT_REQUEST = re.compile(r"^(?:please )?(?:tally|count|add|total)(?: up)?\b", re.IGNORECASE)
+
+
+def _count_request_asked(text: str) -> str:
+    """A request to count followed by a bare "how many", as the one question it asks."""
+    sentences = sentences_of(text)
+    if len(sentences) >= 2 and _BARE_HOW_MANY.fullmatch(sentences[-1].lower()) and _COUNT_REQUEST.match(sentences[-2]):
+        return " ".join([*sentences[:-2], sentences[-2].rstrip(".! ") + "?"])
+    return text
+
+
 def parse_question(text: str) -> ParsedQuestion | None:
     """The intent and targets of a supported question, or None."""
+    text = _count_request_asked(text)
     route = route_question(text)
     if route is not None:
         return route
