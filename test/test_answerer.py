@@ -2136,3 +2136,26 @@ def test_a_source_word_that_qualifies_the_thing_asked_for_names_no_source(answer
     _heard(answerer, 60, "Porters, the meeting is at the north gate.")
     channel = answerer.answer(question, as_of=T0 + 90)
     assert "9" in str(channel.value) and channel.stamp == T0 + 30, channel.text
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Who is in charge of the late shift, going by the sign?",
+        "According to the notice, who's supervising the late shift?",
+        "Going by the rota, who looks after the late shift tonight?",
+    ],
+)
+def test_who_is_answered_by_a_name_read_before_a_word_for_people(answerer: Reasoner, question: str) -> None:
+    """A sign whose words name a kind of person ("guests'") names no one; one with an initialled name does."""
+    _read(answerer, 30, "GUESTS' CORNER", "Late shift games")
+    _read(answerer, 50, "LATE SHIFT 18:00-23:00", "Supervisor in charge: K. DRAKE")
+    who = answerer.answer(question, as_of=T0 + 90)
+    assert "DRAKE" in str(who.value) and who.stamp == T0 + 50, who.text
+
+
+def test_who_is_answered_by_a_name_though_a_sign_with_a_word_for_people_meets_more_words(answerer: Reasoner) -> None:
+    _read(answerer, 30, "GUESTS' LOUNGE", "Open 2-4")
+    _read(answerer, 50, "NIGHT DUTY", "In charge: K. DRAKE")
+    who = answerer.answer("Who is on duty in the guests' lounge tonight, according to the notice?", as_of=T0 + 90)
+    assert "DRAKE" in str(who.value) and who.stamp == T0 + 50, who.text

@@ -633,3 +633,22 @@ def test_a_duty_and_who_has_it_after_a_colon_holds_a_name(line: str) -> None:
     assert holds_value(
         ValueKind.NAME, f"ROTA / {line}", lambda w: w in {"rota", "duty", "keeper", "gritting"}, lambda w: False
     )
+
+
+@pytest.mark.parametrize(
+    ("line", "named"),
+    [
+        ("Supervisor: K. DRAKE", True),
+        ("Ask for J. Mills at the desk", True),
+        ("On duty tonight A. Reed", True),
+        ("Gate No. 4", False),
+        ("Pier 3. Boats only", False),
+    ],
+)
+def test_an_initial_before_a_capitalised_word_holds_a_name(line: str, named: bool) -> None:
+    """Whatever the dictionary says of the word after it ("drake", "mills", "reed" are words)."""
+    from vidmem_ros.agent.grounding import holds_value
+
+    words = {"supervisor", "drake", "ask", "for", "mills", "at", "the", "desk", "on", "duty", "tonight", "reed"}
+    words |= {"gate", "no", "pier", "boats", "only"}
+    assert holds_value(ValueKind.NAME, line, lambda w: w.lower() in words, lambda w: False) is named

@@ -1078,6 +1078,8 @@ def holds_value(
         pairs = zip(raw, itertools.pairwise(tokens), strict=False)  # a list ("Tue, Thu") is no one name
         if any(_name_part(a, is_word) and _name_part(b, is_word) for r, (a, b) in pairs if r[-1] not in ",;:/"):
             return True
+        if _INITIALLED.search(line):  # "K. Drake", "J. BAKER": an initial before a capitalised word is a name
+            return True
         # A duty and who has it ("Gritting: Ilse", "Ferry desk: Bruno"): one name after the colon will do.
         listed = _LISTED_NAME.search(line)
         if listed and _name_part(listed["name"], is_word):
@@ -1087,6 +1089,8 @@ def holds_value(
 
 # A full stop with no space after it between words ("DR.HALE"): the space text recognition dropped.
 _SPACE_DROPPED = re.compile(r"(?<=[A-Za-z]{2})\.(?=[A-Za-z]{2})")
+# An initial, then a capitalised word (not "No. 4", not "St. Anne" read as an initial).
+_INITIALLED = re.compile(r"(?<![A-Za-z.])[A-Z]\.\s?[A-Z][A-Za-z'-]+")
 # A line that gives a duty, then after a colon the capitalised word of who has it.
 _LISTED_NAME = re.compile(r"[A-Za-z]:\s*(?P<name>[A-Z][a-z]+|[A-Z]{2,})\s*$")  # "Gritting: Ilse", "DUTY:IDRIS"
 

@@ -219,8 +219,15 @@ def ground(ctx: ToolContext, args: GroundArgs) -> ToolResult:
         rest = [g for g in grounding.found if g not in holders]
         # A line of a label's length that holds the value ("ILSE BRANDT") before one long line with it somewhere in
         # it (a product's blurb whose brand looks like a name).
-        holders = sorted((_confirmed(g) for g in holders), key=lambda g: (-g.score, g.stamp))
-        labels = [g for g in holders if _labelled(ctx, kind, g)]
+        # "who": one that names someone before one with only a word for a person ("GUESTS' LOUNGE")
+        top = max((g.score for g in holders), default=0.0)
+        someone = {
+            g.ref
+            for g in holders
+            if kind is ValueKind.PERSON and g.score >= NAMED_SHARE * top and _holds(ctx, ValueKind.NAME, g.text)
+        }
+        holders = sorted((_confirmed(g) for g in holders), key=lambda g: (g.ref not in someone, -g.score, g.stamp))
+        labels = [g for g in holders if _labelled(ctx, kind, g) and (not someone or g.ref in someone)]
         holders = labels + [g for g in holders if g not in labels]
         grounding = Grounding(args.description, holders + rest)
         claimed = Grounding(args.description, labels or holders).claimed(min_score=0.0)  # none holds one: none answers
@@ -397,6 +404,11 @@ def _confirmed(g: Grounded) -> Grounded:
 
 # What a question says was met at a place that stands out is claimed there from this score on.
 AT_PLACE_CLAIM_MIN = 0.1
+
+
+# Asked who, a record that names someone answers before one with only a word for a person where it is grounded at
+# least this share as well.
+NAMED_SHARE = 0.5
 
 
 def _holds(ctx: ToolContext, kind: ValueKind, text: str) -> bool:
