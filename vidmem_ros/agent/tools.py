@@ -1044,9 +1044,17 @@ NO_PLACE = "no place I stayed at stands out as"
 
 
 def place_claimed(ctx: ToolContext, about: str) -> stays.Place | None:
-    """The place ``about`` describes, where one matches well enough and ahead of the next by the margin."""
+    """The place ``about`` describes, where one matches well enough and ahead of the next by the margin; found once
+    per question (several of its tools may ask of the same place)."""
     lo, hi = ctx.window(None, None)
-    listed = stays.places(ctx.visits(lo, hi))
+    key = (f"place claimed: {about}", lo, hi)
+    if key not in ctx.records:
+        ctx.records[key] = _place_claimed(ctx, about, stays.places(ctx.visits(lo, hi)))
+    claimed: stays.Place | None = ctx.records[key]
+    return claimed
+
+
+def _place_claimed(ctx: ToolContext, about: str, listed: list[stays.Place]) -> stays.Place | None:
     if not listed:
         return None
     ranked = sorted(zip(place_scores(ctx, about, listed), listed, strict=True), key=lambda sp: -sp[0])

@@ -38,16 +38,19 @@ def colour_shares(rgb: np.ndarray) -> dict[str, float]:
         return dict.fromkeys(BASIC_COLOURS, 0.0)
     hsv = cv2.cvtColor(np.ascontiguousarray(rgb, dtype=np.uint8), cv2.COLOR_RGB2HSV).reshape(-1, 3).astype(np.int32)
     h, s, v = hsv[:, 0], hsv[:, 1], hsv[:, 2]
-    names = np.full(h.shape, "", dtype=object)
+    code = {name: k for k, name in enumerate(BASIC_COLOURS)}  # one small integer per pixel, counted at the end
+    names = np.full(h.shape, code["grey"], dtype=np.int8)
     chromatic = (v >= DARK_V) & (s >= GREY_S)
-    names[v < DARK_V] = "black"
-    names[(v >= DARK_V) & (s < GREY_S)] = np.where(v[(v >= DARK_V) & (s < GREY_S)] >= WHITE_V, "white", "grey")
+    names[v < DARK_V] = code["black"]
+    names[(v >= DARK_V) & (s < GREY_S) & (v >= WHITE_V)] = code["white"]
     lower = 0
     for upper, name in _HUES:
-        names[chromatic & (h >= lower) & (h < upper)] = name
+        names[chromatic & (h >= lower) & (h < upper)] = code[name]
         lower = upper
-    names[chromatic & (h >= lower)] = "red"
-    names[chromatic & np.isin(names, ["orange", "red"]) & (v < BROWN_V)] = "brown"
-    names[chromatic & (names == "red") & (s < PINK_S) & (v >= PINK_V)] = "pink"  # a pale, light red
-    total = float(len(names))
-    return {colour: float(np.count_nonzero(names == colour)) / total for colour in BASIC_COLOURS}
+    names[chromatic & (h >= lower)] = code["red"]
+    warm = (names == code["orange"]) | (names == code["red"])
+    pale = chromatic & (names == code["red"]) & (s < PINK_S) & (v >= PINK_V)  # a pale, light red
+    names[chromatic & warm & (v < BROWN_V)] = code["brown"]
+    names[pale & (v >= BROWN_V)] = code["pink"]
+    counts = np.bincount(names.astype(np.int64), minlength=len(BASIC_COLOURS))
+    return {colour: float(counts[k]) / len(names) for k, colour in enumerate(BASIC_COLOURS)}
