@@ -2159,3 +2159,27 @@ def test_who_is_answered_by_a_name_though_a_sign_with_a_word_for_people_meets_mo
     _read(answerer, 50, "NIGHT DUTY", "In charge: K. DRAKE")
     who = answerer.answer("Who is on duty in the guests' lounge tonight, according to the notice?", as_of=T0 + 90)
     assert "DRAKE" in str(who.value) and who.stamp == T0 + 50, who.text
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "A stuffed owl on the shelf had a small label beside it. Which name was typed on the label?",
+        "What name was printed on the label next to the owl?",
+        "There was a label by the owl. What did it say?",
+    ],
+)
+def test_words_read_while_the_tagger_saw_the_thing_described_are_the_ones_meant(
+    answerer: Reasoner, question: str
+) -> None:
+    """No word on the label names the owl; the tagger's "great grey owl" on the frames it was read on does."""
+    from vidmem_ros.memory.records import Moment
+    from vidmem_ros.perception.types import Tag, TextLine
+
+    owl = Tag("great grey owl", 0.8, ("great grey owl", "owl", "bird", "animal"))
+    card = [TextLine("Strix nebulosa", 0.95), TextLine("Lapland hunter", 0.95)]
+    for k in range(4):
+        answerer.store.add_moment(Moment(T0 + 60 + k, "/cam", 64, 48, None, tags=[owl], texts=card))
+    _read(answerer, 30, "STAFF ONLY", "Store room 2")
+    read = answerer.answer(question, as_of=T0 + 90)
+    assert "Lapland" in read.text and read.stamp is not None and read.stamp >= T0 + 60, read.text

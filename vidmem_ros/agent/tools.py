@@ -22,6 +22,8 @@ from vidmem_ros.agent.grounding import (
     CLAIM_MARGIN,
     CLAIM_MIN,
     STOP_WORDS,
+    TAG_MIN_FRAMES,
+    TAG_MIN_SCORE,
     TITLE_WORDS_MAX,
     Grounded,
     Grounder,
@@ -29,6 +31,7 @@ from vidmem_ros.agent.grounding import (
     MeaningCache,
     Sense,
     ValueKind,
+    bears_text,
     found_in,
     fused,
     holds_value,
@@ -342,11 +345,13 @@ SEEN_WITH_S = 2.0
 
 def _with_seen(ctx: ToolContext, grounding: Grounding, described: str) -> Grounding:
     """Words read while something the description names was detected count more: a thing other than a person
-    (a book, a bottle, a truck) that the detector knows."""
-    labels = {label for word in terms(described) for label in _lexicon(ctx).resolve(word) if label != "person"}
-    if not labels:
-        return grounding
-    stamps = sorted(s.stamp for s in ctx.store.sightings(sorted(labels), ctx.as_of, ctx.min_score))
+    (a book, a bottle, a truck) that the detector knows, or one the scene tagger named on frames enough to be a
+    sighting (an owl of a "great grey owl" tag)."""
+    lexicon = _lexicon(ctx)  # "the card": what bore the words, not a thing seen with them
+    words = [w for w in terms(described) if not (bears_text(w) or lexicon.bears_words(w))]
+    labels = {label for word in words for label in _lexicon(ctx).resolve(word) if label != "person"}
+    stamps = sorted(s.stamp for s in ctx.store.sightings(sorted(labels), ctx.as_of, ctx.min_score)) if labels else []
+    stamps = sorted([*stamps, *_tagged_stamps(ctx, words)])
     if not stamps:
         return grounding
 
@@ -356,6 +361,20 @@ def _with_seen(ctx: ToolContext, grounding: Grounding, described: str) -> Ground
 
     found = [replace(g, score=fused(g.score, SEEN_WITH_SUPPORT)) if seen(g) else g for g in grounding.found]
     return Grounding(grounding.description, sorted(found, key=lambda g: (-g.score, g.stamp)))
+
+
+def _tagged_stamps(ctx: ToolContext, words: list[str]) -> list[float]:
+    """When the scene tagger named what one of the words names (a class, or a broader word it answers to, by its
+    head: "street sign" names no street), on frames enough for a sighting."""
+    lo, hi = ctx.window(None, None)
+    classes = [
+        label
+        for label, broader in ctx.store.tag_classes(lo, hi, ctx.as_of, TAG_MIN_SCORE).items()
+        if {name.split()[-1] for name in (label, *broader) if name.split()} & set(words)  # by its head: not "street"
+    ]
+    frames = ctx.store.tag_frames(classes, lo, hi, ctx.as_of, ctx.min_score) if classes else []
+    counts = Counter(f.label for f in frames)
+    return [f.stamp for f in frames if counts[f.label] >= TAG_MIN_FRAMES]
 
 
 def _bearer_in_colour(ctx: ToolContext, grounding: Grounding, described: str, limit: int) -> Grounding:
