@@ -2183,3 +2183,21 @@ def test_words_read_while_the_tagger_saw_the_thing_described_are_the_ones_meant(
     _read(answerer, 30, "STAFF ONLY", "Store room 2")
     read = answerer.answer(question, as_of=T0 + 90)
     assert "Lapland" in read.text and read.stamp is not None and read.stamp >= T0 + 60, read.text
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What did the hall's notice board say?",
+        "Which event was on the notice board of the hall?",
+        "Read me the hall notice board.",
+    ],
+)
+def test_a_word_of_a_bearers_compound_name_is_not_sought_among_the_words_read(
+    answerer: Reasoner, question: str
+) -> None:
+    """ "Notice board" is one thing: a sign that reads "notice" is not the one meant."""
+    _read(answerer, 30, "NOTICE", "WET FLOOR")
+    _read(answerer, 50, "HALL EVENTS", "Choir at 7")
+    plate = answerer.answer(question, as_of=T0 + 90)
+    assert "WET" not in plate.text and plate.stamp == T0 + 50, plate.text

@@ -331,6 +331,7 @@ class Grounder:
         self.depicts = depicts or (lambda word: False)
         self._synonyms: dict[str, Sequence[str]] = {}
         self._naming: list[str] = []
+        self._bearer_parts: set[str] = set()  # words of a bearer's compound name ("sandwich" of "sandwich board")
         self._shown: list[str] = []  # the words of what a picture or a sign named shows ("fox" of "the fox poster")
         self._numbers: list[str] = []
         self._kept = {} if kept is None else kept  # records read, by kind and window: one question reads them once
@@ -380,6 +381,7 @@ class Grounder:
         if self.synonyms_of is not None:
             self._synonyms = {w: self.synonyms_of(w) for w in wanted}
         self._naming = naming_words(description)
+        self._bearer_parts = self._parts_of_bearers(wanted)
         self._shown = shown_words(description, lambda word: bears_text(word) or self.depicts(word))
         self._numbers = identifiers(description)  # "room 3": no record without a 3 is it
         found: list[Grounded] = []
@@ -394,6 +396,17 @@ class Grounder:
                 found += [replace(g, score=round(g.score * CAPTION_WEIGHT, 4)) for g in captions]
         found.sort(key=lambda g: (-g.score, g.stamp))
         return Grounding(description, found)
+
+    def _parts_of_bearers(self, wanted: list[str]) -> set[str]:
+        """The words that, with the bearer of words after them, make one name the dictionary knows ("sandwich"
+        of "sandwich board", "price" of "price tag"): they say what bore the words, not what the words were."""
+        if self.is_word is None:
+            return set()
+        return {
+            a
+            for a, b in itertools.pairwise(wanted)
+            if self._bears(b) and (self.is_word(f"{a}{b}") or self.is_word(f"{a} {b}"))
+        }
 
     # -- records of each kind ------------------------------------------------------------
 
@@ -526,6 +539,8 @@ class Grounder:
         records = [r for r in records if holds_numbers(r.text, self._numbers)]
         if not records:
             return []
+        if sense is Sense.READ:  # "the bakery's sandwich board": the words on it name the bakery, not a sandwich
+            wanted = [w for w in wanted if w not in self._bearer_parts] or wanted
         # Words no record holds describe what bore the words read or heard ("the notice", "the voice"); a thing
         # seen is named by all of its words ("boiler house" is not "house").
         synonyms: Synonyms = self._synonyms
