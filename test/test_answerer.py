@@ -2201,3 +2201,22 @@ def test_a_word_of_a_bearers_compound_name_is_not_sought_among_the_words_read(
     _read(answerer, 50, "HALL EVENTS", "Choir at 7")
     plate = answerer.answer(question, as_of=T0 + 90)
     assert "WET" not in plate.text and plate.stamp == T0 + 50, plate.text
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "The stalls at the spring fair are run by which group?",
+        "Which group runs the spring fair stalls, according to the sign?",
+    ],
+)
+def test_a_sign_read_whole_on_fewer_frames_than_its_title_answers_with_the_line_asked_for(
+    answerer: Reasoner, question: str
+) -> None:
+    """The title alone was read on most frames; the line that holds the answer on a few of them."""
+    for k in range(5):
+        _read(answerer, 40 + k, "SPRING FAIR")
+    for k in range(2):
+        _read(answerer, 45 + k, "SPRING FAIR", "stalls by group 7B")
+    sign = answerer.answer(question, as_of=T0 + 90)
+    assert "7B" in str(sign.value), sign.text

@@ -586,6 +586,9 @@ class Grounder:
         for group in by_text.values():
             for run in _runs(group, lambda r: r.stamp, end=lambda r: r.end):
                 text = named.get(run[0].text, run[len(run) // 2].text)
+                fuller = max(run, key=lambda r: words[r.text])  # a reading that meets more of the description
+                if words[fuller.text] > words.get(text, 0.0):  # ("GROUP 7B" read on fewer frames than the title)
+                    text = fuller.text
                 w = max(words[r.text] for r in run)
                 m = meaning_score(max(cosines.get(r.text, 0.0) for r in run))
                 mid = run[len(run) // 2]
