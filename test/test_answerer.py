@@ -2197,8 +2197,8 @@ def test_a_word_of_a_bearers_compound_name_is_not_sought_among_the_words_read(
     answerer: Reasoner, question: str
 ) -> None:
     """ "Notice board" is one thing: a sign that reads "notice" is not the one meant."""
-    _read(answerer, 30, "NOTICE", "WET FLOOR")
-    _read(answerer, 50, "HALL EVENTS", "Choir at 7")
+    _read(answerer, 30, "NOTICE", "Keep this board tidy")
+    _read(answerer, 50, "HALL EVENTS", "Board games at 7")
     plate = answerer.answer(question, as_of=T0 + 90)
     assert "WET" not in plate.text and plate.stamp == T0 + 50, plate.text
 

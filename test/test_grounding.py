@@ -652,3 +652,26 @@ def test_an_initial_before_a_capitalised_word_holds_a_name(line: str, named: boo
     words = {"supervisor", "drake", "ask", "for", "mills", "at", "the", "desk", "on", "duty", "tonight", "reed"}
     words |= {"gate", "no", "pier", "boats", "only"}
     assert holds_value(ValueKind.NAME, line, lambda w: w.lower() in words, lambda w: False) is named
+
+
+@pytest.mark.parametrize(
+    "description", ["the bakery's sandwich board", "the sandwich board at the bakery", "bakery sandwich board"]
+)
+def test_a_word_that_names_a_bearer_with_the_next_is_not_sought_in_what_was_read(
+    tmp_path: Path, description: str
+) -> None:
+    """ "Sandwich board" is one thing the dictionary names: a sign that reads "SANDWICH" is not the one meant."""
+    from vidmem_ros.config import load_config
+    from vidmem_ros.perception import wordnet as wn
+
+    wordnet = wn.load(load_config().lexicon.wordnet_dir)
+    assert wordnet is not None
+    store = SqliteStore(tmp_path / "memory.db")
+    for offset, lines in {30: ["SANDWICH BAR", "Open 9-5"], 50: ["BAKERY", "Fresh rolls daily"]}.items():
+        texts = [TextLine(line, 0.95) for line in lines]
+        store.add_moment(Moment(T0 + offset, "/cam", 64, 48, None, texts=texts))
+    is_word = lambda word: bool(wordnet.senses(wordnet.base_form(word)))  # noqa: E731
+    found = Grounder(store, None, (-math.inf, math.inf), MeaningCache(None), is_word=is_word).ground(
+        description, [Sense.READ]
+    )
+    assert found.found and found.found[0].stamp == T0 + 50, found.found
