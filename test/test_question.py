@@ -1026,6 +1026,9 @@ def test_a_stop_that_is_a_thing_of_its_own_is_no_visit() -> None:
     assert kept is not None and kept.other == "bus stop", kept
     visit = parse_question("What did you see right before the boathouse stop?")
     assert visit is not None and visit.other == "you visited the boathouse", visit
+    for text in ("What did you see just before we stop?", "Did you hear the bell before you stop?"):
+        halt = parse_question(text)
+        assert halt is None or halt.other not in ("you", "you visited the we"), halt
 
 
 @pytest.mark.parametrize(

@@ -897,7 +897,7 @@ _ASKED_HEAD = re.compile(
 
 def _asked_head_alone(question: str) -> str:
     """A question with the words qualifying the thing it asks for left out: "the intercom channel" asked for names a
-    channel, not the radio as where the answer was heard; a message or a sign asked for keeps them."""
+    channel, not the intercom as where the answer was heard; a message or a sign asked for keeps them."""
     asked = _ASKED_HEAD.match(question)
     if asked is None or _CARRIED.fullmatch(asked["head"]) or bears_text(asked["head"]):
         return question  # "which voice message", "what warning sign": the words say how it was met

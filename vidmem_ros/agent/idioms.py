@@ -744,7 +744,8 @@ _FRONTED_RELATION = re.compile(
 # A stop at a place said as a noun ("after your stop in the kiosk", "just before the kiosk stop"): the visit to it.
 _STOP_AT = re.compile(
     r"\b(?P<r>before|after|since|until|till) (?:(?:your|the robot's|its|the) )?(?:stop (?:at|in|by) (?:the |a )?"
-    r"(?P<x>[a-z][\w' -]*?)|(?P<y>[a-z][\w' -]*?) stop)(?=$|[,;:?.!]| and | or | before | after | when | while )"
+    r"(?P<x>[a-z][\w' -]*?)|(?!(?:you|we|i|it|they|he|she)\b)(?P<y>[a-z][\w' -]*?) stop)"
+    r"(?=$|[,;:?.!]| and | or | before | after | when | while )"
 )
 
 
