@@ -754,25 +754,19 @@ _NAME_ENDS = re.compile(
 def naming_words(description: str) -> list[str]:
     """The words that name what a description is about: the last content word of its name ("table" of "the light
     table with the black parts"), and of what it is of ("box" and "biscuits" of "a box of biscuits")."""
-    phrase = _NAME_ENDS.split(description.lower(), maxsplit=1)[0]
-    names = []
-    for part in phrase.split(" of "):
-        words = terms(part)
-        if words:
-            names.append(words[-1])
-    return names
+    return [words[-1] for words in _name_parts(description)]
 
 
 def shown_words(description: str, pictures: Callable[[str], bool]) -> list[str]:
     """The words before a name's last word where that word names a picture or a bearer of words ("fox" of "the fox
     poster", "harbour" of "a painting of the harbour" is left to the name it is of)."""
+    return [w for words in _name_parts(description) if len(words) > 1 and pictures(words[-1]) for w in words[:-1]]
+
+
+def _name_parts(description: str) -> list[list[str]]:
+    """The content words of a description's name, and of what it is of, part by part ("box", "biscuits")."""
     phrase = _NAME_ENDS.split(description.lower(), maxsplit=1)[0]
-    shown = []
-    for part in phrase.split(" of "):
-        words = terms(part)
-        if len(words) > 1 and pictures(words[-1]):
-            shown += words[:-1]
-    return shown
+    return [words for part in phrase.split(" of ") if (words := terms(part))]
 
 
 def _record_words(wanted: Sequence[str], record: _Record, known: set[str], synonyms: Synonyms) -> float:

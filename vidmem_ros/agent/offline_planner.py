@@ -939,28 +939,30 @@ class OfflinePlanner:
     ) -> Generator[Step, list[Observation], tuple[Finding | None, Finding | None]]:
         """The first and last occasion of one side of an order: a place the question says was got to ("had you
         been to the archive before ...") by its first and last visits, where one matches; else as met."""
-        if _arrived_at(question, name):
-            found = (yield [call("places", about=name)])[0].result.findings
-            if _stands_out(found):
-                best, visits = found[0], found[0].data["visits"]
-                first, last = visits[0], visits[-1]
-                return (
-                    replace(best, stamp=state.t0 + first[0], end=state.t0 + first[1]),
-                    replace(best, stamp=state.t0 + last[0], end=state.t0 + last[1]),
-                )
+        best = (yield from self._place_standing_out(name)) if _arrived_at(question, name) else None
+        if best is not None:
+            first, last = best.data["visits"][0], best.data["visits"][-1]
+            return (
+                replace(best, stamp=state.t0 + first[0], end=state.t0 + first[1]),
+                replace(best, stamp=state.t0 + last[0], end=state.t0 + last[1]),
+            )
         return (yield from self._seen_edges(name, senses))
+
+    @staticmethod
+    def _place_standing_out(about: str) -> Generator[Step, list[Observation], Finding | None]:
+        """The place that matches ``about`` well and ahead of the next by the margin, else None."""
+        found = (yield [call("places", about=about)])[0].result.findings
+        return found[0] if _stands_out(found) else None
 
     def _first_arrival(self, state: AgentState, said: str) -> Generator[Step, list[Observation], Finding | None]:
         """The first visit to the place a clause says the robot got to ("you reached the kiosk"), where one stands
         out; None for anything else."""
         arrived = _GOT_TO.match(said)
-        if arrived is None:
+        best = (yield from self._place_standing_out(arrived["place"])) if arrived else None
+        if best is None:
             return None
-        found = (yield [call("places", about=arrived["place"])])[0].result.findings
-        if not _stands_out(found):
-            return None
-        start, _ = found[0].data["visits"][0]
-        return replace(found[0], stamp=state.t0 + start, end=state.t0 + start)
+        start, _ = best.data["visits"][0]
+        return replace(best, stamp=state.t0 + start, end=state.t0 + start)
 
     def _first_seen(
         self, name: str, senses: list[str] | None = None, latest: bool = False

@@ -224,11 +224,11 @@ def ground(ctx: ToolContext, args: GroundArgs) -> ToolResult:
         # it (a product's blurb whose brand looks like a name).
         # "who": one that names someone before one with only a word for a person ("GUESTS' LOUNGE")
         top = max((g.score for g in holders), default=0.0)
-        someone = {
-            g.ref
-            for g in holders
-            if kind is ValueKind.PERSON and g.score >= NAMED_SHARE * top and _holds(ctx, ValueKind.NAME, g.text)
-        }
+        someone = (
+            {g.ref for g in holders if g.score >= NAMED_SHARE * top and _holds(ctx, ValueKind.NAME, g.text)}
+            if kind is ValueKind.PERSON
+            else set()
+        )
         holders = sorted((_confirmed(g) for g in holders), key=lambda g: (g.ref not in someone, -g.score, g.stamp))
         labels = [g for g in holders if _labelled(ctx, kind, g) and (not someone or g.ref in someone)]
         holders = labels + [g for g in holders if g not in labels]
@@ -349,7 +349,7 @@ def _with_seen(ctx: ToolContext, grounding: Grounding, described: str) -> Ground
     sighting (an owl of a "great grey owl" tag)."""
     lexicon = _lexicon(ctx)  # "the card": what bore the words, not a thing seen with them
     words = [w for w in terms(described) if not (bears_text(w) or lexicon.bears_words(w))]
-    labels = {label for word in words for label in _lexicon(ctx).resolve(word) if label != "person"}
+    labels = {label for word in words for label in lexicon.resolve(word) if label != "person"}
     stamps = sorted(s.stamp for s in ctx.store.sightings(sorted(labels), ctx.as_of, ctx.min_score)) if labels else []
     stamps = sorted([*stamps, *_tagged_stamps(ctx, words)])
     if not stamps:

@@ -49,8 +49,7 @@ def colour_shares(rgb: np.ndarray) -> dict[str, float]:
         lower = upper
     names[chromatic & (h >= lower)] = code["red"]
     warm = (names == code["orange"]) | (names == code["red"])
-    pale = chromatic & (names == code["red"]) & (s < PINK_S) & (v >= PINK_V)  # a pale, light red
     names[chromatic & warm & (v < BROWN_V)] = code["brown"]
-    names[pale & (v >= BROWN_V)] = code["pink"]
+    names[chromatic & (names == code["red"]) & (s < PINK_S) & (v >= PINK_V)] = code["pink"]  # a pale, light red
     counts = np.bincount(names.astype(np.int64), minlength=len(BASIC_COLOURS))
     return {colour: float(counts[k]) / len(names) for k, colour in enumerate(BASIC_COLOURS)}
