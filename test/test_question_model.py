@@ -22,6 +22,7 @@ from vidmem_ros.agent.question_model import (
     build_question_parser,
     to_parsed,
 )
+from vidmem_ros.chat_client import ChatError, LlamaCppChat
 from vidmem_ros.config import QueryConfig
 from vidmem_ros.errors import ModelUnavailableError
 
@@ -32,7 +33,8 @@ def plan(**fields: str) -> str:
 
 @pytest.fixture(scope="module")
 def local() -> ModelQuestionParser:
-    parser = build_question_parser(QueryConfig(parser="local", parser_first="model"))
+    # what it reads is under test here, not how fast: a slow machine gets the time it needs
+    parser = build_question_parser(QueryConfig(parser="local", parser_first="model", parser_timeout_s=120.0))
     assert isinstance(parser, ModelQuestionParser)
     return parser
 
@@ -76,6 +78,28 @@ def test_a_value_asked_about_is_left_to_a_memory_search(local: ModelQuestionPars
     reply = local.plan(question)
     assert reply is not None and reply.intent == "fact"
     assert local.parse(question) is None  # None: search memory and read the value out
+
+
+def test_a_local_plan_not_made_in_time_leaves_the_question_to_the_rules(local: ModelQuestionParser) -> None:
+    question = "Over what span of minutes was the forklift charging?"
+    assert local.plan(question, timeout_s=0.001) is None  # given up within the first tokens, or while waiting
+    messages = [{"role": "system", "content": "Reply with one word."}, {"role": "user", "content": "Say yes."}]
+    with pytest.raises(ChatError, match=r"within 0\.001 s|busy"):
+        local.chat.complete(messages, max_tokens=8, timeout_s=0.001)
+    reply = local.plan(question)  # the model's cache survives a generation given up
+    assert reply is not None and reply.intent == "duration" and "forklift" in reply.subject.lower()
+
+
+def test_a_question_waits_for_a_busy_local_model_no_longer_than_the_parser_allows(
+    local: ModelQuestionParser,
+) -> None:
+    chat = local.chat
+    assert isinstance(chat, LlamaCppChat)
+    messages = [{"role": "user", "content": "Say yes."}]
+    with chat._lock:  # another question's generation under way
+        with pytest.raises(ChatError, match=r"busy for 0\.05 s"):
+            chat.complete(messages, max_tokens=4, timeout_s=0.05)
+        assert local.plan("For how long did the heater run in the attic?", timeout_s=0.05) is None
 
 
 def test_missing_or_corrupt_model_files_are_start_up_errors_naming_the_setting(tmp_path: Path) -> None:
@@ -123,6 +147,14 @@ def test_an_unreachable_or_slow_server_leaves_the_question_to_the_rules(chat: Ch
     assert parser.parse("When did you last see a kettle?") is not None  # 503
     parsed = parser.parse("When did you last see a kettle?")  # past parser_timeout_s
     assert parsed is not None and parsed.intent is Intent.LAST
+
+
+def test_a_repair_has_only_the_time_the_first_try_left(chat: ChatServer) -> None:
+    parser = server_parser(chat)  # 2 s for a plan
+    extra = json.dumps(json.loads(plan(subject="a kettle")) | {"confidence": 0.9})
+    chat.script = [Delay(1.2, text(extra)), Delay(1.2, text(plan(subject="a kettle")))]
+    assert parser.plan("Was a kettle around anywhere?") is None  # the repair would end after the 2 s
+    assert len(chat.bodies) == 2
 
 
 def test_with_rules_first_the_model_reads_only_what_no_pattern_matches(chat: ChatServer) -> None:

@@ -18,6 +18,7 @@ import http.client
 import json
 import math
 import threading
+import time
 import urllib.error
 import urllib.request
 from dataclasses import dataclass, field
@@ -216,7 +217,9 @@ CLOSE_WAIT_S = 10.0
 class LlamaCppChat:
     """A GGUF model run in-process by llama-cpp-python; the chat template of the file renders tools.
 
-    Generation cannot be interrupted, so ``timeout_s`` is not enforced here: ``max_tokens`` bounds a reply.
+    A reply without tools is read token by token and given up when ``timeout_s`` runs out (waiting for the model
+    included): llama.cpp cannot stop within a token, but can between them, and what it has read stays in its
+    cache.  With tools, ``max_tokens`` alone bounds a reply.
     """
 
     def __init__(
@@ -282,21 +285,50 @@ class LlamaCppChat:
     ) -> ChatReply:
         if self._closing.is_set():
             raise ChatError(f"{self.url} is closing")
+        request = {
+            "messages": [_template_friendly(m) for m in messages],
+            "tools": tools or None,
+            "tool_choice": tool_choice,
+            "max_tokens": max_tokens,
+            "temperature": 0.0,
+            "response_format": _as_llama_format(response_format),
+        }
+        wait = timeout_s if not tools and timeout_s is not None and math.isfinite(timeout_s) else None
+        deadline = None if wait is None else time.monotonic() + wait
+        if not self._lock.acquire(timeout=-1 if wait is None else max(0.0, wait)):
+            raise ChatError(f"{self.url} was busy for {wait:.3g} s")
         try:
-            with self._lock:
-                answer = self._llm.create_chat_completion(
-                    messages=[_template_friendly(m) for m in messages],
-                    tools=tools or None,
-                    tool_choice=tool_choice,
-                    max_tokens=max_tokens,
-                    temperature=0.0,
-                    response_format=_as_llama_format(response_format),
-                )
+            if deadline is None or wait is None:
+                answer = self._llm.create_chat_completion(**request)
+            else:
+                answer = self._streamed(request, deadline, wait)
+        except ChatError:
+            raise
         except Exception as exc:  # llama.cpp raises ValueError, RuntimeError, template errors
             raise ChatError(f"{self.url} failed: {exc!r}") from exc
+        finally:
+            self._lock.release()
         if not isinstance(answer, dict):
             raise ChatError(f"{self.url} returned {type(answer).__name__}, not a chat completion")
         return parse_completion(answer, self.url)
+
+    def _streamed(self, request: dict[str, Any], deadline: float, timeout_s: float) -> dict[str, Any]:
+        """The completion read as it is generated, in the shape of a whole one; given up at ``deadline``."""
+        chunks = self._llm.create_chat_completion(**request, stream=True)
+        parts: list[str] = []
+        finish = None
+        try:
+            for chunk in chunks:
+                choice = chunk["choices"][0]
+                parts.append((choice.get("delta") or {}).get("content") or "")
+                finish = choice.get("finish_reason") or finish
+                if finish is None and time.monotonic() > deadline:
+                    raise ChatError(f"{self.url} gave no whole reply within {timeout_s:.3g} s")
+        finally:
+            chunks.close()  # stops generating; the tokens read so far stay in the model's cache
+        message = {"role": "assistant", "content": "".join(parts)}
+        usage = {"completion_tokens": sum(1 for part in parts if part)}
+        return {"choices": [{"message": message, "finish_reason": finish or "stop"}], "usage": usage}
 
 
 def _is_gguf(path: Path) -> bool:

@@ -467,7 +467,11 @@ class QueryConfig(_Section):
     )
     parser_threads: int = Field(2, ge=1, le=64, description="local: CPU threads of the plan parser")
     parser_timeout_s: float = Field(
-        10.0, gt=0.0, le=120.0, description="server: time allowed for one plan before the rules answer instead"
+        1.5,
+        gt=0.0,
+        le=120.0,
+        description="local / server: time one plan may take (waiting for the model and a repair included) before "
+        "the rules' reading stands; bounds an answer the model reads (1.5 s keeps those within about 2 s)",
     )
 
 

@@ -11,8 +11,10 @@ repair turn; a second failure leaves the question to the rule parser.
 from __future__ import annotations
 
 import logging
+import math
 import re
 import threading
+import time
 from pathlib import Path
 from typing import Literal, Protocol
 
@@ -174,19 +176,23 @@ class ModelQuestionParser:
         """Read the fixed part of the prompt into the model's cache in the background (about 12 s on 2 CPU
         cores for an in-process model), so the first question does not wait for it; a question asked meanwhile
         waits for the model's lock."""
-        thread = threading.Thread(target=self.plan, args=("How long have you been running?",), daemon=True)
+        question = "How long have you been running?"
+        thread = threading.Thread(target=self.plan, args=(question, math.inf), daemon=True)  # no time limit
         thread.start()
         return thread
 
-    def plan(self, question: str) -> PlanReply | None:
-        """The model's validated plan, after at most one repair; None when it fails twice or cannot be reached."""
+    def plan(self, question: str, timeout_s: float | None = None) -> PlanReply | None:
+        """The model's validated plan, after at most one repair; None when it fails twice, cannot be reached or
+        gives no plan within ``timeout_s`` (default: the parser's), repair included."""
         messages: list[Message] = [
             {"role": "system", "content": SYSTEM_PROMPT},
             {"role": "user", "content": f"Q: {' '.join(question.split())}"},
         ]
+        limit = self.timeout_s if timeout_s is None else timeout_s
+        deadline = time.monotonic() + (math.inf if limit is None else limit)
         for attempt in range(2):
             try:
-                content = self._complete(messages)
+                content = self._complete(messages, deadline - time.monotonic())
             except ChatError as exc:
                 log.warning("question parser %s failed: %s", self.name, exc)
                 return None
@@ -202,9 +208,14 @@ class ModelQuestionParser:
                 ]
         return None
 
-    def _complete(self, messages: list[Message]) -> str:
+    def _complete(self, messages: list[Message], timeout_s: float) -> str:
+        if timeout_s <= 0:
+            raise ChatError(f"{self.name} has no time left for this question (query.parser_timeout_s)")
         reply = self.chat.complete(
-            messages, max_tokens=MAX_REPLY_TOKENS, response_format=RESPONSE_FORMAT, timeout_s=self.timeout_s
+            messages,
+            max_tokens=MAX_REPLY_TOKENS,
+            response_format=RESPONSE_FORMAT,
+            timeout_s=None if math.isinf(timeout_s) else timeout_s,  # none: the backend's own
         )
         return reply.content
 
