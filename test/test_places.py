@@ -544,6 +544,60 @@ def test_things_are_counted_by_the_most_in_view_at_once_not_by_occasions(
     assert answer.value == count, answer.text
 
 
+@pytest.mark.parametrize(
+    ("question", "count"),
+    [
+        ("How many chairs did you see in the first 20 seconds?", 3),  # a window, not a place
+        ("In the first 20 seconds, how many chairs were there?", 3),
+        ("How many chairs did you count during the last half minute?", 2),
+        ("How many chairs were in the tack room in the last minute?", 2),
+    ],
+)
+def test_a_time_said_after_things_counted_bounds_the_count_and_names_no_place(
+    patrol: Reasoner, question: str, count: int
+) -> None:
+    answer = _chairs(patrol).answer(question, as_of=T0 + 62)
+    assert answer.value == count, answer.text
+
+
+@pytest.mark.parametrize(
+    ("question", "count"),
+    [
+        ("How many people did you see?", 5),
+        ("How many different persons have you seen so far?", 5),
+        ("How many people were in view in the first 20 seconds?", 3),
+        ("How many faces did you see at the spot with the cat?", 2),
+    ],
+)
+def test_people_no_face_told_apart_are_counted_as_things_are(patrol: Reasoner, question: str, count: int) -> None:
+    """No face model: three people in one view at A, two at B; how many were seen is not "none"."""
+    from vidmem_ros.memory.records import Moment
+    from vidmem_ros.perception.types import Detection
+
+    box = (1.0, 1.0, 9.0, 9.0)
+    for offset, x, n in ((5, 0.0, 3), (45, 10.0, 2)):
+        seen = [Detection("person", 0.9, box) for _ in range(n)]
+        patrol.store.add_moment(Moment(T0 + offset, "/cam", 64, 48, None, detections=seen, pose=at(x)))
+    answer = patrol.answer(question)
+    assert answer.value == count, answer.text
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Where were you right after you saw the cat?",
+        "Where was the robot just before it spotted the cat?",
+        "Where had you been right before you saw the cat?",
+    ],
+)
+def test_where_the_robot_was_next_to_a_sighting_is_the_place_before_or_after_it(
+    patrol: Reasoner, question: str
+) -> None:
+    answer = patrol.answer(question)  # the cat was at B, between two visits to A (where the cup was)
+    assert answer.pose is not None and abs(answer.pose.x) < 1.0, answer.text
+    assert "cup" in answer.text, answer.text
+
+
 def test_how_often_a_thing_was_met_is_still_a_count_of_occasions(patrol: Reasoner) -> None:
     answer = _chairs(patrol).answer("How many times did you see a chair?")
     assert answer.value == 2, answer.text  # the two views at A are one occasion, B another

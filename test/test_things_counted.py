@@ -16,6 +16,9 @@ from vidmem_ros.agent.things_counted import ThingsCounted, things_counted
         ("How many kids were flying kites in the park?", ThingsCounted("kids", "park")),
         ("How many mugs were on the worktop?", ThingsCounted("mugs", "worktop", on_thing=True)),
         ("So far, how many pallets could you make out by the door?", ThingsCounted("pallets", "door", on_thing=True)),
+        ("How many forklifts did you see in the first ten minutes?", ThingsCounted("forklifts", "")),  # when
+        ("How many bins were there in the yard in the last hour?", ThingsCounted("bins", "yard")),
+        ("How many trolleys did you count during the night?", ThingsCounted("trolleys", "")),
     ],
 )
 def test_things_counted_are_read_with_where_they_were(question: str, counted: ThingsCounted) -> None:

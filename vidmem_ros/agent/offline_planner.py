@@ -65,6 +65,7 @@ from vidmem_ros.agent.question import (
     sign_words,
     thing_beside,
     times_hold,
+    window_of,
     written_as_read,
 )
 from vidmem_ros.agent.runs import MESSAGE_GAP_S, group_runs
@@ -76,7 +77,7 @@ from vidmem_ros.agent.things_counted import NO_LABEL, NO_PLACE, ThingsCounted, t
 from vidmem_ros.agent.tool_args import TRANSCRIPTS_MAX
 from vidmem_ros.agent.tool_context import NAMES_ACTIVITY, NAMES_ONLY_ACTIVITY, Finding
 from vidmem_ros.agent.tool_registry import ANSWER_TOOL
-from vidmem_ros.agent.who import who_question, who_script
+from vidmem_ros.agent.who import WhoAsked, people_counted, who_question, who_script
 from vidmem_ros.memory.captions import NOTHING_RECOGNISED
 from vidmem_ros.memory.records import Pose
 from vidmem_ros.memory.runs import runs_named
@@ -133,6 +134,9 @@ class OfflinePlanner:
             yield answer(f"I have no memory from that time, so I cannot say{_about(p)}.", 0.0, value=_empty_value(p))
             return
         who = who_question(state.question)  # who spoke: voices, not the things the parsed plan looks for
+        if who is not None and who.asked is WhoAsked.SEEN:
+            yield from self._people_seen(state, p)
+            return
         if who is not None:
             yield from who_script(state, who)
             return
@@ -161,7 +165,9 @@ class OfflinePlanner:
             return
         counted = things_counted(state.question)  # how many things, not how often they were met
         if counted is not None and (p is None or (p.intent is Intent.COUNT and p.modality is Modality.OBJECT)):
-            yield from self._count_things(state, counted, self._window(state, p) if p else {})
+            yield from self._count_things(
+                state, counted, self._bounds(state, p.window if p else window_of(state.question))
+            )
             return
         if p is None:
             yield from self._search(state)
@@ -186,6 +192,17 @@ class OfflinePlanner:
             grounded = yield from self._grounded(state, asked, claimed_only=True, senses=senses)
             final = grounded or final
         yield final
+
+    def _people_seen(self, state: AgentState, p: ParsedQuestion | None) -> Script:
+        """How many different people were seen: by their faces where faces were told apart; else (no face model,
+        or no face near enough) counted as any thing is, the most in view at once at each place, added up."""
+        found = (yield [call("people", limit=50, how="seen")])[0].result.findings
+        if found:
+            yield people_counted(found, "seen")
+            return
+        said = things_counted(state.question)  # where they were, as said; "faces" are people in view
+        counted = ThingsCounted("people", said.place if said else "", said.on_thing if said else False)
+        yield from self._count_things(state, counted, self._bounds(state, p.window if p else window_of(state.question)))
 
     def _count_things(self, state: AgentState, counted: ThingsCounted, window: dict[str, float]) -> Script:
         """How many things of a kind there were: at the place named, the most seen at once there; else that
@@ -1818,18 +1835,22 @@ class OfflinePlanner:
     # -- helpers -----------------------------------------------------------------------
 
     def _window(self, state: AgentState, p: ParsedQuestion) -> dict[str, float]:
-        if p.window is None or self.span is None:
+        return self._bounds(state, p.window)
+
+    def _bounds(self, state: AgentState, window: Window | None) -> dict[str, float]:
+        """A window as the tools' start_t / end_t."""
+        if window is None or self.span is None:
             return {}
-        if p.window.anchor == "first":
-            return {"end_t": p.window.seconds}
-        if p.window.anchor == "since":  # from a thing's first occasion on
-            return {"start_t": p.window.seconds}
-        if p.window.anchor == "between":  # "between 100 and 300 seconds"
-            return {"start_t": p.window.seconds, "end_t": p.window.until}
-        if p.window.anchor == "at":  # "at the 250 second mark": what was met around that moment
-            return {"start_t": max(0.0, p.window.seconds - AROUND_S), "end_t": p.window.seconds + AROUND_S}
+        if window.anchor == "first":
+            return {"end_t": window.seconds}
+        if window.anchor == "since":  # from a thing's first occasion on
+            return {"start_t": window.seconds}
+        if window.anchor == "between":  # "between 100 and 300 seconds"
+            return {"start_t": window.seconds, "end_t": window.until}
+        if window.anchor == "at":  # "at the 250 second mark": what was met around that moment
+            return {"start_t": max(0.0, window.seconds - AROUND_S), "end_t": window.seconds + AROUND_S}
         now = (state.as_of if state.as_of is not None else self.span[1]) - state.t0
-        return {"start_t": max(0.0, now - p.window.seconds)}
+        return {"start_t": max(0.0, now - window.seconds)}
 
 
 def _on_occasion(best: Finding, found: list[Finding], n: int) -> Finding:

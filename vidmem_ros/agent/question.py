@@ -259,7 +259,8 @@ _PATTERNS: list[tuple[Intent, Modality, str]] = [
     (
         Intent.AFTER,
         Modality.PLACE,
-        rf"^where did you (?:go|head|drive|move|walk)(?: to)? {_NEXT}(?P<r>before|after|next after) (?P<o>.+)$",
+        rf"^where (?:did you (?:go|head|drive|move|walk)(?: to)?|(?:were|was) {_SELF}(?: at| in)?|had {_SELF} been)"
+        rf" {_NEXT}(?P<r>before|after|next after) (?P<o>.+)$",
     ),
     (Intent.COUNT, Modality.SPEECH, rf"^how many times did {_WHO} {_SAY} (?P<t>.+)$"),
     (  # "how many different things did people talk about": every message
@@ -1406,6 +1407,16 @@ _LEAD_WINDOW = re.compile(
     r"|\b(?:in|within|during|over) the first (?P<n2>\d+(?:\.\d+)?|a|an|one|two|three|five|ten|fifteen|thirty)? ?"
     r"(?P<u2>second|minute|hour)s?\b)"
 )
+
+
+def without_window(phrase: str) -> str:
+    """A phrase less the time window it sets: "in the hall in the last hour" is "in the hall", "in the first two
+    minutes of the patrol" is nothing."""
+    rest, window = _split_window(phrase)
+    if window is not None:
+        return rest
+    lead = _LEAD_WINDOW.search(phrase.lower())
+    return phrase[: lead.start()].strip() if lead else phrase
 
 
 def _lead_window(text: str) -> Window | None:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 
 from vidmem_ros.agent.asked import interrogative
 from vidmem_ros.agent.grounding import source_named
+from vidmem_ros.agent.question import without_window
 from vidmem_ros.agent.tool_args import CountThingsArgs
 from vidmem_ros.agent.tool_context import Finding, ToolContext, ToolResult
 from vidmem_ros.agent.tools import NO_PLACE, labels_for, place_claimed, place_finding
@@ -55,7 +56,7 @@ _COUNTED = re.compile(
     rf"(?: (?:were|was|are|is)(?: there)?(?: {_STATE}| [a-z]{{2,}}ing\b(?: [a-z' -]+?)??)?"
     r"| (?:did|have|had|could|can) (?:you|the robot|it) (?:see|seen|spot|spotted|notice|noticed|count|counted"
     r"|make out|find|found|come across|came across))"
-    rf"(?: (?P<p>{_AT} .+?))?$"
+    rf"(?: (?P<p>(?:{_AT}|during) .+?))?$"
 )
 
 
@@ -65,7 +66,8 @@ def things_counted(question: str) -> ThingsCounted | None:
     found = _COUNTED.match(clause)
     if found is None or _ON_THE_WAY.match(found["p"] or "") or source_named(clause):
         return None  # "on their way", "the clerk said", "on the notice": a number said or read, not things seen
-    said = found["p"] or ""
+    said = without_window(found["p"] or "")  # "in the first hour", "during the patrol": when, not where
+    said = "" if said.startswith("during ") else said
     place = re.sub(rf"^{_AT} (?:the |a |an |your |this |that )?", "", said).strip()
     return ThingsCounted(found["t"].strip(), place, bool(place) and not re.match(_IN, said))
 

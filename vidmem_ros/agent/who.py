@@ -186,16 +186,20 @@ def _count(asked: WhoAsked) -> Script:
     """How many different people were seen (faces), or met (a linked voice and face once)."""
     how = "seen" if asked is WhoAsked.SEEN else "met"
     found = (yield [call("people", limit=50, how=how)])[0].result.findings
+    yield people_counted(found, how)
+
+
+def people_counted(found: list[Finding], how: str) -> Step:
+    """The answer to how many different people were seen or met, from the people tool's findings."""
     if not found:
-        yield answer(f"I have not told anyone apart that I {'saw' if how == 'seen' else 'met'}.", NOT_SEEN_CONFIDENCE,
-                     value=0)  # fmt: skip
-        return
+        return answer(f"I have not told anyone apart that I {'saw' if how == 'seen' else 'met'}.", NOT_SEEN_CONFIDENCE,
+                      value=0)  # fmt: skip
     both = sum(1 for f in found if len(f.data.get("refs", [])) == 2)
     names = "; ".join(f.text for f in found[:7])
     verb = "saw" if how == "seen" else "met"
     lead = f"I {verb} {len(found)} different {'person' if len(found) == 1 else 'people'}"
     detail = f" ({both} of them both heard and seen)" if how == "met" and both else ""
-    yield answer(f"{lead}{detail}: {names}.", 0.8, [f.data["first_ref"] for f in found], value=len(found))
+    return answer(f"{lead}{detail}: {names}.", 0.8, [f.data["first_ref"] for f in found], value=len(found))
 
 
 def _when_where(state: AgentState, q: WhoQuestion) -> Script:
