@@ -598,6 +598,34 @@ def test_where_the_robot_was_next_to_a_sighting_is_the_place_before_or_after_it(
     assert "cup" in answer.text, answer.text
 
 
+@pytest.mark.parametrize(
+    "question",
+    [
+        "When did you first get to the room with the vacuum cleaner?",
+        "At what time did you reach the place where the trash bins were?",
+        "How long were you in the spot with the dustbin?",
+    ],
+)
+def test_a_place_is_found_by_a_tag_called_by_another_of_its_class_names(
+    patrol: Reasoner, config: VidmemConfig, question: str
+) -> None:
+    """The tagger saw an "ashcan" and a "vacuum" at B: "trash bins" and "vacuum cleaner" are the same classes."""
+    from vidmem_ros.memory.records import Moment
+    from vidmem_ros.perception import wordnet
+    from vidmem_ros.perception.imagenet import class_names, class_terms
+    from vidmem_ros.perception.tagger import classes_of
+    from vidmem_ros.perception.types import Tag
+
+    classes = classes_of(config.tagger)
+    terms = dict(zip(class_names(classes), class_terms(classes, wordnet.load(config.lexicon.wordnet_dir)), strict=True))
+    for offset in range(41, 49):  # a middling score on every frame, as a tagger gives a thing off its usual view
+        tags = [Tag("ashcan", 0.35, terms["ashcan"]), Tag("vacuum", 0.35, terms["vacuum"])]
+        patrol.store.add_moment(Moment(T0 + offset, "/cam", 64, 48, None, tags=tags, pose=at(10.0)))
+    reasoner = Reasoner(patrol.store, config.query, tuple(COCO_LABELS.values()), model_classes=classes)
+    answer = reasoner.answer(question)
+    assert answer.pose is not None and answer.pose.x == pytest.approx(10.4, abs=1.0), answer.text
+
+
 def test_how_often_a_thing_was_met_is_still_a_count_of_occasions(patrol: Reasoner) -> None:
     answer = _chairs(patrol).answer("How many times did you see a chair?")
     assert answer.value == 2, answer.text  # the two views at A are one occasion, B another

@@ -292,6 +292,7 @@ class _Record:
     score: float = 1.0  # a detector's or tagger's own confidence
     terms: tuple[str, ...] = ()  # the broader words a tag answers to, matched as its words
     frame: str = ""  # the stored frame a text or tag was found in ("moment/N"), which has its own time and pose
+    names: tuple[str, ...] = ()  # a tag's other names for the same thing ("vacuum cleaner" of "vacuum")
 
 
 class Grounder:
@@ -312,11 +313,13 @@ class Grounder:
         set_apart: Callable[[str], str] | None = None,
         bears_words: Callable[[str], bool] | None = None,
         depicts: Callable[[str], bool] | None = None,
+        names_of: Callable[[str], Sequence[str]] | None = None,
     ) -> None:
         """``kind_of(word, broader, context=...)``: whether a word, in the sense the words written with it point to,
         names a kind of what a broader word names ("sparrow", "bird").  ``set_apart``: a line read with the words
         text recognition ran together set apart ("NOPARKING" as "NO PARKING"), so that they are words to match.
-        ``depicts(word)``: whether a noun names a picture or figure of something ("photo", "statue")."""
+        ``depicts(word)``: whether a noun names a picture or figure of something ("photo", "statue").
+        ``names_of(label)``: a tag class's other names, which name it as its own label does."""
         self.store = store
         self.as_of = as_of
         self.lo, self.hi = window
@@ -329,6 +332,7 @@ class Grounder:
         self.set_apart = set_apart
         self.bears_words = bears_words or (lambda word: False)  # "the touchscreen": what was read on one names it
         self.depicts = depicts or (lambda word: False)
+        self.names_of = names_of or (lambda label: ())
         self._synonyms: dict[str, Sequence[str]] = {}
         self._naming: list[str] = []
         self._bearer_parts: set[str] = set()  # words of a bearer's compound name ("sandwich" of "sandwich board")
@@ -506,11 +510,13 @@ class Grounder:
         a tag on one frame below the score a detection needs is a passing guess and weighs little."""
         # The classes first, one record each: only the frames of those the description could match are read.
         classes = self._tag_classes()
-        each = [_Record("tag", "", 0.0, 0.0, label, None, 1.0, terms) for label, terms in classes.items()]
+        names = {label: tuple(self.names_of(label)) for label in classes}
+        each = [_Record("tag", "", 0.0, 0.0, label, None, 1.0, terms, names=names[label])
+                for label, terms in classes.items()]  # fmt: skip
         matched = [g.text for g in self._scored(Sense.SEEN, description, wanted, each) if g.score > 0]
         records = [
             _Record("tag", f"moment/{s.moment_id}", s.stamp, s.stamp, s.label, s.pose, s.score, classes[s.label],
-                    f"moment/{s.moment_id}")
+                    f"moment/{s.moment_id}", names[s.label])
             for s in self.store.tag_frames(matched, self.lo, self.hi, self.as_of, TAG_MIN_SCORE)
         ]  # fmt: skip
         found = []
@@ -774,7 +780,7 @@ def _record_words(wanted: Sequence[str], record: _Record, known: set[str], synon
     weighs less than one matched by its own name."""
     if not record.terms:
         return word_score(wanted, record.text, known, synonyms)
-    own = _name_score(wanted, record.text, known, synonyms)
+    own = max(_name_score(wanted, name, known, synonyms) for name in (record.text, *record.names))
     broader = max((_name_score(wanted, name, known, synonyms) for name in record.terms), default=0.0)
     return max(own, BROADER_WORD_WEIGHT * broader)
 

@@ -19,6 +19,7 @@ from vidmem_ros.memo import BoundedMemo
 from vidmem_ros.perception import wordnet as wn
 from vidmem_ros.perception.coco import coco_supercategory
 from vidmem_ros.perception.imagenet import NUM_CLASSES as IMAGENET_CLASSES
+from vidmem_ros.perception.imagenet import class_names
 from vidmem_ros.perception.vocabulary import LabelMapper
 
 # Lexicographer files of things a camera can see (signs and lights are "communication"); a label is read as
@@ -73,6 +74,11 @@ class LabelLexicon:
         self.wordnet = wn.load(self.config.wordnet_dir)
         self._synsets = {label: self._synset(label) for label in self.vocabulary} if self.wordnet else {}
         self._classes = frozenset(s for senses in self._class_senses(model_classes) for s in senses)
+        # a class's other names, by the name it is stored under ("vacuum": "vacuum cleaner")
+        self._class_names = {
+            name: tuple(n for n in names if n.lower() != name.lower())
+            for name, names in zip(class_names(list(model_classes)), model_classes, strict=True)
+        }
         self._synonyms: dict[str, tuple[str, ...]] = {}
         # (words, the senses they may be read in) -> the labels they name, asked of again and again
         self._meant: BoundedMemo[tuple[str, frozenset[int] | None], tuple[str, ...]] = BoundedMemo(MEANT_CACHE)
@@ -327,6 +333,10 @@ class LabelLexicon:
         assert self.wordnet is not None
         words = re.findall(r"[a-z]{3,}", text.lower())
         return frozenset(self.wordnet.base_form(w) for w in words if w not in FUNCTION_WORDS)
+
+    def class_synonyms(self, label: str) -> tuple[str, ...]:
+        """The other names of the tagger's class stored as ``label``: the thing itself, not a broader word."""
+        return self._class_names.get(label, ())
 
     def classified(self, phrase: str) -> bool:
         """Whether another of the robot's models (the tagger) reports the thing a phrase names, or kinds of it

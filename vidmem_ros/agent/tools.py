@@ -509,6 +509,7 @@ def _grounder(ctx: ToolContext, window: tuple[float, float]) -> Grounder:
         lambda text: _set_apart_text(ctx, text),
         _lexicon(ctx).bears_words,
         _lexicon(ctx).depicts,
+        _lexicon(ctx).class_synonyms,
     )
 
 
