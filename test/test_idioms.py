@@ -324,6 +324,13 @@ def test_sentences_lose_scope_and_remarks_and_say_alternatives_whole(sentence: s
         # messages named by how they came ("voice messages", "radio calls") are every message heard
         ("How many audio messages got through to you?", Intent.COUNT, Modality.SPEECH, "", ""),
         ("How many radio calls reached you in total?", Intent.COUNT, Modality.SPEECH, "", ""),
+        ("How many messages were relayed to you?", Intent.COUNT, Modality.SPEECH, "", ""),
+        ("How many announcements got to the robot?", Intent.COUNT, Modality.SPEECH, "", ""),
+        # occasions counted are times; standing or waiting at a place is being there
+        ("On how many occasions were you in the boathouse?", Intent.COUNT, Modality.PLACE, "boathouse", ""),
+        ("On how many different occasions did you see a heron?", Intent.COUNT, Modality.OBJECT, "heron", ""),
+        ("How many times have you stood in the boathouse?", Intent.COUNT, Modality.PLACE, "boathouse", ""),
+        ("How many times did the robot wait at the boathouse?", Intent.COUNT, Modality.PLACE, "boathouse", ""),
         # a moment set before the question, by anything that happened then
         (
             "The moment the ferry horn was heard, what were your coordinates?",
@@ -407,6 +414,14 @@ def test_idioms_parse_to_the_plain_forms_plan(
     parsed = _read(question, similar)
     assert parsed is not None
     assert (parsed.intent, parsed.modality, parsed.target, parsed.other) == (intent, modality, target, other)
+
+
+@pytest.mark.parametrize(
+    "question", ["How many messages told you to lock up?", "How many calls warned the robot about ice?"]
+)
+def test_messages_counted_by_what_they_told_the_robot_are_not_every_message(question: str) -> None:
+    parsed = parse_question(question)
+    assert parsed is None or parsed.target, parsed
 
 
 def test_what_was_heard_next_to_a_thing_or_before_a_clock_time_is_no_neighbour_question() -> None:

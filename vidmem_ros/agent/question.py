@@ -88,7 +88,9 @@ _SEE = (
 _BE_AT = (
     r"(?:were you|have you been|had you been|was the robot|has the robot been|did (?:you|the robot|it) (?:go|come"
     r"(?! across| upon)|get|stay|stop|remain|return|end up|pass through|walk through|drive through|go through|cross)"
-    r"|did (?:you|the robot|it) visit|have you visited|did you make|have you made|did you pay|have you paid)"
+    r"|did (?:you|the robot|it) visit|have you visited|did you make|have you made|did you pay|have you paid"
+    r"|have you (?:stood|stopped|stayed|waited|parked|been (?:standing|waiting|parked))"
+    r"|did (?:you|the robot|it) (?:stand|wait|park))"
 )
 _MESSAGE = r"(?:the )?(?:message|announcement|one|news|call|remark|words?)(?: about| that| on| saying)?"
 # "Where were you", and the ways of asking for a position that mean the same.
@@ -131,6 +133,8 @@ _SAYING = (
 )
 _ANCHOR = rf"(?:(?:you )?(?:saw|seeing|{_SEE}) )?"
 # Things heard named only by their kind ("spoken messages", "radio calls"): every one of them, not what they said.
+# Verbs by which a message says something of its topic to the robot ("told you to", "warned you about").
+_TOLD = r"told|tell|asked|ask|warned|warn|reminded|remind|urged|urge|instructed|instruct|informed|inform|alerted|alert"
 _MESSAGE_KINDS = (
     r"(?:(?:spoken|voice|radio|audio|verbal|different|separate|distinct|individual) )*"
     rf"(?:{MESSAGES}|calls?|thing said)"
@@ -277,6 +281,12 @@ _PATTERNS: list[tuple[Intent, Modality, str]] = [
         r"|received|register|registered|record|recorded|log|logged|take in|taken in)"
         r"| (?:were|have been) (?:said|made|announced"
         r"|heard)| (?:were|have) you (?:been )?asked| (?:were there|have there been|did you get|came in))(?P<w>.*)$",
+    ),
+    (  # "how many messages reached you", "how many calls got through to the robot": every one, whatever the verb
+        Intent.COUNT,
+        Modality.SPEECH,
+        rf"^how many {either_of(_MESSAGE_KINDS)} (?:(?:have|has|had|did) )?(?!(?:{_TOLD})\b)[a-z]+(?: [a-z]+)?"
+        r" (?:to |for )?(?:you|the robot|it|us)(?P<w>)$",
     ),
     (Intent.COUNT, Modality.TEXT, rf"^how (?:many times|often) (?:did|have) you {_READ} (?P<t>.+)$"),
     (  # signs counted, however they were met: "how many notices did you come across"
