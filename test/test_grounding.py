@@ -616,6 +616,11 @@ def test_a_record_that_gives_no_cause_holds_no_reason(text: str) -> None:
         ("what's his full name", ValueKind.NAME),
         ("what was the yacht's name", None),  # a yacht is no person
         ("had you read the caretaker's name plate before noon", None),  # a thing that bears a name
+        ("do you know the name of the shift supervisor", ValueKind.NAME),  # the noun phrase's person, not its first
+        ("what was the name of today's site foreman", ValueKind.NAME),
+        ("have you learnt the name of the relief driver yet", ValueKind.NAME),
+        ("what is the name of the lane the supervisor parks in", None),  # the lane's name
+        ("what's the name of the show they have on upstairs", None),
     ],
 )
 def test_the_name_of_anyone_a_noun_calls_a_person_is_a_name_asked_for(clause: str, kind: ValueKind | None) -> None:

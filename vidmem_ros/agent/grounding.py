@@ -1046,7 +1046,7 @@ def value_kind(clause: str, wordnet: wn.WordNet | None = None) -> ValueKind | No
     clause = clause.lower()
     kind = next((kind for kind, pattern in _VALUE_KINDS if pattern.search(clause)), None)
     if kind is None and wordnet is not None:
-        owners = [m.group(1) or m.group(2) for m in _OWNED_NAME.finditer(clause)]
+        owners = [w for m in _OWNED_NAME.finditer(clause) for w in (m.group(1) or m.group(2)).split()]
         if any(
             (senses := wordnet.senses(wordnet.base_form(o))) and wordnet.lexfile(senses[0]) == wn.LEX_PERSON
             for o in owners
@@ -1055,10 +1055,12 @@ def value_kind(clause: str, wordnet: wn.WordNet | None = None) -> ValueKind | No
     return kind
 
 
-# Whose name is asked for by a noun ("the dentist's name", "the name of the caretaker").
+# Whose name is asked for by a noun ("the dentist's name", "the name of the caretaker", "the name of today's
+# site foreman": a word of the noun phrase after "name of").
 _OWNED_NAME = re.compile(
     r"\b([a-z]+)'s (?:full |first |last |sur)?names?\b(?! ?(?:plates?|tags?|badges?|cards?|signs?|boards?|plaques?)\b)"
-    r"|\bnames? of (?:the|a|an|that|this) ([a-z]+)\b"
+    r"|\bnames? of (?:(?:the|a|an|that|this|[a-z]+'s) )?((?:(?!(?:the|a|an|of|on|in|at|to|who|that|which|by|for|with"
+    r"|from|is|was|are|were|be|been|have|has|had|do|did|does|got|i|you|we|they|he|she|it)\b)[a-z]+(?: |$)){1,3})"
 )
 
 
