@@ -658,6 +658,8 @@ def test_the_place_after_another_is_named_at_a_glance_not_by_all_that_was_heard_
     [
         "There was an animal in the kennel. What kind of animal was it?",
         "What animal did you see in the kennel?",
+        "There was an animal in the kennel. What sort of animal?",  # the kind asked after with no verb
+        "An animal was lying in the kennel. Which type of animal?",
     ],
 )
 def test_a_kind_asked_of_what_was_at_a_place_is_what_was_met_there(patrol: Reasoner, question: str) -> None:

@@ -1168,6 +1168,10 @@ _TOPIC_COLON = re.compile(
 )
 
 
+# A kind asked after with no verb ("what sort of animal?"): the kind of the thing just spoken of.
+_BARE_KIND = re.compile(r"^(?P<q>(?:what|which) (?:sort|kind|type|variety|species|breed) of [a-z' -]+?)$")
+
+
 # Occasions counted are times: "on how many occasions did you ...", "how many separate occasions ...".
 _OCCASIONS = re.compile(r"\b(?:(?:on|in) )?how many (?P<m>(?:separate |different |distinct )?)occasions\b")
 
@@ -1243,7 +1247,7 @@ def plain_sentence(sentence: str) -> str:
     relation said whole, two things offered before the question that asks which said after it, and an idiom of
     seeing said with its verb."""
     sentence = _BARE_ASKING.sub(lambda m: f"{'how many' if m['count'] else m['wh']} {m['topic']}", sentence)
-    sentence = _OCCASIONS.sub(lambda m: f"how many {m['m']}times", sentence)
+    sentence = _OCCASIONS.sub(lambda m: f"how many {m['m']}times", _BARE_KIND.sub(r"\g<q> was it", sentence))
     sentence = _TOPIC_COLON.sub("", re.sub(r"\b(you|we|they|i)['’]ve\b", r"\1 have", sentence))
     sentence = _WANTED_MOMENT.sub("what was ", _AS_OF_NOW.sub("", sentence))
     sentence = _seen_doing_there(_LEFT_ABOUT.sub(lambda m: f"did you see {m['x']}{m['r']}", sentence))
