@@ -282,6 +282,10 @@ def test_sentences_lose_scope_and_remarks_and_say_alternatives_whole(sentence: s
         ("How long did your second stop at the boathouse last?", Intent.DURATION, Modality.PLACE, "boathouse", ""),
         ("How long were you watching the heron?", Intent.DURATION, Modality.OBJECT, "heron", ""),
         ("The heron: how long were you looking at it?", Intent.DURATION, Modality.OBJECT, "heron", ""),
+        # the camera kept on a thing is the robot looking at it
+        ("How long did you have your camera fixed on the herons?", Intent.DURATION, Modality.OBJECT, "herons", ""),
+        ("How long did the robot keep its camera trained on the heron?", Intent.DURATION, Modality.OBJECT, "heron", ""),
+        ("For how long was your camera pointed at the kiln?", Intent.DURATION, Modality.OBJECT, "kiln", ""),
         # a sign, trace or hint of a thing is the thing met
         ("Any sign of a heron on the way?", Intent.DID, Modality.OBJECT, "heron", ""),
         ("Did you notice any trace of the lost kitten?", Intent.DID, Modality.OBJECT, "lost kitten", ""),

@@ -533,6 +533,21 @@ _SEEING = (
     (re.compile(r"\b(?:catching sight of|(?:laying|setting|clapping) eyes on)\b"), "seeing"),
     (re.compile(r"\b(?:catch(?:es)? sight of|(?:lay|set|clap)s? eyes on)\b"), "see"),
     (re.compile(r"\bin front of (?:you|the robot|it|(?:your|the|its) cameras?)\b"), "in view"),
+    # The camera kept on a thing is the robot looking at it ("how long did you have the camera trained on the van").
+    (
+        re.compile(
+            r"\b(?:keep|kept|keeping|have|had|hold|held) (?:the|your|its|the robot's) cameras? (?:(?:pointed|trained"
+            r"|fixed|aimed|focused|locked) )?(?:on|at) "
+        ),
+        "look at ",
+    ),
+    (
+        re.compile(
+            r"^(?P<q>how long|for how long|how much time) (?:was|were) (?:the|your|its|the robot's) cameras? "
+            r"(?:(?:pointed|trained|fixed|aimed|focused|locked) )?(?:on|at) "
+        ),
+        r"\g<q> did you look at ",
+    ),
     # A thing said to be somewhere at the moment of another question ("where were you while the dog was on the
     # sofa"): the robot seeing it there.
     (
