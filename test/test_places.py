@@ -626,6 +626,34 @@ def test_a_place_is_found_by_a_tag_called_by_another_of_its_class_names(
     assert answer.pose is not None and answer.pose.x == pytest.approx(10.4, abs=1.0), answer.text
 
 
+@pytest.mark.parametrize(
+    ("question", "low", "high"),
+    [
+        ("How long was the tree frog in view?", 13.0, 17.0),
+        ("For how long did you watch the tree frogs?", 13.0, 17.0),
+        ("How many times did you see a tree frog?", 2, 2),
+        ("How often did the tree frog show up?", 2, 2),
+    ],
+)
+def test_how_long_and_how_often_a_thing_only_the_tagger_knows_was_seen_go_by_its_tags(
+    patrol: Reasoner, config: VidmemConfig, question: str, low: float, high: float
+) -> None:
+    """The detector has no label for a tree frog; the tagger named one at B for 7 s and at A for 8 s."""
+    from vidmem_ros.memory.records import Moment
+    from vidmem_ros.perception import wordnet
+    from vidmem_ros.perception.imagenet import class_names, class_terms
+    from vidmem_ros.perception.tagger import classes_of
+    from vidmem_ros.perception.types import Tag
+
+    classes = classes_of(config.tagger)
+    terms = dict(zip(class_names(classes), class_terms(classes, wordnet.load(config.lexicon.wordnet_dir)), strict=True))
+    for offset, x in [*((t, 10.0) for t in range(41, 49)), *((t, 0.0) for t in range(72, 81))]:
+        frog = [Tag("tree frog", 0.6, terms["tree frog"])]
+        patrol.store.add_moment(Moment(T0 + offset, "/cam", 64, 48, None, tags=frog, pose=at(x)))
+    answer = Reasoner(patrol.store, config.query, tuple(COCO_LABELS.values()), model_classes=classes).answer(question)
+    assert answer.value is not None and low <= answer.value <= high, answer.text
+
+
 def test_how_often_a_thing_was_met_is_still_a_count_of_occasions(patrol: Reasoner) -> None:
     answer = _chairs(patrol).answer("How many times did you see a chair?")
     assert answer.value == 2, answer.text  # the two views at A are one occasion, B another

@@ -766,6 +766,13 @@ class OfflinePlanner:
             else:
                 yield answer(f"I cannot tell whether I saw {p.target}: my detector does not recognise it.", 0.0)
             return
+        if not known and p.intent in (Intent.DURATION, Intent.COUNT) and all(h.data.get("how") == "seen" for h in hits):
+            # seen by what the scene looked like on each occasion: how long or how often, as for a detection
+            step = self._compose(state, p, hits)
+            said = step[0]["args"]["text"]
+            step[0]["args"]["text"] = f"My detector has no label for {p.target}; going by the scene tags, {said}"
+            yield step
+            return
         chosen = hits[0] if p.intent is Intent.FIRST else hits[-1]
         lead = f"My detector did not see {p.target} clearly" if known else f"My detector has no label for {p.target}"
         if p.intent is Intent.LAST:  # last in view when the view it was named in ended
