@@ -215,6 +215,20 @@ def test_meaning_grounds_a_description_that_shares_no_word_with_what_was_heard(s
         assert best.words == 0.0 and best.meaning > 0
 
 
+@pytest.mark.parametrize("description", ["spa", "a pub", "the lab"])
+def test_a_word_of_three_letters_asked_about_has_a_meaning_to_match(tmp_path: Path, description: str) -> None:
+    """A question's short word is a word; only a reader's fragments of two or three letters are noise."""
+    from vidmem_ros.config import load_config
+    from vidmem_ros.perception.registry import build_text_embedder
+
+    store = SqliteStore(tmp_path / "memory.db")
+    sign = [TextLine("SAUNA AND STEAM ROOM", 0.95), TextLine("BEER ON TAP", 0.95), TextLine("FUME CUPBOARD", 0.95)]
+    store.add_moment(Moment(T0, "/cam", 64, 48, None, texts=sign, pose=Pose("map", 0.0, 0.0)))
+    embedder = build_text_embedder(load_config().text_embedder)
+    found = grounder(store, MeaningCache(embedder)).ground(description, [Sense.READ]).found
+    assert found and found[0].meaning > 0, description
+
+
 def _lexicon():  # type: ignore[no-untyped-def]
     from vidmem_ros.agent.labels import LabelLexicon
     from vidmem_ros.config import load_config

@@ -364,13 +364,13 @@ class Grounder:
                     otherwise.setdefault(ctx, {}).setdefault(word, set()).add(t)
         return extended, {text: otherwise[ctx] for text, ctx in texts.items() if ctx in otherwise}
 
-    def wordy(self, text: str) -> bool:
+    def wordy(self, text: str, shortest: int = 4) -> bool:
         """Whether a record has words enough for its meaning to be read: two of three letters or more, or one
-        dictionary word of four or more."""
+        dictionary word of ``shortest`` letters or more (a question's "spa" is a word; a reader's "CC" noise)."""
         words = [w for w in re.findall(r"[a-z]{3,}", text.lower())]
         if len(words) >= 2:
             return True
-        return bool(words) and len(words[0]) >= 4 and (self.is_word is None or self.is_word(words[0]))
+        return bool(words) and len(words[0]) >= shortest and (self.is_word is None or self.is_word(words[0]))
 
     def record_texts(self) -> list[str]:
         """The texts of the window's records whose meaning a description would be compared with, in the form
@@ -579,7 +579,7 @@ class Grounder:
             by_words = sorted(distinct, key=lambda t: -words[t])[: MEANING_CANDIDATES // 2]
             distinct = list(dict.fromkeys([*by_words, *distinct[-MEANING_CANDIDATES // 2 :]]))
         # The meaning of an OCR fragment ("CC", "PANDUCALE"), or of a description without a word ("odom"), is noise.
-        wordy = [t for t in distinct if self.wordy(t)] if self.wordy(description) else []
+        wordy = [t for t in distinct if self.wordy(t)] if self.wordy(description, shortest=3) else []
         cosines = dict(zip(wordy, self.meaning.cosines(description, [t.lower() for t in wordy]), strict=True))
         out: list[Grounded] = []
         head = _head_word(wanted, self.is_word) if sense is not Sense.SEEN else None
