@@ -282,6 +282,16 @@ def test_sentences_lose_scope_and_remarks_and_say_alternatives_whole(sentence: s
         ("How long did your second stop at the boathouse last?", Intent.DURATION, Modality.PLACE, "boathouse", ""),
         ("How long were you watching the heron?", Intent.DURATION, Modality.OBJECT, "heron", ""),
         ("The heron: how long were you looking at it?", Intent.DURATION, Modality.OBJECT, "heron", ""),
+        # going past a thing is passing it
+        (
+            "Did you drive past a kiosk before the boiler was mentioned?",
+            Intent.ORDER,
+            Modality.OBJECT,
+            "kiosk",
+            "boiler",
+        ),
+        ("Have you gone past the heron yet?", Intent.DID, Modality.OBJECT, "heron", ""),
+        ("When did you walk past the kiosk?", Intent.LAST, Modality.OBJECT, "kiosk", ""),
         # the camera kept on a thing is the robot looking at it
         ("How long did you have your camera fixed on the herons?", Intent.DURATION, Modality.OBJECT, "herons", ""),
         ("How long did the robot keep its camera trained on the heron?", Intent.DURATION, Modality.OBJECT, "heron", ""),

@@ -533,6 +533,10 @@ _SEEING = (
     (re.compile(r"\b(?:catching sight of|(?:laying|setting|clapping) eyes on)\b"), "seeing"),
     (re.compile(r"\b(?:catch(?:es)? sight of|(?:lay|set|clap)s? eyes on)\b"), "see"),
     (re.compile(r"\bin front of (?:you|the robot|it|(?:your|the|its) cameras?)\b"), "in view"),
+    # Going past a thing is passing it ("had you already been past the kiosk", "did you drive past a van").
+    (re.compile(r"\b(?:been|gone|went|driven|drove|walked|rolled|come|came|moved) past\b"), "passed"),
+    (re.compile(r"\b(?:go|drive|walk|roll|come|move) past\b"), "pass"),
+    (re.compile(r"\b(?:going|driving|walking|rolling|coming|moving) past\b"), "passing"),
     # The camera kept on a thing is the robot looking at it ("how long did you have the camera trained on the van").
     (
         re.compile(
