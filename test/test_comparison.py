@@ -184,7 +184,6 @@ def test_a_trip_joins_the_first_visit_to_the_second_place_with_the_last_stay_bef
 @pytest.mark.parametrize(
     "question",
     [
-        "How long after the start did you first see the van?",  # a moment counted from the start
         "How many minutes were there between the first and the last time you saw the van?",  # one thing's span
         "How long did you see the van?",
         "How long were you listening to the message about the boiler?",  # how long it was heard
@@ -233,6 +232,10 @@ def test_the_time_between_a_thing_met_and_one_never_met_is_not_guessed(compared:
         ("How many seconds elapsed before anything was said?", "anything", Modality.SPEECH),
         ("How long was it from the start until the first announcement?", "announcement", Modality.SPEECH),
         ("How much time passed from when you set off until you read SLOW?", "slow", Modality.TEXT),
+        ("How many seconds after starting did you spot the badger?", "badger", Modality.OBJECT),
+        ("How long after setting off did you first read SLOW?", "slow", Modality.TEXT),
+        ("How long after the start did you first see the van?", "van", Modality.OBJECT),
+        ("How many minutes after the start of the shift did you hear about the boiler?", "boiler", Modality.SPEECH),
     ],
 )
 def test_the_delay_to_a_thing_is_counted_from_the_start_of_memory(

@@ -19,6 +19,9 @@ from vidmem_ros.agent.things_counted import ThingsCounted, things_counted
         ("How many forklifts did you see in the first ten minutes?", ThingsCounted("forklifts", "")),  # when
         ("How many bins were there in the yard in the last hour?", ThingsCounted("bins", "yard")),
         ("How many trolleys did you count during the night?", ThingsCounted("trolleys", "")),
+        ("How many kites did you see at once?", ThingsCounted("kites", "", on_thing=True)),  # in one view
+        ("How many kites were there at the same time?", ThingsCounted("kites", "", on_thing=True)),
+        ("How many chairs were in the yard at once?", ThingsCounted("chairs", "yard")),  # a place's count is so
     ],
 )
 def test_things_counted_are_read_with_where_they_were(question: str, counted: ThingsCounted) -> None:

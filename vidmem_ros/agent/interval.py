@@ -175,7 +175,8 @@ def interval_question(text: str) -> Interval | None:
             b = re.sub(r"^(?:you|the robot|it) ", "", b)
         (first_edge, a), (second_edge, b) = _edged(a), _edged(b)
         (first, first_met), (second, second_met) = side_named(a), side_named(b)
-        if directed and _START.match(first):  # "from the start to B": the delay to B's first occasion
+        if (directed or pattern is _AFTER) and (_START.match(first) or _STARTING.match(first)):
+            # "from the start to B", "how long after setting off did you see B": the delay to B's first occasion
             # "first" goes before the name is read: "the first announcement" is any announcement
             second, second_met = side_named(_FIRST.sub("", b.strip()))
             return Interval("", second, None, second_met, True, from_start=True) if second else None
@@ -194,6 +195,10 @@ _FIRST = re.compile(r"^(?:the )?(?:very )?first ")
 _START = re.compile(
     r"^(?:the )?(?:very )?(?:start|beginning|outset)(?: of .*)?$|^(?:when )?(?:you|the robot|it) (?:started|began"
     r"|set off|set out|started out)\b.*$"
+)
+# ... said with a verb ("how long after setting off"): the start of memory, however the sentence goes on.
+_STARTING = re.compile(
+    r"^(?:starting|beginning|setting off|setting out|starting out|kicking off)(?: (?:the|your|its|this) \w+)?$"
 )
 
 

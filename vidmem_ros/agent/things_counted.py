@@ -68,8 +68,16 @@ def things_counted(question: str) -> ThingsCounted | None:
         return None  # "on their way", "the clerk said", "on the notice": a number said or read, not things seen
     said = without_window(found["p"] or "")  # "in the first hour", "during the patrol": when, not where
     said = "" if said.startswith("during ") else said
+    together = _TOGETHER.search(said)  # "at once", "at the same time": the most in one view
+    if together is not None:
+        said = said[: together.start()].strip()
+        if not said:  # ... wherever it was
+            return ThingsCounted(found["t"].strip(), "", on_thing=True)
     place = re.sub(rf"^{_AT} (?:the |a |an |your |this |that )?", "", said).strip()
     return ThingsCounted(found["t"].strip(), place, bool(place) and not re.match(_IN, said))
+
+
+_TOGETHER = re.compile(r"(?:^|\s)(?:at once|at (?:one|the same) time|in (?:one|a single) (?:view|frame|go|shot))$")
 
 
 # "on their way", "on the way": coming, not somewhere.
