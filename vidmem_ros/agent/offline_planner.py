@@ -165,9 +165,7 @@ class OfflinePlanner:
             return
         counted = things_counted(state.question)  # how many things, not how often they were met
         if counted is not None and (p is None or (p.intent is Intent.COUNT and p.modality is Modality.OBJECT)):
-            yield from self._count_things(
-                state, counted, self._bounds(state, p.window if p else window_of(state.question))
-            )
+            yield from self._count_things(state, counted, self._asked_bounds(state, p))
             return
         if p is None:
             yield from self._search(state)
@@ -202,7 +200,7 @@ class OfflinePlanner:
             return
         said = things_counted(state.question)  # where they were, as said; "faces" are people in view
         counted = ThingsCounted("people", said.place if said else "", said.on_thing if said else False)
-        yield from self._count_things(state, counted, self._bounds(state, p.window if p else window_of(state.question)))
+        yield from self._count_things(state, counted, self._asked_bounds(state, p))
 
     def _count_things(self, state: AgentState, counted: ThingsCounted, window: dict[str, float]) -> Script:
         """How many things of a kind there were: at the place named, the most seen at once there; else that
@@ -1843,6 +1841,10 @@ class OfflinePlanner:
 
     def _window(self, state: AgentState, p: ParsedQuestion) -> dict[str, float]:
         return self._bounds(state, p.window)
+
+    def _asked_bounds(self, state: AgentState, p: ParsedQuestion | None) -> dict[str, float]:
+        """The window the plan sets, or (no plan) the one the question says."""
+        return self._bounds(state, p.window if p else window_of(state.question))
 
     def _bounds(self, state: AgentState, window: Window | None) -> dict[str, float]:
         """A window as the tools' start_t / end_t."""

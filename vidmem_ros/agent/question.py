@@ -132,9 +132,9 @@ _SAYING = (
     r"|referring to|that referred to|about|for|with)"
 )
 _ANCHOR = rf"(?:(?:you )?(?:saw|seeing|{_SEE}) )?"
-# Things heard named only by their kind ("spoken messages", "radio calls"): every one of them, not what they said.
 # Verbs by which a message says something of its topic to the robot ("told you to", "warned you about").
 _TOLD = r"told|tell|asked|ask|warned|warn|reminded|remind|urged|urge|instructed|instruct|informed|inform|alerted|alert"
+# Things heard named only by their kind ("spoken messages", "radio calls"): every one of them, not what they said.
 _MESSAGE_KINDS = (
     r"(?:(?:spoken|voice|radio|audio|verbal|different|separate|distinct|individual) )*"
     rf"(?:{MESSAGES}|calls?|thing said)"
