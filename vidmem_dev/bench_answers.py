@@ -102,6 +102,8 @@ def _timed(config: VidmemConfig, store_path: Path, asked: list[tuple[str, float]
     store = SqliteStore(store_path, readonly=True)
     try:
         reasoner = build_reasoner(config, store)
+        if (warming := getattr(reasoner.parser, "warming", None)) is not None:
+            warming.join()  # the model's prompt, read at start-up as the query node does, before any question
         began = time.perf_counter()
         read_ahead = reasoner.read_ahead() if config.query.read_ahead_s > 0 else 0  # as the query node does
         read_ahead_s = time.perf_counter() - began

@@ -161,6 +161,7 @@ class ModelQuestionParser:
         self.timeout_s = timeout_s
         self.rules_first = rules_first  # the rules' plan where a sentence pattern matches, the model's otherwise
         self.rules = rules or RuleParser()  # also reads the question when the model cannot
+        self.warming: threading.Thread | None = None  # the prompt's warm-up, while it runs
 
     def parse(self, question: str) -> ParsedQuestion | None:
         if self.rules_first and (known := parse_question(question)) is not None:
@@ -179,6 +180,7 @@ class ModelQuestionParser:
         question = "How long have you been running?"
         thread = threading.Thread(target=self.plan, args=(question, math.inf), daemon=True)  # no time limit
         thread.start()
+        self.warming = thread
         return thread
 
     def plan(self, question: str, timeout_s: float | None = None) -> PlanReply | None:
