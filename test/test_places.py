@@ -598,6 +598,17 @@ def test_where_the_robot_was_next_to_a_sighting_is_the_place_before_or_after_it(
     assert "cup" in answer.text, answer.text
 
 
+def _tagger_classes(config: VidmemConfig) -> tuple[list[tuple[str, ...]], dict[str, tuple[str, ...]]]:
+    """The tagger's classes by their names, and the terms each class's tags are stored with."""
+    from vidmem_ros.perception import wordnet
+    from vidmem_ros.perception.imagenet import class_names, class_terms
+    from vidmem_ros.perception.tagger import classes_of
+
+    classes = classes_of(config.tagger)
+    terms = class_terms(classes, wordnet.load(config.lexicon.wordnet_dir))
+    return classes, dict(zip(class_names(classes), terms, strict=True))
+
+
 @pytest.mark.parametrize(
     "question",
     [
@@ -611,13 +622,9 @@ def test_a_place_is_found_by_a_tag_called_by_another_of_its_class_names(
 ) -> None:
     """The tagger saw an "ashcan" and a "vacuum" at B: "trash bins" and "vacuum cleaner" are the same classes."""
     from vidmem_ros.memory.records import Moment
-    from vidmem_ros.perception import wordnet
-    from vidmem_ros.perception.imagenet import class_names, class_terms
-    from vidmem_ros.perception.tagger import classes_of
     from vidmem_ros.perception.types import Tag
 
-    classes = classes_of(config.tagger)
-    terms = dict(zip(class_names(classes), class_terms(classes, wordnet.load(config.lexicon.wordnet_dir)), strict=True))
+    classes, terms = _tagger_classes(config)
     for offset in range(41, 49):  # a middling score on every frame, as a tagger gives a thing off its usual view
         tags = [Tag("ashcan", 0.35, terms["ashcan"]), Tag("vacuum", 0.35, terms["vacuum"])]
         patrol.store.add_moment(Moment(T0 + offset, "/cam", 64, 48, None, tags=tags, pose=at(10.0)))
@@ -640,13 +647,9 @@ def test_how_long_and_how_often_a_thing_only_the_tagger_knows_was_seen_go_by_its
 ) -> None:
     """The detector has no label for a tree frog; the tagger named one at B for 7 s and at A for 8 s."""
     from vidmem_ros.memory.records import Moment
-    from vidmem_ros.perception import wordnet
-    from vidmem_ros.perception.imagenet import class_names, class_terms
-    from vidmem_ros.perception.tagger import classes_of
     from vidmem_ros.perception.types import Tag
 
-    classes = classes_of(config.tagger)
-    terms = dict(zip(class_names(classes), class_terms(classes, wordnet.load(config.lexicon.wordnet_dir)), strict=True))
+    classes, terms = _tagger_classes(config)
     for offset, x in [*((t, 10.0) for t in range(41, 49)), *((t, 0.0) for t in range(72, 81))]:
         frog = [Tag("tree frog", 0.6, terms["tree frog"])]
         patrol.store.add_moment(Moment(T0 + offset, "/cam", 64, 48, None, tags=frog, pose=at(x)))

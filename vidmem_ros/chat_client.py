@@ -294,14 +294,14 @@ class LlamaCppChat:
             "response_format": _as_llama_format(response_format),
         }
         wait = timeout_s if not tools and timeout_s is not None and math.isfinite(timeout_s) else None
-        deadline = None if wait is None else time.monotonic() + wait
+        asked_at = time.monotonic()  # the time allowed runs from here, waiting for the model included
         if not self._lock.acquire(timeout=-1 if wait is None else max(0.0, wait)):
             raise ChatError(f"{self.url} was busy for {wait:.3g} s")
         try:
-            if deadline is None or wait is None:
+            if wait is None:
                 answer = self._llm.create_chat_completion(**request)
             else:
-                answer = self._streamed(request, deadline, wait)
+                answer = self._streamed(request, asked_at + wait, wait)
         except ChatError:
             raise
         except Exception as exc:  # llama.cpp raises ValueError, RuntimeError, template errors

@@ -77,7 +77,7 @@ from vidmem_ros.agent.things_counted import NO_LABEL, NO_PLACE, ThingsCounted, t
 from vidmem_ros.agent.tool_args import TRANSCRIPTS_MAX
 from vidmem_ros.agent.tool_context import NAMES_ACTIVITY, NAMES_ONLY_ACTIVITY, Finding
 from vidmem_ros.agent.tool_registry import ANSWER_TOOL
-from vidmem_ros.agent.who import WhoAsked, people_counted, who_question, who_script
+from vidmem_ros.agent.who import WhoAsked, people_counted, people_found, who_question, who_script
 from vidmem_ros.memory.captions import NOTHING_RECOGNISED
 from vidmem_ros.memory.records import Pose
 from vidmem_ros.memory.runs import runs_named
@@ -194,7 +194,7 @@ class OfflinePlanner:
     def _people_seen(self, state: AgentState, p: ParsedQuestion | None) -> Script:
         """How many different people were seen: by their faces where faces were told apart; else (no face model,
         or no face near enough) counted as any thing is, the most in view at once at each place, added up."""
-        found = (yield [call("people", limit=50, how="seen")])[0].result.findings
+        found = yield from people_found("seen")
         if found:
             yield people_counted(found, "seen")
             return

@@ -185,8 +185,13 @@ def who_script(state: AgentState, q: WhoQuestion) -> Script:
 def _count(asked: WhoAsked) -> Script:
     """How many different people were seen (faces), or met (a linked voice and face once)."""
     how = "seen" if asked is WhoAsked.SEEN else "met"
-    found = (yield [call("people", limit=50, how=how)])[0].result.findings
+    found = yield from people_found(how)
     yield people_counted(found, how)
+
+
+def people_found(how: str) -> Generator[Step, list[Observation], list[Finding]]:
+    """The different people told apart, seen (faces) or met (a linked voice and face once)."""
+    return (yield [call("people", limit=50, how=how)])[0].result.findings
 
 
 def people_counted(found: list[Finding], how: str) -> Step:
