@@ -55,8 +55,8 @@ def run_parser_bench(json_path: Path | None = None, limit: int = 0) -> int:
         rules = (
             RuleParser(SimilarityParser(embedder)) if (embedder := build_text_embedder(config.text_embedder)) else None
         )
-        limit = config.query.parser_timeout_s
-        default = ModelQuestionParser(model_first.chat, model_first.name, limit, True, rules)
+        time_limit = config.query.parser_timeout_s
+        default = ModelQuestionParser(model_first.chat, model_first.name, time_limit, True, rules)
         patterns = RuleParser()
         figures["patterns"] = _timed(patterns.parse, questions)
         if rules is not None:
