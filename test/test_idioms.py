@@ -292,6 +292,15 @@ def test_sentences_lose_scope_and_remarks_and_say_alternatives_whole(sentence: s
         ),
         ("Have you gone past the heron yet?", Intent.DID, Modality.OBJECT, "heron", ""),
         ("When did you walk past the kiosk?", Intent.LAST, Modality.OBJECT, "kiosk", ""),
+        # moving through a place is being there; a place named with no article after a verb of going
+        ("Have you been through the boathouse yet?", Intent.DID, Modality.PLACE, "boathouse", ""),
+        ("Had the robot already driven through the boathouse?", Intent.DID, Modality.PLACE, "boathouse", ""),
+        ("When did you roll through the boathouse?", Intent.LAST, Modality.PLACE, "boathouse", ""),
+        ("Did it pass through the boathouse?", Intent.DID, Modality.PLACE, "boathouse", ""),
+        ("Have you been to boat storage yet?", Intent.DID, Modality.PLACE, "boat storage", ""),
+        ("Did you visit dispatch?", Intent.DID, Modality.PLACE, "dispatch", ""),
+        ("When did you get to boat storage?", Intent.FIRST, Modality.PLACE, "boat storage", ""),
+        ("Did you go to check the kiln?", Intent.DID, Modality.OBJECT, "kiln", ""),
         # the camera kept on a thing is the robot looking at it
         ("How long did you have your camera fixed on the herons?", Intent.DURATION, Modality.OBJECT, "herons", ""),
         ("How long did the robot keep its camera trained on the heron?", Intent.DURATION, Modality.OBJECT, "heron", ""),

@@ -932,6 +932,33 @@ _ARRIVING = (
         "did you go",
     ),
     (re.compile(r"\b(?:was|were) (?:you|the robot|it) (?:taken|driven|sent|moved|brought|led)\b"), "did you go"),
+    # Moving through a place is being in it ("have you been through the cellar yet", "when did you drive through the
+    # loft", "had it already passed through the gate"): the verb's tense kept, "through" as "to".
+    (
+        re.compile(
+            r"\b(?P<aux>have|has|had) (?P<w>you|the robot|it) (?P<a>(?:already|ever|yet|just|once) )?(?:been|gone"
+            r"|passed|driven|walked|rolled|come|moved|travell?ed) through\b"
+        ),
+        lambda m: f"{m['aux']} {m['w']} {m['a'] or ''}been to",
+    ),
+    (
+        re.compile(
+            r"\b(?P<s>did (?:you|the robot|it)|(?:you|the robot|it) (?:will|would|could|can|must)) (?:go|pass"
+            r"|drive|walk|roll|come|move|travel) through\b"
+        ),
+        lambda m: f"{m['s']} go to",
+    ),
+    (
+        re.compile(r"\b(?P<w>you|the robot|it) (?:went|passed|drove|walked|rolled|came|moved|travell?ed) through\b"),
+        lambda m: f"{m['w']} went to",
+    ),
+    (
+        re.compile(
+            r"\b(?P<w>you|the robot|it) (?P<b>were|was) (?:going|passing|driving|walking|rolling|coming|moving"
+            r"|travell?ing) through\b"
+        ),
+        lambda m: f"{m['w']} {m['b']} in",
+    ),
     # "which room was visited next": which the robot visited
     (
         re.compile(r"\b(?P<w>which|what) (?P<k>[a-z]+) (?:was|were) (?P<e>first |next |last )?visited\b"),

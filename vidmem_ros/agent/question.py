@@ -21,6 +21,7 @@ from vidmem_ros.agent.idioms import (
     plain_sentence,
     sentences_of,
 )
+from vidmem_ros.agent.readable import FUNCTION_WORDS
 from vidmem_ros.errors import InputError
 from vidmem_ros.spoken_numbers import parse_duration
 
@@ -948,7 +949,27 @@ _PLACE_OBJECT = re.compile(
     r"(?=[,;:?.]|$| (?:and|before|after|when|while|then|next|yet|so far|already|again|first|last|earlier|later|once"
     r"|ever|at any|(?:more|fewer|less) than|at (?:least|most)|exactly|twice|thrice|\w+ times)\b)"
 )
+# A place named with no article after a verb that can only take a place ("have you been to baggage claim yet",
+# "did you visit reception"): one to three words that hold no other word of the sentence's grammar.
+_BARE_PLACE_OBJECT = re.compile(
+    r"\b(?:(?:been|gone|went|go|get|got|come|came|arrived?) (?:to|into|in at|at|through)|visit|visited|reach"
+    r"|reached|enter|entered) (?P<place>(?!(?:the|a|an|that|this|your|my|our|his|her|their|its|any|some|see|check"
+    r"|look|find|fetch|pick|meet|know|think|work|be|do|have|make|take|get)\b)[a-z][a-z0-9'-]*(?: [a-z0-9'-]+){0,2}?)"
+    r"(?=[,;:?.]|$| (?:and|before|after|when|while|then|next|yet|so far|already|again|first|last|earlier|later|once"
+    r"|ever|at any|today|tonight)\b)"
+)
 _SENSING = re.compile(rf"\b(?:{_SEE}|{_HEAR}|{_READ}|{_SAY}|seen|saw|watch|look)\b")
+
+
+def _bare_place_object(sentence: str) -> re.Match[str] | None:
+    """A place named with no article, not a word of the sentence's grammar ("went to right after ...")."""
+    found = _BARE_PLACE_OBJECT.search(sentence)
+    first = found.group("place").split()[0] if found else ""
+    return found if found and first not in FUNCTION_WORDS and first not in _ADVERBS_OF_GOING else None
+
+
+# Adverbs that follow a verb of going and name no place ("went right after", "got straight back").
+_ADVERBS_OF_GOING = frozenset(("right", "just", "straight", "back", "next", "there", "here", "first", "again", "later"))
 _MEASURE = re.compile(r"\bhow (?:many|often|long|much)\b")
 
 
@@ -1143,7 +1164,7 @@ def visit_question(text: str) -> ParsedQuestion | None:
     leaving one or before reaching one.  None for anything else, and for questions that also see, read or hear
     (counts and durations of visits are read by the patterns)."""
     sentence = _UP_TO_NOW.sub("", plain_asking(last_sentence(text)))  # "... for the first time": "first ..."
-    found = _PLACE_OBJECT.search(sentence)
+    found = _PLACE_OBJECT.search(sentence) or _bare_place_object(sentence)
     if found is None or _MEASURE.search(sentence):
         return None
     if _SENSING.search(sentence[: found.start("place")] + sentence[found.end("place") :]):
