@@ -1388,6 +1388,30 @@ def test_a_value_read_off_a_timetable_is_the_line_the_question_names_and_only_it
 @pytest.mark.parametrize(
     "question",
     [
+        "What do they charge for pears?",
+        "How much were the pears?",
+        "Pears: what price per kilo?",
+        "What was the price of pears on the list?",
+        "Which price did the list give for a kilo of pears?",
+    ],
+)
+def test_a_value_asked_of_one_line_of_a_list_is_that_line_s_whatever_its_kind(answerer: Reasoner, question: str) -> None:
+    """Every line of a price list holds an amount: the one whose words the question shares is the answer, and the
+    others' amounts would offer a wrong one beside it."""
+    from vidmem_ros.memory.records import Moment
+    from vidmem_ros.perception.types import TextLine
+
+    lines = [TextLine("PRICE LIST", 0.95), TextLine("Apples 1.20/kg", 0.9), TextLine("Pears 2.10/kg", 0.9)]
+    lines.append(TextLine("Plums 3.40 each", 0.9))
+    answerer.store.add_moment(Moment(T0 + 45, "/cam", 64, 48, None, texts=lines))
+    answer = answerer.answer(question)
+    assert "2.10" in str(answer.value), answer.text
+    assert "1.20" not in str(answer.value) and "3.40" not in str(answer.value), answer.text
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
         "Going by the board by the stairs, which floor is the pharmacy on?",
         "The pharmacy: on what floor is it?",
         "Which floor did the sign say the pharmacy was on?",

@@ -1824,6 +1824,11 @@ class OfflinePlanner:
         if kind is ValueKind.NUMBER and held and asked_of and len(asked_of) < len(giving):  # "on a Saturday"
             giving = asked_of
             values = [v for v in values if any(squash(v) in squash(line) for line in giving)] or values
+        elif singled := _singled_out(giving, [w for w in words if w not in _located_words(state.question)]):
+            # Of several values, the one whose line the question names by words that do not say where it was
+            # ("Pears 2.10/kg" of "what do they charge for pears on the board"): any kind of value, not a number only.
+            giving = singled
+            values = [v for v in values if any(squash(v) in squash(line) for line in giving)] or values
         # A line the question names is quoted with them, unless it holds another value ("LEVEL 4" beside the
         # "LEVEL 2" asked for).
         cited = [
@@ -2249,6 +2254,30 @@ _KIND_VERB = r"(?:is|was|were|are|did|do|does|have|has|had|could|can)"
 _KIND_ASKED = re.compile(
     r"^(?:what|which)(?: (?:kind|type|sort|species|breed|variety|make|brand)s? of)? "
     rf"(?P<kind>[a-z]+(?: (?!{_KIND_VERB}\b)[a-z]+)?) (?:{_KIND_VERB}|[a-z]+ed|[a-z]+[^s]s)\b"
+)
+
+
+def _singled_out(lines: list[str], words: list[str]) -> list[str]:
+    """The lines of several that give a value which share most of a question's words, where they are fewer than all
+    and say more than those words; else []."""
+    shared = {line: sum(found_in(w, line) for w in set(words)) for line in lines}
+    most = max(shared.values(), default=0)
+    chosen = [line for line in lines if most and shared[line] == most]
+    says_more = all(words_covered(line, " ".join(words)) < 1.0 for line in chosen)
+    return chosen if chosen and len(chosen) < len(lines) and says_more else []
+
+
+def _located_words(question: str) -> set[str]:
+    """The words of a question that say where a thing was ("on the sign at the gate", "in the loft"): they tell
+    which sign, not which of its lines."""
+    return {w for phrase in _LOCATED.findall(question.lower()) for w in re.findall(r"[a-z0-9]+", phrase)}
+
+
+# A phrase of place: a preposition of where, then words up to the next word of grammar or the clause's end.
+_LOCATED = re.compile(
+    r"\b(?:at|in|on|inside|outside|by|near|beside|behind|above|below|under|over|next to) "
+    r"((?:(?:the|a|an|this|that|your|its) )?(?:(?!(?:at|in|on|by|for|of|to|with|and|or|was|were|is|are|did|do)\b)"
+    r"[a-z0-9'-]+ ?)+)"
 )
 
 
