@@ -1395,7 +1395,9 @@ def test_a_value_read_off_a_timetable_is_the_line_the_question_names_and_only_it
         "Which price did the list give for a kilo of pears?",
     ],
 )
-def test_a_value_asked_of_one_line_of_a_list_is_that_line_s_whatever_its_kind(answerer: Reasoner, question: str) -> None:
+def test_a_value_asked_of_one_line_of_a_list_is_that_line_s_whatever_its_kind(
+    answerer: Reasoner, question: str
+) -> None:
     """Every line of a price list holds an amount: the one whose words the question shares is the answer, and the
     others' amounts would offer a wrong one beside it."""
     from vidmem_ros.memory.records import Moment
@@ -1713,6 +1715,28 @@ def test_things_listed_on_a_sign_are_counted_by_its_lines(
     answerer.store.add_moment(Moment(T0 + 45, "/cam", 64, 48, None, texts=[TextLine(t, 0.9) for t in lines]))
     answer = answerer.answer(question)
     assert answer.value == count, answer.text
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "According to the sign, how many drawing easels are there?",
+        "Going by the notice on the door, how many easels does the studio have?",
+        "According to what was written at the studio, how many wooden easels can it hold?",
+    ],
+)
+def test_a_count_a_source_gives_of_a_thing_named_in_several_words_is_read_by_its_last(
+    answerer: Reasoner, question: str
+) -> None:
+    """The sign says "18 EASELS": the count asked of "drawing easels" is the number it gives of easels, not the
+    easels the detector saw (it knows none)."""
+    from vidmem_ros.memory.records import Moment
+    from vidmem_ros.perception.types import TextLine
+
+    lines = [TextLine("STUDIO 3", 0.95), TextLine("18 EASELS", 0.9), TextLine("NO FOOD OR DRINK", 0.9)]
+    answerer.store.add_moment(Moment(T0 + 45, "/cam", 64, 48, None, texts=lines))
+    answer = answerer.answer(question)
+    assert answer.value == 18, answer.text
 
 
 @pytest.mark.parametrize(

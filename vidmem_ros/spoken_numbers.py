@@ -116,9 +116,10 @@ def _first_duration(tokens: Sequence[str]) -> float | None:
 
 def amount_of(text: str, noun: str, gap: int = 3) -> float | None:
     """The number a text gives of a thing: "9 crates of fresh pears" holds 9 crates; up to ``gap`` words may stand
-    between the number and the thing ("twelve large blue crates").  A clock time counts nothing ("09:30 trip")."""
+    between the number and the thing ("twelve large blue crates").  A clock time counts nothing ("09:30 trip").  A
+    thing named in several words is known by its last ("12 BERTHS" gives the mooring berths)."""
     tokens = number_tokens(_CLOCK_TIME.sub(" ", text))
-    stem = noun.lower().rstrip("s")
+    stem = (noun.lower().split() or [""])[-1].rstrip("s")
     i = 0
     while i < len(tokens):
         number, used = number_at(tokens, i)

@@ -164,6 +164,8 @@ class OfflinePlanner:
             yield from self._compare(state, p, compared)
             return
         counted = things_counted(state.question)  # how many things, not how often they were met
+        # "According to the notice, how many beds are there": a number read or heard, searched for, not things seen
+        counted = None if counted is not None and p is None and cites_a_source(state.question) else counted
         if counted is not None and (p is None or (p.intent is Intent.COUNT and p.modality is Modality.OBJECT)):
             yield from self._count_things(state, counted, self._asked_bounds(state, p))
             return
@@ -1984,7 +1986,12 @@ def _main_sign(read: list[Finding]) -> tuple[str, Finding] | None:
 
 
 # The things a count asks for: "how many boxes" counts boxes; "how many times" counts occasions, not a thing said.
-_COUNTED = re.compile(r"\bhow many (?P<n>[a-z][a-z-]+)")
+# The thing a question counts: its first word, and the words after it up to the verb ("how many drawing easels are
+# there": the number read is of easels).
+_COUNTED = re.compile(
+    r"\bhow many (?P<n>[a-z][a-z-]+)(?P<more>(?: (?!(?:are|is|were|was|do|does|did|have|has|had|can|could|will|would"
+    r"|should|in|on|at|there|of|for|to)\b)[a-z][a-z-]+){0,3})"
+)
 _MESSAGE_NOUNS = re.compile(rf"(?:{MESSAGES}|calls?|things|words|people|voices|speakers)")
 
 
@@ -2033,7 +2040,7 @@ def _amount_said(question: str, lines: list[Finding]) -> tuple[float, Finding] |
         return None
     for line in sorted(lines, key=lambda f: -f.score):
         # A sign's lines one by one: a number that ends one line counts nothing on the next ("09:10 / Boat 5").
-        amounts = (amount_of(part, counted["n"]) for part in line.text.split(" / "))
+        amounts = (amount_of(part, counted["n"] + counted["more"]) for part in line.text.split(" / "))
         amount = next((a for a in amounts if a is not None), None)
         if amount is not None:
             return amount, line
