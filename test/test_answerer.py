@@ -1720,6 +1720,41 @@ def test_things_listed_on_a_sign_are_counted_by_its_lines(
 @pytest.mark.parametrize(
     "question",
     [
+        "When is the bread van due now?",
+        "So what time will the bread van get here now?",
+        "What's the latest on when the bread van arrives?",
+        "At present, when is the bread van expected?",
+    ],
+)
+def test_a_later_message_updates_what_an_earlier_sign_gave_when_the_question_asks_how_things_stand(
+    answerer: Reasoner, question: str
+) -> None:
+    """The board said 14:00; a later message moved it: asked how things stand now, the later word answers, and a
+    time said in words is given whole, not as its numbers."""
+    from vidmem_ros.memory.records import Moment, Transcript
+    from vidmem_ros.perception.types import TextLine
+
+    lines = [TextLine("DELIVERIES", 0.95), TextLine("BREAD VAN 14:00", 0.9)]
+    answerer.store.add_moment(Moment(T0 + 10, "/cam", 64, 48, None, texts=lines))
+    said = "The bread van is running late and will now arrive at twenty past three."
+    answerer.store.add_transcript(Transcript(T0 + 40, T0 + 44, said))
+    answer = answerer.answer(question)
+    assert "twenty past three" in str(answer.value) and "14:00" not in str(answer.value), answer.text
+
+
+def test_a_time_said_in_a_sentence_is_read_out_whole() -> None:
+    from vidmem_ros.agent.grounding import ValueKind, value_spans
+
+    def nobody(word: str) -> bool:
+        return False
+
+    said = "The ferry from bay 4 now leaves at quarter to nine, not 06:15 as planned."
+    assert value_spans(ValueKind.NUMBER, said, None, nobody) == ["4", "quarter to nine", "06:15"]
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
         "According to the sign, how many drawing easels are there?",
         "Going by the notice on the door, how many easels does the studio have?",
         "According to what was written at the studio, how many wooden easels can it hold?",

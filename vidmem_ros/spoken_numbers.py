@@ -57,6 +57,13 @@ def spoken_clock_times(text: str) -> list[tuple[int, int]]:
     return found
 
 
+def clock_spans(text: str) -> list[tuple[int, int]]:
+    """Where a text says a time of day, in words ("quarter to nine", "20 past 3") or figures ("14:05"): the spans,
+    so the time is read out whole, not as its numbers."""
+    said = [m.span() for m in _SPOKEN_CLOCK.finditer(text.lower()) if not m["range"]]
+    return sorted(said + [m.span() for m in _CLOCK_TIME.finditer(text)])
+
+
 def _clock_number(words: str) -> int | None:
     tokens = number_tokens(words)
     if not tokens:

@@ -43,7 +43,7 @@ from vidmem_ros.memory.view import MemoryView
 from vidmem_ros.perception import wordnet as wn
 from vidmem_ros.perception.embedding import TextEmbedder
 from vidmem_ros.perception.types import TextLine
-from vidmem_ros.spoken_numbers import NUMBER_WORDS
+from vidmem_ros.spoken_numbers import NUMBER_WORDS, clock_spans
 
 # Cosines of a description and a record under a small sentence embedder (MiniLM): unrelated short texts rarely
 # pass the floor, a related sentence that shares no word with the description sits around 0.35-0.45, a paraphrase
@@ -1130,8 +1130,11 @@ def value_spans(
     if len(lines) != 1 or len(re.findall(r"[A-Za-z]+", lines[0])) <= TITLE_WORDS_MAX:
         return lines
     sentence = lines[0]
-    if kind is ValueKind.NUMBER:
-        found = [m.group(0) for m in _NUMBER_WORDS.finditer(sentence)]
+    if kind is ValueKind.NUMBER:  # a time of day whole ("20 past 3"), and the numbers outside one
+        clocks = clock_spans(sentence)
+        numbers = [m.span() for m in _NUMBER_WORDS.finditer(sentence)]
+        numbers = [(a, b) for a, b in numbers if not any(c <= a and b <= d for c, d in clocks)]
+        found = [sentence[a:b] for a, b in sorted(clocks + numbers)]
     elif kind is ValueKind.DURATION:
         found = [m.group(0) for m in _DURATION.finditer(sentence)]
     elif kind is ValueKind.NAME or (kind is ValueKind.PERSON and _TITLE.search(sentence)):

@@ -1786,6 +1786,8 @@ class OfflinePlanner:
             return False
         if n := occasion_named(state.question):  # "on your later visit": that occasion's reading of the same sign
             best = _on_occasion(best, found, n)
+        elif _ASKS_CURRENT.search(state.question.lower()):  # "when is the van due now": the latest word on it
+            best = _latest_on(best, found, words)
         sure = 0.6 if best.data.get("claimed") else 0.35
         when = when_said(state, best.stamp)
         question = " ".join(words)
@@ -1867,6 +1869,21 @@ class OfflinePlanner:
             return {"start_t": max(0.0, window.seconds - AROUND_S), "end_t": window.seconds + AROUND_S}
         now = (state.as_of if state.as_of is not None else self.span[1]) - state.t0
         return {"start_t": max(0.0, now - window.seconds)}
+
+
+def _latest_on(best: Finding, found: list[Finding], words: list[str]) -> Finding:
+    """Of the records that hold every word of the question ``best`` holds (and may say more), the latest: a later
+    message or sign about the same thing updates an earlier one ("the van will now come at 10")."""
+    held = {w for w in words if found_in(w, best.text)}
+    same = [f for f in found if f.score >= CLAIM_MIN and held <= {w for w in words if found_in(w, f.text)}]
+    return max(same, key=lambda f: f.stamp, default=best) if held else best
+
+
+# A question that asks how things stand now, not what was once read or said.
+_ASKS_CURRENT = re.compile(
+    r"\b(?:now|currently|at present|presently|at the moment|these days|any more|anymore|still|latest|updated"
+    r"|revised|new (?:time|date|plan|arrangement))\b"
+)
 
 
 def _on_occasion(best: Finding, found: list[Finding], n: int) -> Finding:
