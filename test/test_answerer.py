@@ -1720,6 +1720,44 @@ def test_things_listed_on_a_sign_are_counted_by_its_lines(
 @pytest.mark.parametrize(
     "question",
     [
+        "Quick one from the night porter on duty: which lockers does the sign by the stairs cover?",
+        "Message passed on by the night porter: what range of lockers is on the sign?",
+        "The night porter wants to know: which lockers does the sign list?",
+    ],
+)
+def test_a_remark_before_the_question_describes_nothing_to_find(answerer: Reasoner, question: str) -> None:
+    """Who asks is no description of what was read: the porter's sign is another one."""
+    from vidmem_ros.memory.records import Moment
+    from vidmem_ros.perception.types import TextLine
+
+    porter = [TextLine("NIGHT PORTER", 0.95), TextLine("ON DUTY", 0.9)]
+    answerer.store.add_moment(Moment(T0 + 20, "/cam", 64, 48, None, texts=porter))
+    lockers = [TextLine("LOCKERS", 0.95), TextLine("L10 - L24", 0.9), TextLine("COIN RETURN", 0.9)]
+    answerer.store.add_moment(Moment(T0 + 45, "/cam", 64, 48, None, texts=lockers))
+    answer = answerer.answer(question)
+    assert "L10 - L24" in str(answer.value), answer.text
+
+
+@pytest.mark.parametrize(
+    ("question", "asked"),
+    [
+        ("Quick one from the night porter: which gate was open?", "which gate was open?"),
+        ("A visitor at the desk is asking: when does the shop open?", "when does the shop open?"),
+        ("Pears: what price per kilo?", "Pears: what price per kilo?"),
+        ("The porter mentioned a leak earlier today: which tap was it?", None),
+        ("Going by the sign at the gate: how many bays are there?", None),
+        ("Note for the log, nothing urgent: the gate was open", None),
+    ],
+)
+def test_a_lead_in_is_left_out_only_where_the_question_after_it_stands_alone(question: str, asked: str | None) -> None:
+    from vidmem_ros.agent.asked import without_lead_in
+
+    assert without_lead_in(question) == (asked or question)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
         "When is the bread van due now?",
         "So what time will the bread van get here now?",
         "What's the latest on when the bread van arrives?",

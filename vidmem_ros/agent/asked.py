@@ -101,6 +101,25 @@ def interrogative(question: str) -> str:
 _WINDOW_SAID = re.compile(WINDOW_SAID)
 
 
+def without_lead_in(question: str) -> str:
+    """A question without a remark before a colon that the question after it does not refer back to ("Quick one
+    from the night porter: which gate ..."): its words describe nothing to find.  A short topic ("The kiln: how
+    hot ...") or a lead the question points back to ("... a leak: which tap was it?") stays."""
+    found = _LEAD_IN.match(question.strip())
+    if found is None:
+        return question
+    lead, asked = found["lead"], found["asked"]
+    keep = len(lead.split()) <= LEAD_TOPIC_WORDS or _REFERS_BACK.search(asked.lower())
+    return question if keep or not _OPENER.match(asked.lower()) else asked
+
+
+_LEAD_IN = re.compile(r"^(?P<lead>[^:?.!]{1,160}):\s+(?P<asked>\S.*)$")
+# A lead of at most this many words may be the topic the question is about ("Pears: what price per kilo?").
+LEAD_TOPIC_WORDS = 3
+# Words that point back to something said before them.
+_REFERS_BACK = re.compile(r"\b(?:it|its|they|them|their|she|her|he|him|his|there|then|one|those|these|that|this)\b")
+
+
 # A clause that opens with a time word followed by its own subject, not by an auxiliary verb ("when you left").
 _SUBORDINATE = re.compile(rf"^(?:when|where)\s+(?!{_AUXILIARY}\b)\w+")
 

@@ -17,7 +17,7 @@ from collections.abc import Generator, Sequence
 from dataclasses import replace
 from typing import TypeVar
 
-from vidmem_ros.agent.asked import Asked, asked_field, asked_kind, cites_a_source, interrogative
+from vidmem_ros.agent.asked import Asked, asked_field, asked_kind, cites_a_source, interrogative, without_lead_in
 from vidmem_ros.agent.bounded import Bound, occasion_bound
 from vidmem_ros.agent.comparison import Comparison, DurationCheck, comparison_question, duration_check
 from vidmem_ros.agent.description import head_words, held_in
@@ -1511,7 +1511,7 @@ class OfflinePlanner:
 
     def _search(self, state: AgentState) -> Script:
         """A question outside the known phrasings: search its words; drill down from summaries if nothing matches."""
-        words = content_words(state.question)[:12]
+        words = content_words(without_lead_in(state.question))[:12]
         asks_name = asked_kind(state.question) is Asked.NAME
         kind = _KIND_ASKED.match(interrogative(state.question))
         sources = source_named(state.question, self.wordnet)
@@ -1759,7 +1759,7 @@ class OfflinePlanner:
         how = self._said_or_read(state.question)
         # The place a question says a thing was at ("in the boiler room") tells where, not what was written:
         # what was read or heard there, where that place stands out, else anywhere.
-        described = " ".join(asked_words(state.question)) or state.question
+        described = " ".join(asked_words(without_lead_in(state.question))) or state.question
         kind = value_kind(interrogative(state.question), self.wordnet)
         value: dict[str, str] = {"value": kind.value} if kind else {}
         if field := asked_field(state.question):
