@@ -1720,7 +1720,7 @@ def test_things_listed_on_a_sign_are_counted_by_its_lines(
 @pytest.mark.parametrize(
     "question",
     [
-        "Quick one from the night porter on duty: which lockers does the sign by the stairs cover?",
+        "Passing this on from the night porter on duty: which lockers does the sign by the stairs cover?",
         "Message passed on by the night porter: what range of lockers is on the sign?",
         "The night porter wants to know: which lockers does the sign list?",
     ],
@@ -1741,7 +1741,7 @@ def test_a_remark_before_the_question_describes_nothing_to_find(answerer: Reason
 @pytest.mark.parametrize(
     ("question", "asked"),
     [
-        ("Quick one from the night porter: which gate was open?", "which gate was open?"),
+        ("Just checking for the night porter: which gate was open?", "which gate was open?"),
         ("A visitor at the desk is asking: when does the shop open?", "when does the shop open?"),
         ("Pears: what price per kilo?", "Pears: what price per kilo?"),
         ("The porter mentioned a leak earlier today: which tap was it?", None),

@@ -102,8 +102,8 @@ _WINDOW_SAID = re.compile(WINDOW_SAID)
 
 
 def without_lead_in(question: str) -> str:
-    """A question without a remark before a colon that the question after it does not refer back to ("Quick one
-    from the night porter: which gate ..."): its words describe nothing to find.  A short topic ("The kiln: how
+    """A question without a remark before a colon that the question after it does not refer back to ("Passing
+    this on from the night porter: which gate ..."): its words describe nothing to find.  A short topic ("The kiln: how
     hot ...") or a lead the question points back to ("... a leak: which tap was it?") stays."""
     found = _LEAD_IN.match(question.strip())
     if found is None:
