@@ -292,6 +292,10 @@ def test_sentences_lose_scope_and_remarks_and_say_alternatives_whole(sentence: s
         ),
         ("Have you gone past the heron yet?", Intent.DID, Modality.OBJECT, "heron", ""),
         ("When did you walk past the kiosk?", Intent.LAST, Modality.OBJECT, "kiosk", ""),
+        # "anywhere you looked" bounds nothing: every place
+        ("Was there a kettle anywhere you looked?", Intent.DID, Modality.OBJECT, "kettle", ""),
+        ("Did you spot a ladder anywhere you went?", Intent.DID, Modality.OBJECT, "ladder", ""),
+        ("Have you come across a ladder everywhere you stopped?", Intent.DID, Modality.OBJECT, "ladder", ""),
         # moving through a place is being there; a place named with no article after a verb of going
         ("Have you been through the boathouse yet?", Intent.DID, Modality.PLACE, "boathouse", ""),
         ("Had the robot already driven through the boathouse?", Intent.DID, Modality.PLACE, "boathouse", ""),
