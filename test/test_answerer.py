@@ -1718,6 +1718,42 @@ def test_things_listed_on_a_sign_are_counted_by_its_lines(
 
 
 @pytest.mark.parametrize(
+    ("question", "asked"),
+    [
+        ("Where were you when you read the boiler's water temperature?", "position"),
+        ("What were your coordinates as you read the temperature of the boiler?", "position"),
+        ("When did you read the boiler's pressure?", "time"),
+    ],
+)
+def test_words_read_described_in_the_question_s_own_terms_are_the_sign_that_fits_them(
+    answerer: Reasoner, question: str, asked: str
+) -> None:
+    """Nothing read says "the boiler's water temperature" word for word; the sign that gives it is found by its
+    words ("BOILER", "WATER TEMP") and answers, where something in the question's own words was read."""
+    from vidmem_ros.memory.records import Moment
+    from vidmem_ros.perception.types import TextLine
+
+    readings = [  # one sign read five times, each time a little differently
+        ("BOILER 3", "62 °C", "1.4 BAR", "WATER TEMP"),
+        ("OILER 3", "62", "1.4 BAR", "WATER TEMP"),
+        ("BOILER 3 62 °C", "1.4 BAR", "WATERTE"),
+        ("BOILER 3", "62", "1.4 BAR", "WATER"),
+        ("BOILER", "62 °C", "1.4 BAR", "WATER TEMI"),
+    ]
+    for i, lines in enumerate(readings):
+        texts = [TextLine(line, 0.9) for line in lines]
+        answerer.store.add_moment(Moment(T0 + 30 + 6 * i, "/cam", 64, 48, None, texts=texts))
+    rival = [TextLine("DRINKING WATER", 0.9), TextLine("TAP 2", 0.9)]  # another word of the question
+    answerer.store.add_moment(Moment(T0 + 10, "/cam", 64, 48, None, texts=rival))
+    answer = answerer.answer(question)
+    if asked == "position":
+        assert answer.pose is not None and answer.pose.x == pytest.approx(3.0, abs=0.5), answer.text
+    else:
+        assert answer.stamp is not None and T0 + 29 <= answer.stamp <= T0 + 55, answer.text
+    assert answerer.answer("When did you read the oven's timer?").stamp is None
+
+
+@pytest.mark.parametrize(
     "question",
     [
         "Passing this on from the night porter on duty: which lockers does the sign by the stairs cover?",

@@ -189,7 +189,10 @@ class OfflinePlanner:
             # the plan looked for that very thing, and a partial match is no sighting of it).
             sighting = p.modality in (Modality.OBJECT, Modality.TEXT) and sight_named(state.question)
             senses = ["seen", "read"] if sighting else None  # what the robot looked at is not what it heard
-            grounded = yield from self._grounded(state, asked, claimed_only=True, senses=senses)
+            # Words the question puts in its own terms ("the tank's temperature"), not quoted or in capitals, were
+            # looked for as written: what was read that best fits them answers, standing out or not.
+            described = p.modality is Modality.TEXT and not written_as_read(state.question, p.target)
+            grounded = yield from self._grounded(state, asked, claimed_only=not described, senses=senses)
             final = grounded or final
         yield final
 
