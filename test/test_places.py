@@ -493,7 +493,11 @@ def test_what_was_heard_at_a_place_need_not_name_the_place(
 
 def test_a_place_at_a_glance_is_what_was_read_there_in_one_spelling_else_what_was_seen() -> None:
     signed = Visit(1, T0, T0 + 9, 0.0, 0.0, "map", ["chair"], [], ["NO ENTRY", "NOENTRY", "NO ENTRY", "LIFT"], [])
-    assert Place(1, 0.0, 0.0, "map", [signed]).brief() == "read 'NO ENTRY' and saw chair"
+    assert Place(1, 0.0, 0.0, "map", [signed]).brief() == "read 'NO ENTRY', 'LIFT' and saw chair"
+    # a word every room has, read most often, is not all that is said of a place: what else was read there is too
+    read = ["ROOM", "ROOM", "ROOM", "PRINTSHOP", "PRINT SHOP", "PRINTSHOP", "TONER 4", "A3 ONLY", "EXIT"]
+    printing = Visit(4, T0, T0 + 9, 0.0, 0.0, "map", [], [], read, [])
+    assert Place(4, 0.0, 0.0, "map", [printing]).brief() == "read 'ROOM', 'PRINTSHOP', 'TONER 4'"
     bare = Visit(2, T0, T0 + 9, 5.0, 0.0, "map", ["chair", "chair", "plant", "bench", "lamp"], [], [], ["hello"])
     assert Place(2, 5.0, 0.0, "map", [bare]).brief() == "saw chair, plant, bench"
     assert Place(3, 9.0, 0.0, "map", [Visit(3, T0, T0 + 9, 9.0, 0.0, "map", [], [], [], [])]).brief() == ""

@@ -99,8 +99,13 @@ class Place:
         seen = _ranked(x for v in self.visits for x in v.seen)
         # A heading in words names a place better than a code or a number read there ("DARKROOM", not "B-12").
         worded = [t for t in read if re.search(r"[A-Za-z]{3}", t)] or read
-        parts = [f"read {worded[0]!r}" if worded else "", f"saw {', '.join(seen[:3])}" if seen else ""]
+        said = ", ".join(repr(t) for t in _distinct(worded)[:BRIEF_READ])
+        parts = [f"read {said}" if worded else "", f"saw {', '.join(seen[:3])}" if seen else ""]
         return " and ".join(p for p in parts if p)
+
+
+# The lines read at a place that its brief quotes: one alone is often a word every room has ("ROOM", "EXIT").
+BRIEF_READ = 3
 
 
 def counted(label: str, most: int) -> str:
@@ -214,6 +219,14 @@ def _centre(samples: Track) -> tuple[float, float]:
         sum(w * s[1].x for w, s in zip(weights, samples, strict=False)) / total,
         sum(w * s[1].y for w, s in zip(weights, samples, strict=False)) / total,
     )
+
+
+def _distinct(lines: list[str]) -> list[str]:
+    """Lines that say different things, in order: one read with its spaces dropped ("STAFFONLY") is the same."""
+    kept: dict[str, str] = {}
+    for line in lines:
+        kept.setdefault(re.sub(r"[\W_]", "", line.lower()), line)
+    return list(kept.values())
 
 
 def _ranked(items: Iterable[str]) -> list[str]:
