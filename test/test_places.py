@@ -96,6 +96,25 @@ def test_visits_to_a_place_described_by_what_was_seen_there(patrol: Reasoner) ->
     assert once.value == 1, once.text
 
 
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Seed store or boiler house: which did you reach first?",
+        "Which did the robot get to first, the seed store or the boiler house?",
+        "The boiler house or the seed store - which one did you visit earlier?",
+    ],
+)
+def test_which_of_two_places_was_reached_first_goes_by_their_visits(patrol: Reasoner, question: str) -> None:
+    """A's sign was read only on the way back; the robot reached A before B all the same."""
+    from vidmem_ros.memory.records import Moment
+    from vidmem_ros.perception.types import TextLine
+
+    patrol.store.add_moment(Moment(T0 + 75, "/cam", 64, 48, None, texts=[TextLine("BOILER HOUSE", 0.9)], pose=at(0.0)))
+    patrol.store.add_moment(Moment(T0 + 45, "/cam", 64, 48, None, texts=[TextLine("SEED STORE", 0.9)], pose=at(10.4)))
+    answer = patrol.answer(question)
+    assert answer.text.lower().startswith("boiler house first"), answer.text
+
+
 def test_the_places_stayed_at_are_counted_as_places_or_as_stays(patrol: Reasoner) -> None:
     places = patrol.answer("How many different places did you stop at?")
     assert places.value == 2 and "3 stays" in places.text, places.text

@@ -2127,7 +2127,16 @@ def _arrived_at(question: str, name: str) -> bool:
     """Whether the question says the robot got to the place a side names ("before reaching X", "had you been to
     X")."""
     lower, at = _found_in_question(question, name)
-    return at >= 0 and _ARRIVED.search(lower[:at]) is not None
+    # "X or Y: which did you reach first?": the verb after both names is said of each
+    return at >= 0 and (_ARRIVED.search(lower[:at]) is not None or _WHICH_REACHED.search(lower) is not None)
+
+
+# The verb of getting somewhere said of the two sides after them ("which did the patrol reach first", "which of the
+# two did you visit earlier").
+_WHICH_REACHED = re.compile(
+    rf"\b(?:which|what)(?: one| of (?:the|them|these|those)(?: two)?)? (?:did|had|have|has) (?:you|the robot|it|we"
+    rf"|the \w+|your \w+) (?:first |last )?{ARRIVAL}(?: (?:first|last|earlier|later|sooner|before))?\b"
+)
 
 
 # Being at something up to now, said in the present perfect ("how long have you been on this circuit").
