@@ -1792,6 +1792,27 @@ def test_a_lead_in_is_left_out_only_where_the_question_after_it_stands_alone(que
 
 
 @pytest.mark.parametrize(
+    ("question", "wanted"),
+    [
+        ("Something was said to be out of order. Which number?", "3"),
+        ("Visitors were to be sent somewhere instead. Which number?", "5"),
+        ("According to what you heard, which number is out of order?", "3"),
+    ],
+)
+def test_of_two_numbers_a_sentence_gives_the_one_asked_is_next_to_the_question_s_words(
+    answerer: Reasoner, question: str, wanted: str
+) -> None:
+    from vidmem_ros.memory.records import Transcript
+
+    said = "Hoist 3 is out of order today, so please send visitors to hoist number 5 instead."
+    answerer.store.add_transcript(Transcript(T0 + 30, T0 + 35, said))
+    answer = answerer.answer(question)
+    assert str(answer.value) == wanted, answer.text
+    other = "5" if wanted == "3" else "3"
+    assert other not in answer.text.split('"')[1], answer.text  # the other number's clause is not quoted
+
+
+@pytest.mark.parametrize(
     "question",
     [
         "When is the bread van due now?",

@@ -1797,11 +1797,19 @@ class OfflinePlanner:
         held = [str(v) for v in best.data.get("holds") or []]  # the parts that hold the kind of value asked for
         # "who is the duty nurse": the name the sign gives, not the words it answers to ("Duty Nurse")
         held = [h for h in held if not _named_in(h, question)] or held
+        quoted = best.text
+        if kind is ValueKind.NUMBER and best.data.get("record") == "transcript" and len(held) > 1:
+            # "gate 4 is stuck, ... through gate 6": the stuck one, by the question's words but the one that
+            # names the kind of value ("which number"); quoted with its own clause, not the other number's
+            kind_word = re.match(r"(?:which|what) (\w+)", interrogative(state.question))
+            topic = [w for w in words if not kind_word or w != kind_word[1]]
+            held = _nearest_asked(held, best.text, topic)
+            quoted = _clause_of(held[0], best.text) if len(held) == 1 else best.text
         # A claim stands out from every other record, and one that holds the value asked for from every other that
         # could: as sure as a good match, however few of the question's words it shares.
         confidence = sure * (max(best.score, CLAIM_MIN) if best.data.get("claimed") else best.score)
         if best.data.get("record") == "transcript":
-            text = f'{"; ".join(held) + ": " if held else ""}"{best.text}", as I heard {when}.'
+            text = f'{"; ".join(held) + ": " if held else ""}"{quoted}", as I heard {when}.'
             said = "; ".join(held) or best.text
             yield answer(text, confidence, [best.ref], best.ref, best.ref, value=said)
             return True
@@ -2291,6 +2299,30 @@ _KIND_ASKED = re.compile(
     r"^(?:what|which)(?: (?:kind|type|sort|species|breed|variety|make|brand)s? of)? "
     rf"(?P<kind>[a-z]+(?: (?!{_KIND_VERB}\b)[a-z]+)?) (?:{_KIND_VERB}|[a-z]+ed|[a-z]+[^s]s)\b"
 )
+
+
+def _nearest_asked(values: list[str], sentence: str, words: list[str]) -> list[str]:
+    """Of several numbers a sentence gives, the one nearest a word of the question it holds ("gate 4 is stuck, use
+    gate 6" asked which gate is stuck: 4); all of them where it holds none of the question's words."""
+    if len(values) < 2:
+        return values
+    tokens = [(m.start(), m.group(0)) for m in re.finditer(r"[\w'-]+", sentence)]
+    asked = [at for at, token in tokens if any(found_in(w, token) for w in words)]
+    places = {v: sentence.find(v) for v in values}
+    if not asked or any(at < 0 for at in places.values()):
+        return values
+    gap = {v: min(abs(at - a) for a in asked) for v, at in places.items()}
+    return [min(values, key=lambda v: gap[v])]
+
+
+def _clause_of(value: str, sentence: str) -> str:
+    """The clause of a sentence that holds a value, marked as cut where the sentence goes on ("Gate 4 is stuck,
+    …")."""
+    parts = re.split(r"(?<=[,;:])\s+|\s+(?=(?:so|and|but|or|then|while|because)\b)", sentence)
+    held = next((part for part in parts if value in part), sentence)
+    before = "" if sentence.startswith(held) else "… "
+    after = "" if sentence.endswith(held) else " …"
+    return f"{before}{held.rstrip(',;: ') if after else held}{after}"
 
 
 def _singled_out(lines: list[str], words: list[str]) -> list[str]:
