@@ -292,6 +292,16 @@ def test_sentences_lose_scope_and_remarks_and_say_alternatives_whole(sentence: s
         ),
         ("Have you gone past the heron yet?", Intent.DID, Modality.OBJECT, "heron", ""),
         ("When did you walk past the kiosk?", Intent.LAST, Modality.OBJECT, "kiosk", ""),
+        # the last place visited before another is the one right before it; going back to a place names it
+        (
+            "What was the last place you visited before going to the boathouse?",
+            Intent.BEFORE,
+            Modality.PLACE,
+            "",
+            "boathouse",
+        ),
+        ("Which was the final room the robot entered before the kiln?", Intent.BEFORE, Modality.PLACE, "", "kiln"),
+        ("What was the first spot you stopped at after the boathouse?", Intent.AFTER, Modality.PLACE, "", "boathouse"),
         # "anywhere you looked" bounds nothing: every place
         ("Was there a kettle anywhere you looked?", Intent.DID, Modality.OBJECT, "kettle", ""),
         ("Did you spot a ladder anywhere you went?", Intent.DID, Modality.OBJECT, "ladder", ""),

@@ -690,6 +690,8 @@ def test_how_often_a_thing_was_met_is_still_a_count_of_occasions(patrol: Reasone
     [
         "Which room did you go to right before coming back to the room with the cup?",
         "Where had you been before you got back to the room with the cup?",
+        "What was the last place you visited before going back to the room with the cup?",
+        "Where were you just before heading back to the room with the cup?",
     ],
 )
 def test_the_place_before_a_return_is_the_one_before_the_latest_visit(patrol: Reasoner, question: str) -> None:

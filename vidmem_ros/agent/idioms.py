@@ -239,6 +239,16 @@ _ASKING_FORMS: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]
         ),
         "what was ",
     ),
+    # "what was the last place you visited before X", "the first room you went to after X": the place right
+    # before (or after) it.
+    (
+        re.compile(
+            r"^(?:what|which) (?:was|is) the (?:(?P<last>last|final|latest)|first|earliest) (?P<k>place|room|area"
+            r"|location|stop|spot|site) (?:that |which )?(?:you|the robot|it) (?:visited|went to|went into|stopped at"
+            r"|were at|were in|was at|was in|reached|got to|entered|called at)(?= (?P<r>before|after)\b)"
+        ),
+        lambda m: f"which place did you go to{' right' if (m['last'] is not None) == (m['r'] == 'before') else ''}",
+    ),
     # "what was the animal you saw", "which was the sign that you read after X": what animal did you see.
     (
         re.compile(

@@ -889,6 +889,8 @@ def _parse_clause(text: str) -> ParsedQuestion | None:
             target, other = (_without_message_noun(without_arrival(x)) for x in (target, other))
         elif intent in (Intent.READ, Intent.AFTER) and groups.get("r"):
             intent = Intent.AFTER if groups["r"].endswith("after") else Intent.BEFORE
+            if modality is Modality.PLACE:  # "the room before going (back) to the kiln": the kiln
+                other = without_arrival(other)
         if modality in (Modality.OBJECT, Modality.TEXT) and (sign := _SIGN_TARGET.match(target)):
             modality, target = Modality.TEXT, clean_target(sign.group("t"))
         if intent is Intent.LAST and re.match(r"(?:very )?(?:first|earliest)\b", target):
@@ -1404,8 +1406,9 @@ def _order_sides(target: str, other: str) -> bool:
 ARRIVAL = (
     r"(?:reach|reached|reaching|get to|got to|getting to|arrive at|arrived at|arriving at|enter|entered|entering"
     r"|come to|came to|coming to|make it to|made it to|making it to|go to|went to|going to|been to|been in|been at"
-    r"|(?:been|gone|go|went|got|get|come|came) (?:up|down|out|over|across|round|back|in) (?:to|on|onto|at|into|in)"
-    r"|gone to|gone into|visit|visited|visiting)"
+    r"|(?:been|gone|go|went|going|got|get|getting|come|came|coming|head|headed|heading) (?:up|down|out|over|across"
+    r"|round|back|in) (?:to|on|onto|at|into|in)"
+    r"|gone to|gone into|visit|visited|visiting|back (?:to|at|in|into)|return(?:ed|ing)? to)"
 )
 _LEADING_ARRIVAL = re.compile(rf"^(?:(?:you|the robot|it) )?{ARRIVAL}\s+")
 
