@@ -1850,6 +1850,24 @@ def test_a_time_said_in_a_sentence_is_read_out_whole() -> None:
 @pytest.mark.parametrize(
     "question",
     [
+        "According to the notice on the scaffold deck, what has to be worn up there?",
+        "What must be worn on the scaffold deck, going by its sign?",
+    ],
+)
+def test_a_line_that_only_repeats_the_question_s_words_is_not_the_value(answerer: Reasoner, question: str) -> None:
+    """ "MUST BE WORN" shares the question's words and says nothing more: the line above it is what must be worn."""
+    from vidmem_ros.memory.records import Moment
+    from vidmem_ros.perception.types import TextLine
+
+    lines = [TextLine("SCAFFOLD DECK", 0.95), TextLine("SAFETY BOOTS", 0.9), TextLine("MUST BE WORN", 0.9)]
+    answerer.store.add_moment(Moment(T0 + 45, "/cam", 64, 48, None, texts=lines))
+    answer = answerer.answer(question)
+    assert "SAFETY BOOTS" in str(answer.value), answer.text
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
         "According to the sign, how many drawing easels are there?",
         "Going by the notice on the door, how many easels does the studio have?",
         "According to what was written at the studio, how many wooden easels can it hold?",

@@ -68,6 +68,7 @@ from vidmem_ros.agent.question import (
     window_of,
     written_as_read,
 )
+from vidmem_ros.agent.readable import FUNCTION_WORDS
 from vidmem_ros.agent.runs import MESSAGE_GAP_S, group_runs
 from vidmem_ros.agent.sounds import misheard_as
 from vidmem_ros.agent.steps import NOT_SEEN_CONFIDENCE, Script, Step, answer, call, when_said, xy_said
@@ -2331,8 +2332,14 @@ def _singled_out(lines: list[str], words: list[str]) -> list[str]:
     shared = {line: sum(found_in(w, line) for w in set(words)) for line in lines}
     most = max(shared.values(), default=0)
     chosen = [line for line in lines if most and shared[line] == most]
-    says_more = all(words_covered(line, " ".join(words)) < 1.0 for line in chosen)
-    return chosen if chosen and len(chosen) < len(lines) and says_more else []
+    return chosen if chosen and len(chosen) < len(lines) and all(_says_more(line, words) for line in chosen) else []
+
+
+def _says_more(line: str, words: list[str]) -> bool:
+    """Whether a line holds a word of its own beyond the question's and the words of grammar, or a number: "MUST
+    BE WORN" tells nothing a question about what must be worn does not."""
+    own = [t for t in re.findall(r"[a-z]+|\d+", line.lower()) if t not in FUNCTION_WORDS]
+    return any(t.isdigit() or not any(found_in(w, t) for w in words) for t in own)
 
 
 def _located_words(question: str) -> set[str]:
