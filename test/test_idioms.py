@@ -302,6 +302,16 @@ def test_sentences_lose_scope_and_remarks_and_say_alternatives_whole(sentence: s
         ),
         ("Which was the final room the robot entered before the kiln?", Intent.BEFORE, Modality.PLACE, "", "kiln"),
         ("What was the first spot you stopped at after the boathouse?", Intent.AFTER, Modality.PLACE, "", "boathouse"),
+        # leaving a place first, then where the robot went: the place right after it
+        ("Once you had left the kiln room, where did you go?", Intent.AFTER, Modality.PLACE, "", "kiln room"),
+        (
+            "As soon as the robot had exited the boathouse, which room did it go to?",
+            Intent.AFTER,
+            Modality.PLACE,
+            "",
+            "boathouse",
+        ),
+        ("When you moved on from the kiln, where did you stop next?", Intent.AFTER, Modality.PLACE, "", "kiln"),
         # "anywhere you looked" bounds nothing: every place
         ("Was there a kettle anywhere you looked?", Intent.DID, Modality.OBJECT, "kettle", ""),
         ("Did you spot a ladder anywhere you went?", Intent.DID, Modality.OBJECT, "ladder", ""),

@@ -1026,7 +1026,8 @@ _FRONTED_STAY = re.compile(
 # "Once you were done at X, what was your next stop?", "between your two visits to X, where did you stop?": where the
 # robot went right after X.
 _NEXT_STOP = re.compile(
-    r"^(?:(?:once|after|when) (?:you|the robot) (?:were|was|had) (?:done|finished|through) (?:at|in|with) (?P<x>[^,]+)"
+    r"^(?:(?:once|after|when|as soon as) (?:you|the robot|it) (?:(?:were|was|had) (?:done|finished|through) (?:at|in|with)"
+    r"|(?:had )?(?:left|exited|departed(?: from)?|came out of|moved on from|got out of)) (?P<x>[^,]+)"
     r"|between (?:your|the robot's|its|the) (?:two|first and second) visits (?:to|at|in) (?P<y>[^,]+)),? "
     r"(?:what was (?:your|its|the) next (?:stop|place|destination|room)|where did (?:you|the robot) (?:stop|go)(?: next)?"
     r"|which (?:room|place) did (?:you|the robot) (?:go to|visit|stop at)(?: next)?)(?P<e>[?.!]?)$"
