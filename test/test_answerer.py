@@ -1848,6 +1848,29 @@ def test_a_time_said_in_a_sentence_is_read_out_whole() -> None:
 
 
 @pytest.mark.parametrize(
+    ("said", "question", "wanted", "not_wanted"),
+    [
+        (
+            "The morning ferry is cancelled, but the afternoon crossing is running as normal.",
+            "Which sailing has been cancelled?",
+            "morning ferry",
+            "afternoon",
+        ),
+        ("Priya is off sick today, so Tom will cover the front desk.", "Who is off sick?", "Priya", "Tom"),
+    ],
+)
+def test_which_one_a_sentence_names_is_the_clause_with_the_question_s_words(
+    answerer: Reasoner, said: str, question: str, wanted: str, not_wanted: str
+) -> None:
+    """The sentence's other clause names another one of the kind: quoted, it would offer both."""
+    from vidmem_ros.memory.records import Transcript
+
+    answerer.store.add_transcript(Transcript(T0 + 30, T0 + 35, said))
+    answer = answerer.answer(question)
+    assert wanted in str(answer.value) and not_wanted not in answer.text, answer.text
+
+
+@pytest.mark.parametrize(
     "question",
     [
         "According to the notice on the scaffold deck, what has to be worn up there?",

@@ -1806,6 +1806,11 @@ class OfflinePlanner:
             topic = [w for w in words if not kind_word or w != kind_word[1]]
             held = _nearest_asked(held, best.text, topic)
             quoted = _clause_of(held[0], best.text) if len(held) == 1 else best.text
+        elif not held and best.data.get("record") == "transcript" and _WHICH_ONE.match(interrogative(state.question)):
+            # "which sailing was cancelled": the clause that says so, not the one about another ("..., but the
+            # afternoon crossing runs")
+            clause = _clause_naming(best.text, words)
+            quoted, held = (clause, [clause.strip(" …")]) if clause != best.text else (quoted, held)
         # A claim stands out from every other record, and one that holds the value asked for from every other that
         # could: as sure as a good match, however few of the question's words it shares.
         confidence = sure * (max(best.score, CLAIM_MIN) if best.data.get("claimed") else best.score)
@@ -2316,11 +2321,26 @@ def _nearest_asked(values: list[str], sentence: str, words: list[str]) -> list[s
     return [min(values, key=lambda v: gap[v])]
 
 
+def _clause_naming(sentence: str, words: list[str]) -> str:
+    """The clause of a sentence holding more of a question's words than any other, cut as ``_clause_of`` cuts;
+    the sentence where no one clause does."""
+    parts = [p for p in _CLAUSES.split(sentence) if p.strip()]
+    held = {part: sum(found_in(w, part) for w in set(words)) for part in parts}
+    most = max(held.values(), default=0)
+    best = [part for part in parts if held[part] == most]
+    return _clause_of(best[0], sentence) if most and len(best) == 1 and len(parts) > 1 else sentence
+
+
+# Where a sentence's clauses meet: after a comma or semicolon, or before a word that joins two.
+_CLAUSES = re.compile(r"(?<=[,;:])\s+|\s+(?=(?:so|and|but|or|then|while|because)\b)")
+# A question that asks which one of its kind ("which show", "what colour", "who"), not what was said as a whole.
+_WHICH_ONE = re.compile(r"^(?:which\b|who\b|whose\b|what (?!(?:did|does|do|was|were|is|are|has|had|have)\b)\w+)")
+
+
 def _clause_of(value: str, sentence: str) -> str:
     """The clause of a sentence that holds a value, marked as cut where the sentence goes on ("Gate 4 is stuck,
     …")."""
-    parts = re.split(r"(?<=[,;:])\s+|\s+(?=(?:so|and|but|or|then|while|because)\b)", sentence)
-    held = next((part for part in parts if value in part), sentence)
+    held = next((part for part in _CLAUSES.split(sentence) if value in part), sentence)
     before = "" if sentence.startswith(held) else "… "
     after = "" if sentence.endswith(held) else " …"
     return f"{before}{held.rstrip(',;: ') if after else held}{after}"
