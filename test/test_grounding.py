@@ -485,6 +485,11 @@ def test_what_an_events_caption_says_was_heard_is_no_sighting(tmp_path: Path, ph
         ("Where were you when you spotted the kayak?", True),
         ("Where were you when you heard about the kayak?", False),
         ("Where is the kayak?", False),
+        ("When did the kayak first come into view?", True),
+        ("At what time did you catch sight of the kayak?", True),
+        ("Report the position from which you looked at the fuse box.", True),
+        ("Please state where you were when you glimpsed the kayak.", True),
+        ("Report what the caretaker said about the kayak.", False),
     ],
 )
 def test_a_question_says_when_what_it_asks_about_was_looked_at(question: str, sight: bool) -> None:

@@ -855,7 +855,7 @@ _SAYER = re.compile(
 )
 _SEEN_WORDS = (
     r"see|saw|seen|spot|spotted|watch|watched|look(?:ed|ing)? (?:at|into|over|through)|notice|noticed|in view"
-    r"|come across|came across"
+    r"|come across|came across|into view|into sight|in sight|catch sight|caught sight|glimpsed?|observed?"
 )
 # ... never a part of a word made with a hyphen ("the on-call nurse" names no call heard), but for the participle
 # or noun that ends one ("hand-written", "loud-speaker").

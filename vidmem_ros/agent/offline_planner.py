@@ -1593,7 +1593,9 @@ class OfflinePlanner:
             return None
         sure = 0.7 if best.data.get("claimed") else 0.4
         verb = {"read": "read", "heard": "heard"}.get(str(best.data.get("how")), "saw")
-        what = f'"{best.text}"' if verb != "saw" else best.text
+        what = f'"{best.text}"' if verb != "saw" else best.text.rstrip(". ")
+        if verb == "saw" and what.lower().startswith("looked like "):  # a scene's tags: "what looked like X"
+            what = f"what l{what[1:]}"
         first, last = occasions[0], occasions[-1]
         refs = _refs(occasions)
         confidence = sure * best.score

@@ -1695,7 +1695,11 @@ def modality_named(text: str) -> Modality | None:
 # "Notice" said of the robot is a verb of seeing, not a notice that was read.
 _NOTICING = re.compile(r"\b(?P<who>you|it|robot|i|we) (?P<when>first |last |ever )?notice\b")
 # "Would you say ...", "do you say ...": the asker's words for asking, not speech the robot heard.
-_ASKING = re.compile(r"\b(?:would|do|did|could|can|will|wouldn't|don't) you say\b")
+_ASKING = re.compile(
+    r"\b(?:would|do|did|could|can|will|wouldn't|don't) you say\b"
+    # a request to the robot to say what it knows ("report your position", "please state the time"): the asker's
+    r"|^(?:please )?(?:report|state|tell me|say|give)(?= (?:me |us )?(?:the|your|its|a|an|where|when|how|what|which)\b)"
+)
 
 
 def without_asking(text: str) -> str:
