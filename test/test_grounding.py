@@ -93,6 +93,10 @@ def grounder(store: SqliteStore, meaning: MeaningCache | None = None, as_of: flo
         ("Did the screen in the foyer show a boat?", [Sense.READ, Sense.SEEN]),
         ("What did the leaflet say about refunds?", [Sense.READ]),
         ("What was written on the poster?", [Sense.READ]),
+        # words put on a thing by any hand are read
+        ("What name is stencilled on the tea chest?", [Sense.READ]),
+        ("Which price was chalked up beside the hatch?", [Sense.READ]),
+        ("What number is etched into the valve?", [Sense.READ]),
     ],
 )
 def test_the_source_a_question_names_restricts_the_search(question: str, expected: list[Sense]) -> None:

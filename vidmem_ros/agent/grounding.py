@@ -822,7 +822,8 @@ def _runs(items: Sequence[T], stamp: Callable[[T], float], end: Callable[[T], fl
 # What bears words that are read, and what carries words heard: general English nouns and verbs.  The first such
 # word in a question names its source ("the voice on the intercom", "the notice you saw", "what the label says").
 _READ_WORDS = (
-    r"read|reading|written|printed|painted|engraved|labell?ed|titled?|headline"
+    r"read|reading|written|printed|painted|engraved|labell?ed|titled?|headline|stencill?ed|chalked|scrawled|etched"
+    r"|embossed|inscribed|lettered|handwritten|hand-written|typed|spelt out|spelled out"
     # a thing that bears words, not the verb its name also is ("called to board", "asked to sign")
     r"|(?<!\bto )(?:sign|signs|signpost|signboard|notice|label|plate"
     r"|nameplate|plaque|placard|board|noticeboard|inscription|caption|writing|lettering)"

@@ -2388,7 +2388,7 @@ _SAYS_WHAT = re.compile(r"\b(?:that|which) (?:says|said|reads|read|states|stated
 # A question that goes by what was written ("going by its label", "according to the sign").
 _BY_WRITING = re.compile(
     r"\b(?:going by|according to|judging by|as (?:written|printed|shown))\b|\b(?:label|sign|caption|plaque|poster"
-    r"|notice|placard|writing|written|printed|inscription|nameplate)s?\b"
+    r"|notice|placard|writing|written|printed|stencill?ed|chalked|painted|engraved|etched|inscription|nameplate)s?\b"
     r"|\b(?:labell?ed|tagged|stamped|marked (?:as|with)|signposted)\b"
 )
 
