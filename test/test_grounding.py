@@ -93,6 +93,10 @@ def grounder(store: SqliteStore, meaning: MeaningCache | None = None, as_of: flo
         ("Did the screen in the foyer show a boat?", [Sense.READ, Sense.SEEN]),
         ("What did the leaflet say about refunds?", [Sense.READ]),
         ("What was written on the poster?", [Sense.READ]),
+        # a word of hearing that qualifies a thing bearing words names that thing, read
+        ("What did the announcement board by the lift say?", [Sense.READ]),
+        ("Which did you see first: the kettle or the call sheet?", []),  # seeing names no restriction
+        ("Did anyone call about the boiler?", [Sense.HEARD]),
         # words put on a thing by any hand are read
         ("What name is stencilled on the tea chest?", [Sense.READ]),
         ("Which price was chalked up beside the hatch?", [Sense.READ]),

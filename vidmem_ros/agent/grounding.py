@@ -861,9 +861,12 @@ _SEEN_WORDS = (
 # ... never a part of a word made with a hyphen ("the on-call nurse" names no call heard), but for the participle
 # or noun that ends one ("hand-written", "loud-speaker").
 _AFTER_HYPHEN = r"written|printed|painted|lettered|engraved|labell?ed|spoken|speakers?"
+# A noun for a thing that bears words, after which a word of another source only qualifies it ("the call sheet",
+# "the announcement board", "a voice log" are read).
+_BEARER_HEAD = r"(?:boards?|signs?|notices?|sheets?|lists?|cards?|books?|logs?|plates?|posters?|slips?|forms?)"
 _SOURCE = re.compile(
-    rf"\b(?:(?<!-)|(?=(?:{_AFTER_HYPHEN})\b))(?:(?P<read>{_READ_WORDS})|(?P<pictured>{_PICTURED_WORDS})|(?P<heard>{_HEARD_WORDS})"
-    rf"|(?P<said>{_SAID_WORDS})|(?P<seen>{_SEEN_WORDS}))\b(?!-)"
+    rf"\b(?:(?<!-)|(?=(?:{_AFTER_HYPHEN})\b))(?:(?P<read>{_READ_WORDS})|(?P<pictured>{_PICTURED_WORDS})"
+    rf"|(?P<heard>(?:{_HEARD_WORDS})\b(?! {_BEARER_HEAD}\b))|(?P<said>{_SAID_WORDS})|(?P<seen>{_SEEN_WORDS}))\b(?!-)"
 )
 
 
