@@ -1358,6 +1358,8 @@ def test_words_that_say_the_opposite_of_the_question_answer_no(answerer: Reasone
         "Where were you when the ferry delay was announced?",
         "As soon as the ferry delay was announced, what was your position?",
         "At the moment the ferry delay was mentioned, what were your coordinates?",
+        "Give your position at the moment the message about the ferry played.",
+        "Where were you when the announcement about the ferry went out?",
     ],
 )
 def test_where_a_sentence_was_heard_is_where_the_robot_was_then(answerer: Reasoner, question: str) -> None:

@@ -644,6 +644,14 @@ MESSAGES = (
 # Hearing said by its manner ("overheard"), a topic that "came up in conversation", and the robot told or warned
 # of a thing: heard, mentioned, and heard about.
 _HEARING = (
+    # a message that played, came on or went out was heard ("when the message about the boiler played")
+    (
+        re.compile(
+            rf"\b(?P<m>{MESSAGES} (?:about|on|regarding|concerning) [a-z0-9' -]+?) (?:played|was played|came on"
+            r"|came over|sounded|went out|was broadcast|aired|was aired|was read out|rang out)\b"
+        ),
+        lambda m: f"{m['m']} was heard",
+    ),
     (
         re.compile(
             r"\b(?:were|was|have|has|had) (?:you|the robot|it) (?:ever )?(?:been )?(?:told|informed|warned|reminded"
