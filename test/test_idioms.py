@@ -302,6 +302,9 @@ def test_sentences_lose_scope_and_remarks_and_say_alternatives_whole(sentence: s
         ),
         ("Which was the final room the robot entered before the kiln?", Intent.BEFORE, Modality.PLACE, "", "kiln"),
         ("What was the first spot you stopped at after the boathouse?", Intent.AFTER, Modality.PLACE, "", "boathouse"),
+        # things on sale or on show somewhere were there, whatever was done with them
+        ("Were there kettles on sale in the boathouse?", Intent.DID, Modality.OBJECT, "kettles in the boathouse", ""),
+        ("Were there any ladders for sale at the kiln?", Intent.DID, Modality.OBJECT, "ladders at the kiln", ""),
         # leaving a place first, then where the robot went: the place right after it
         ("Once you had left the kiln room, where did you go?", Intent.AFTER, Modality.PLACE, "", "kiln room"),
         (

@@ -446,9 +446,10 @@ _TRAILING = re.compile(
 # How a thing stood, lay or hung where it was met ("a painting hanging in the hall", "boxes left lying on the
 # floor", "fruit laid out on the counter"): where it was, not part of its name.
 _POSTURE = re.compile(
-    r"\s+(?:(?:left|been left|been)\s+)?(?:hanging|hung|lying|laid|sitting|sat|standing|stood|resting|propped|leaning"
-    r"|placed|parked|stacked|piled|spread|scattered|displayed|mounted|pinned|taped|stuck|perched|curled|lined|set|kept"
-    r"|stored|left|abandoned|waiting|lurking)(?:\s+(?:out|up|about|around|down|away))?"
+    r"\s+(?:(?:left|been left|been|being)\s+)?(?:hanging|hung|lying|laid|sitting|sat|standing|stood|resting|propped"
+    r"|leaning|placed|parked|stacked|piled|spread|scattered|displayed|mounted|pinned|taped|stuck|perched|curled|lined"
+    r"|set|kept|stored|left|abandoned|waiting|lurking|sold|offered|(?:on|for) (?:sale|offer|display|show))"
+    r"(?:\s+(?:out|up|about|around|down|away))?"
     r"(?=\s+(?:in|on|at|by|near|among|amongst|beside|behind|inside|outside|under|over|around|against|next to|along"
     r"|across|atop|upon|within|beneath|below|above)\s)"
 )
