@@ -1785,6 +1785,7 @@ def test_a_remark_before_the_question_describes_nothing_to_find(answerer: Reason
         ("The porter mentioned a leak earlier today: which tap was it?", None),
         ("Going by the sign at the gate: how many bays are there?", None),
         ("Note for the log, nothing urgent: the gate was open", None),
+        ("The blue tin on the top shelf: what was the shelf's label?", None),  # a pronoun read as the lead's thing
     ],
 )
 def test_a_lead_in_is_left_out_only_where_the_question_after_it_stands_alone(question: str, asked: str | None) -> None:

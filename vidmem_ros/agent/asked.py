@@ -109,7 +109,10 @@ def without_lead_in(question: str) -> str:
     if found is None:
         return question
     lead, asked = found["lead"], found["asked"]
-    keep = len(lead.split()) <= LEAD_TOPIC_WORDS or _REFERS_BACK.search(asked.lower())
+    # "... the shelf: what was the shelf's title?": a pronoun read as the lead's thing points back to it
+    owners = {m[1] for m in re.finditer(r"\b([a-z]+)'s\b", asked.lower())}
+    named = owners & set(re.findall(r"[a-z]+", lead.lower()))
+    keep = len(lead.split()) <= LEAD_TOPIC_WORDS or _REFERS_BACK.search(asked.lower()) or named
     return question if keep or not _OPENER.match(asked.lower()) else asked
 
 
