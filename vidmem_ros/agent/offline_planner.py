@@ -1841,16 +1841,16 @@ class OfflinePlanner:
         giving = [line for line in lines if any(squash(v) in squash(line) for v in values)] or lines
         # Of the lines that give a value, those that share most of the question's words ("HIGH WATER 06:52" for
         # "when is high water", not "LOW WATER 13:05").
-        shared = {line: sum(found_in(w, line) for w in set(words)) for line in giving}
-        most = max(shared.values(), default=0)
-        asked_of = [line for line in giving if most and shared[line] == most]
+        asked_of = _sharing_most(giving, words)
         if kind is ValueKind.NUMBER and held and asked_of and len(asked_of) < len(giving):  # "on a Saturday"
-            giving = asked_of
-            values = [v for v in values if any(squash(v) in squash(line) for line in giving)] or values
-        elif singled := _singled_out(giving, [w for w in words if w not in _located_words(state.question)]):
+            narrowed = asked_of
+        else:
             # Of several values, the one whose line the question names by words that do not say where it was
             # ("Pears 2.10/kg" of "what do they charge for pears on the board"): any kind of value, not a number only.
-            giving = singled
+            located = _located_words(state.question)
+            narrowed = _singled_out(giving, [w for w in words if w not in located])
+        if narrowed:
+            giving = narrowed
             values = [v for v in values if any(squash(v) in squash(line) for line in giving)] or values
         # A line the question names is quoted with them, unless it holds another value ("LEVEL 4" beside the
         # "LEVEL 2" asked for).
@@ -2327,10 +2327,8 @@ def _clause_naming(sentence: str, words: list[str]) -> str:
     """The clause of a sentence holding more of a question's words than any other, cut as ``_clause_of`` cuts;
     the sentence where no one clause does."""
     parts = [p for p in _CLAUSES.split(sentence) if p.strip()]
-    held = {part: sum(found_in(w, part) for w in set(words)) for part in parts}
-    most = max(held.values(), default=0)
-    best = [part for part in parts if held[part] == most]
-    return _clause_of(best[0], sentence) if most and len(best) == 1 and len(parts) > 1 else sentence
+    best = _sharing_most(parts, words)
+    return _clause_of(best[0], sentence) if len(best) == 1 and len(parts) > 1 else sentence
 
 
 # Where a sentence's clauses meet: after a comma or semicolon, or before a word that joins two.
@@ -2351,10 +2349,15 @@ def _clause_of(value: str, sentence: str) -> str:
 def _singled_out(lines: list[str], words: list[str]) -> list[str]:
     """The lines of several that give a value which share most of a question's words, where they are fewer than all
     and say more than those words; else []."""
-    shared = {line: sum(found_in(w, line) for w in set(words)) for line in lines}
-    most = max(shared.values(), default=0)
-    chosen = [line for line in lines if most and shared[line] == most]
+    chosen = _sharing_most(lines, words)
     return chosen if chosen and len(chosen) < len(lines) and all(_says_more(line, words) for line in chosen) else []
+
+
+def _sharing_most(texts: list[str], words: list[str]) -> list[str]:
+    """The texts that hold the most of the words, in order; [] where none holds any."""
+    shared = {text: sum(found_in(w, text) for w in set(words)) for text in texts}
+    most = max(shared.values(), default=0)
+    return [text for text in texts if most and shared[text] == most]
 
 
 def _says_more(line: str, words: list[str]) -> bool:

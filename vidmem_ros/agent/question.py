@@ -434,7 +434,8 @@ _MEETING = re.compile(
 )
 _TRAILING = re.compile(
     r"\s+(?:(?:anywhere|everywhere|wherever|somewhere|any ?place)(?: (?:you|the robot|it|we) (?:looked|went|have been"
-    r"|had been|were|was|passed|drove|visited|checked|stopped|have looked|had looked))?|around|at all|at any (?:point|time|stage)|today|ever|so far|before|yet|here|there|again|ones?"
+    r"|had been|were|was|passed|drove|visited|checked|stopped|have looked|had looked))?|around|at all"
+    r"|at any (?:point|time|stage)|today|ever|so far|before|yet|here|there|again|ones?"
     r"|for the (?:very )?(?:first|last) time|first(?: of all)?|at first|initially|last(?: of all)?|most recently"
     r"|(?:on|along|during|in the course of) (?:your|the|this|my) (?:patrol|rounds?|route|way|tour|shift|walk)"
     r"|while (?:patrolling|on patrol|on your rounds)"
