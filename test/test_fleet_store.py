@@ -3,6 +3,8 @@ robot, time window and as_of; upserts that never double a record; forgetting one
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -10,7 +12,7 @@ import pytest
 
 from vidmem_ros.config import load_config
 from vidmem_ros.errors import ConfigError, FleetUnavailableError
-from vidmem_ros.fleet.milvus import MilvusFleetStore
+from vidmem_ros.fleet.milvus import MilvusFleetStore, fleet_connector, held_elsewhere
 from vidmem_ros.fleet.records import FleetMoment, FleetScope, FleetText, Forgotten
 from vidmem_ros.memory.records import Pose
 from vidmem_ros.perception.embedding import ColorLayoutEmbedder, TextEmbedder
@@ -135,3 +137,50 @@ def test_the_fleet_benchmark_measures_at_a_small_size(tmp_path: Path) -> None:
     assert set(searched) == {"robot", "robot + window", "as_of"}
     assert all(row["recall_at_10"] >= 0.9 and row["n"] == 5 for row in searched.values())
     assert figures["sync"]["moments"] == 200 and figures["sync"]["rows_per_s"] > 0
+
+
+HOLDER = """
+import sys, time
+from vidmem_ros.fleet.milvus import MilvusFleetStore
+store = MilvusFleetStore(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]))
+print("holding", flush=True)
+time.sleep(float(sys.argv[4]))
+store.close(release=True)
+"""
+
+
+def _held_by_another_process(fleet: MilvusFleetStore, hold_s: float) -> subprocess.Popen[str]:
+    """A second process opens the embedded store's file and keeps it ``hold_s``, as the other node does."""
+    uri, dims = fleet.uri, (str(fleet.image_dim), str(fleet.text_dim))
+    fleet.close(release=True)
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, uri, *dims, str(hold_s)], stdout=subprocess.PIPE, text=True
+    )
+    assert holder.stdout is not None and holder.stdout.readline().strip() == "holding"
+    assert held_elsewhere(uri)
+    return holder
+
+
+def test_opening_a_file_another_process_holds_waits_for_its_turn(fleet: MilvusFleetStore) -> None:
+    uri = fleet.uri
+    config = load_config().fleet.model_copy(update={"uri": uri})
+    holder = _held_by_another_process(fleet, 1.5)
+    try:
+        reopened = fleet_connector(config.model_copy(update={"open_wait_s": 60.0}), fleet.image_dim, fleet.text_dim)()
+        assert holder.wait(5) == 0  # opened only once the holder let go
+        assert reopened.counts() == {"moments": 9, "texts": 9}
+        reopened.close(release=True)
+        assert not held_elsewhere(uri)
+    finally:
+        holder.kill()
+
+
+def test_a_file_held_past_the_wait_is_a_clear_error(fleet: MilvusFleetStore) -> None:
+    config = load_config().fleet.model_copy(update={"uri": fleet.uri, "open_wait_s": 0.5})
+    holder = _held_by_another_process(fleet, 30.0)
+    try:
+        with pytest.raises(FleetUnavailableError, match="fleet store"):
+            fleet_connector(config, fleet.image_dim, fleet.text_dim)()
+        assert holder.poll() is None
+    finally:
+        holder.kill()

@@ -655,6 +655,13 @@ class FleetConfig(_Section):
     hnsw_m: int = Field(16, ge=4, le=64, description="Links per node of the fleet store's HNSW indexes")
     hnsw_ef_construction: int = Field(200, ge=8, le=1024, description="Build breadth of the HNSW indexes")
     hnsw_ef_search: int = Field(64, ge=8, le=4096, description="Search breadth of the HNSW indexes")
+    open_wait_s: float = Field(
+        10.0,
+        ge=0.0,
+        le=600.0,
+        description="How long opening an embedded fleet store file waits while another process (the query node, "
+        "the ingest node's sync) holds it",
+    )
 
 
 class VidmemConfig(_Section):

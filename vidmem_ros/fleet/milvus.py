@@ -11,11 +11,13 @@ partition), and Milvus allows 1,024 partitions a collection by default, beyond a
 
 from __future__ import annotations
 
+import fcntl
 import json
 import logging
 import os
 import re
 import socket
+import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -351,16 +353,55 @@ def embedded(uri: str) -> bool:
 def fleet_connector(config: FleetConfig, image_dim: int | None, text_dim: int) -> Callable[[], MilvusFleetStore]:
     """Opens the configured fleet store; the token is read from the environment, never from a parameter."""
     token = os.environ.get(config.token_env, "")
-    return lambda: MilvusFleetStore(
-        config.uri,
-        image_dim,
-        text_dim,
-        token=token,
-        prefix=config.collection_prefix,
-        hnsw_m=config.hnsw_m,
-        ef_construction=config.hnsw_ef_construction,
-        ef_search=config.hnsw_ef_search,
-    )
+
+    def open_store() -> MilvusFleetStore:
+        return MilvusFleetStore(
+            config.uri,
+            image_dim,
+            text_dim,
+            token=token,
+            prefix=config.collection_prefix,
+            hnsw_m=config.hnsw_m,
+            ef_construction=config.hnsw_ef_construction,
+            ef_search=config.hnsw_ef_search,
+        )
+
+    return lambda: opened_when_free(open_store, config.uri, config.open_wait_s)
+
+
+def opened_when_free(open_store: Callable[[], T], uri: str, wait_s: float) -> T:
+    """``open_store()``, waiting up to ``wait_s`` while another process holds an embedded store's file: the query
+    node and the ingest node's sync take turns with it, and a turn is short."""
+    deadline = time.monotonic() + wait_s
+    while True:
+        while embedded(uri) and held_elsewhere(uri) and time.monotonic() < deadline:
+            time.sleep(_LOCK_POLL_S)
+        try:
+            return open_store()
+        except FleetUnavailableError:
+            # Taken between the look and the open: wait again; any other failure is the caller's to wait out.
+            if not (embedded(uri) and held_elsewhere(uri)) or time.monotonic() >= deadline:
+                raise
+
+
+_LOCK_POLL_S = 0.1
+
+
+def held_elsewhere(uri: str) -> bool:
+    """Whether the advisory lock Milvus Lite keeps on an embedded store's folder is taken by another holder."""
+    lock = Path(uri).expanduser() / "LOCK"
+    if not lock.is_file():
+        return False
+    fd = os.open(lock, os.O_RDWR)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return True
+    else:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return False
+    finally:
+        os.close(fd)
 
 
 def robot_id(config: FleetConfig) -> str:
