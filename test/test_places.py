@@ -777,3 +777,25 @@ def test_whether_something_heard_came_after_a_stop_at_a_place_goes_by_the_visit(
     patrol.store.add_transcript(Transcript(T0 + 80, T0 + 82, "The kiosk closes at noon."))
     asked = patrol.answer("Was the question about Sundays asked after your stop at the kiosk?", as_of=T0 + 90)
     assert asked.value is True, asked.text
+
+
+def test_a_place_at_a_glance_quotes_its_signs_headings_first_and_no_half_read_copies(patrol: Reasoner) -> None:
+    from vidmem_ros.memory.records import Moment
+    from vidmem_ros.perception.types import TextLine
+
+    def board(heading: str | None, body: list[str]) -> list[TextLine]:
+        top = [TextLine(heading, 0.9, (10.0, 10.0, 200.0, 30.0))] if heading else []
+        rows = [TextLine(line, 0.9, (10.0, 40.0 + 30 * k, 190.0, 60.0 + 30 * k)) for k, line in enumerate(body)]
+        return top + rows
+
+    body = ["COLLECT BY 6PM", "BRING PHOTO ID"]
+    # The heading is read in two frames; the body in five (the heading out of view, or read off its edge, in three).
+    frames = [board("BOOK RETURNS", body), board("BOOK RETURNS", body), board(None, body)]
+    frames += [board("OOK RETURN", body), board(None, body)]
+    for k, lines in enumerate(frames):
+        patrol.store.add_moment(Moment(T0 + 44 + k, "/cam", 640, 480, None, texts=lines, pose=at(10.0)))
+    ctx = patrol.context(None)
+    listed = places(ctx.visits(*ctx.window(None, None)))
+    brief = next(p for p in listed if p.x >= 5).brief()
+    assert brief.startswith("read 'BOOK RETURNS', 'COLLECT BY 6PM'"), brief
+    assert "OOK RETURN'" not in brief.replace("'BOOK RETURNS'", ""), brief

@@ -8,10 +8,11 @@ import cv2
 import numpy as np
 import pytest
 
-from vidmem_ros.agent.text_blocks import block_in_colour, entries, row_named, rows, text_blocks
+from vidmem_ros.agent.text_blocks import block_in_colour, entries, row_named
 from vidmem_ros.memory.records import Moment, Pose
 from vidmem_ros.memory.store import SqliteStore
 from vidmem_ros.perception.colour_names import colour_named, colour_shares
+from vidmem_ros.perception.text_layout import rows, text_blocks
 from vidmem_ros.perception.types import TextLine
 
 T0 = 1_800_000_000.0

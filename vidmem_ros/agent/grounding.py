@@ -35,13 +35,13 @@ from vidmem_ros.agent.labels import singular
 from vidmem_ros.agent.question import without_asking
 from vidmem_ros.agent.runs import MESSAGE_GAP_S, group_runs
 from vidmem_ros.agent.sounds import misheard_as
-from vidmem_ros.agent.text_blocks import rows
 from vidmem_ros.agent.text_match import holds_numbers, identifiers, plural_stem, squash, stem
 from vidmem_ros.memory.captions import seen_part
 from vidmem_ros.memory.records import Pose, Transcript
 from vidmem_ros.memory.view import MemoryView
 from vidmem_ros.perception import wordnet as wn
 from vidmem_ros.perception.embedding import TextEmbedder
+from vidmem_ros.perception.text_layout import rows
 from vidmem_ros.perception.types import TextLine
 from vidmem_ros.spoken_numbers import NUMBER_WORDS, clock_spans
 

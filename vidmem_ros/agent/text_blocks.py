@@ -1,14 +1,11 @@
-"""Lines read in one frame, grouped by layout into the things that bore them, and into the rows of a table.
-
-A reader returns lines; a book's title over two lines is one thing, and the book beside it another.  Lines stand
-in one block when one is above the other, they overlap across, and they are about as tall (or, one column of one
-width, a few lines apart); lines side by side or far apart are separate things.  A colour the question gives the bearer ("the green folder") picks among blocks.
-"""
+"""What a question picks among the lines read in one frame: the block whose bearer shows the colour it gives ("the
+green folder"), the row of a table it names by its key, the entries of a list (the blocks and rows themselves are
+``perception.text_layout``'s)."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -19,55 +16,9 @@ from vidmem_ros.perception.colour_names import colour_shares
 from vidmem_ros.perception.types import TextLine
 from vidmem_ros.spoken_numbers import spoken_clock_times
 
-MAX_GAP = 1.0  # lines further apart than this many line heights are separate blocks
-MAX_HEIGHT_RATIO = 2.5  # a line this much taller than its neighbour is another thing's
-MIN_OVERLAP = 0.3  # share of the narrower line's width the two must overlap across
-ALIGNED = 0.8  # lines overlapping across by this share of the wider one are one column
-ALIGNED_GAP = 4.0  # and may be this many line heights apart
-ROW_HEIGHT_RATIO = 1.5  # parts of one row are about as tall
-ROW_LEVEL = 0.6  # they overlap this share of the shorter one's height
-ROW_GAP = 6.0  # and are this many line heights apart across at most (a table's columns)
 MARGIN = 0.5  # around a block, this many line heights of the bearer are looked at for its colour
 COLOUR_MIN = 0.15  # a block shows a colour where this share of its region has it
 COLOUR_LEAD = 1.5  # and it stands out from the next block by this factor
-
-
-def text_blocks(lines: Sequence[TextLine]) -> list[list[TextLine]]:
-    """The lines grouped into blocks, in reading order of their first lines."""
-    blocks = [sorted(g, key=lambda line: line.box[1]) for g in _grouped(lines, _stacked)]
-    return sorted(blocks, key=lambda b: (b[0].box[1], b[0].box[0]))
-
-
-def rows(lines: Sequence[TextLine]) -> list[str]:
-    """The lines' texts with the parts of one row of a table or list joined, left to right ("11:05 ELMSTEAD" and
-    "PLATFORM 4" beside it): a reader splits a row where its columns leave a gap, and may give the parts in
-    either order.  A row stands where its first part was read; lines without a box stay as they are."""
-    return [
-        " ".join(part.text for part in sorted(row, key=lambda line: line.box[0])) for row in _grouped(lines, _beside)
-    ]
-
-
-def _grouped(
-    lines: Sequence[TextLine], together: Callable[[tuple[float, ...], tuple[float, ...]], bool]
-) -> list[list[TextLine]]:
-    """The lines in groups of those ``together`` joins, directly or through others, each group in the order its
-    lines were read and the groups in the order of their first lines."""
-    parent = list(range(len(lines)))
-
-    def root(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
-    for i, a in enumerate(lines):
-        for j in range(i + 1, len(lines)):
-            if together(a.box, lines[j].box):
-                parent[root(j)] = root(i)
-    groups: dict[int, list[TextLine]] = {}
-    for i, line in enumerate(lines):
-        groups.setdefault(root(i), []).append(line)
-    return list(groups.values())
 
 
 def row_named(lines: Sequence[str], question: str) -> str:
@@ -174,29 +125,6 @@ def block_in_colour(
     shares = sorted(((colour_shares(_region(rgb, b, scale))[colour], k) for k, b in enumerate(blocks)), reverse=True)
     (best, k), runner_up = shares[0], shares[1][0]
     return blocks[k] if best >= COLOUR_MIN and best >= COLOUR_LEAD * runner_up else None
-
-
-def _stacked(a: tuple[float, ...], b: tuple[float, ...]) -> bool:
-    ha, hb = a[3] - a[1], b[3] - b[1]
-    wa, wb = a[2] - a[0], b[2] - b[0]
-    if min(ha, hb, wa, wb) <= 0 or max(ha, hb) > MAX_HEIGHT_RATIO * min(ha, hb):
-        return False
-    across = min(a[2], b[2]) - max(a[0], b[0])
-    gap = max(a[1], b[1]) - min(a[3], b[3])  # negative where they overlap vertically
-    if across >= ALIGNED * max(wa, wb):  # one column of one width: a sign's heading over its body, a symbol between
-        return gap <= ALIGNED_GAP * min(ha, hb)
-    return across >= MIN_OVERLAP * min(wa, wb) and gap <= MAX_GAP * min(ha, hb)
-
-
-def _beside(a: tuple[float, ...], b: tuple[float, ...]) -> bool:
-    """Two parts of one row: about as tall, level with each other, and apart across by a gap of a few lines'
-    heights at most."""
-    ha, hb = a[3] - a[1], b[3] - b[1]
-    if min(ha, hb, a[2] - a[0], b[2] - b[0]) <= 0 or max(ha, hb) > ROW_HEIGHT_RATIO * min(ha, hb):
-        return False
-    level = min(a[3], b[3]) - max(a[1], b[1])
-    gap = max(a[0], b[0]) - min(a[2], b[2])
-    return level >= ROW_LEVEL * min(ha, hb) and 0 <= gap <= ROW_GAP * min(ha, hb)
 
 
 def _region(rgb: np.ndarray, block: list[TextLine], scale: float = 1.0) -> np.ndarray:

@@ -47,7 +47,7 @@ from vidmem_ros.agent.question import GENERIC_PLACES, content_words
 from vidmem_ros.agent.readable import FUNCTION_WORDS, readable, words_of_run
 from vidmem_ros.agent.runs import group_runs
 from vidmem_ros.agent.sounds import misheard_as
-from vidmem_ros.agent.text_blocks import block_in_colour, text_blocks
+from vidmem_ros.agent.text_blocks import block_in_colour
 from vidmem_ros.agent.text_match import holds_numbers, squash, text_match, words_covered
 from vidmem_ros.agent.tool_args import (
     FindObjectArgs,
@@ -84,6 +84,7 @@ from vidmem_ros.memory.reader import Place
 from vidmem_ros.memory.records import Event, Moment, Pose, SearchHit, Sighting, TextRead
 from vidmem_ros.perception.colour_names import colour_named
 from vidmem_ros.perception.opposites import dictionary_senses, opposites_of
+from vidmem_ros.perception.text_layout import text_blocks
 from vidmem_ros.perception.wordnet import LEX_PERSON, LEX_TIME
 
 

@@ -14,6 +14,7 @@ from here.  Computed when asked, from a path that is downsampled already.
 
 from __future__ import annotations
 
+import difflib
 import itertools
 import math
 import re
@@ -24,6 +25,7 @@ from dataclasses import dataclass, field
 from vidmem_ros.config import PlacesConfig
 from vidmem_ros.memory.records import Pose
 from vidmem_ros.memory.view import MemoryView
+from vidmem_ros.perception.text_layout import headings
 
 Track = list[tuple[float, Pose]]
 
@@ -43,6 +45,8 @@ class Visit:
     frames: int = 0  # stored frames during the visit
     frames_with: Counter[str] = field(default_factory=Counter)  # label -> frames it was detected in
     at_once: Counter[str] = field(default_factory=Counter)  # label -> the most detected in one frame
+    read_in: Counter[str] = field(default_factory=Counter)  # line -> frames it was read in
+    headed: Counter[str] = field(default_factory=Counter)  # line -> frames it headed a sign in
 
     @property
     def dwell_s(self) -> float:
@@ -96,6 +100,9 @@ class Place:
         """The place at a glance, as a list of stops names it: the words read there most often, and the things
         seen there most often (a place's other lines and sentences may name other places)."""
         read = _ranked(x for v in self.visits for x in v.read)
+        # A sign's heading first: it says what the sign is, its other lines what it says.
+        titles = _titles(self.visits)
+        read = titles + [t for t in read if t not in titles]
         seen = _ranked(x for v in self.visits for x in v.seen)
         # A heading in words names a place better than a code or a number read there ("DARKROOM", not "B-12").
         worded = [t for t in read if re.search(r"[A-Za-z]{3}", t)] or read
@@ -104,6 +111,18 @@ class Place:
         return " and ".join(p for p in parts if p)
 
 
+def _titles(visits: list[Visit]) -> list[str]:
+    """The lines that headed a sign in most of the frames they were read in (a line under a heading the reader
+    missed heads that frame's block, not most of its frames), the surest first."""
+    read_in = sum((v.read_in for v in visits), Counter[str]())
+    headed = sum((v.headed for v in visits), Counter[str]())
+    share = {line: n / read_in[line] for line, n in headed.items() if read_in[line] >= TITLE_MIN_FRAMES}
+    return sorted((line for line, s in share.items() if s > TITLE_SHARE), key=lambda t: (-share[t], -read_in[t]))
+
+
+# A line is a sign's heading where it headed its block in more than this share of this many frames at least.
+TITLE_SHARE = 0.5
+TITLE_MIN_FRAMES = 2
 # The lines read at a place that its brief quotes: one alone is often a word every room has ("ROOM", "EXIT").
 BRIEF_READ = 3
 
@@ -180,6 +199,8 @@ def described_visits(
             visit.at_once |= in_frame  # the most of each label in any one frame
         visit.looked = [label for label, _ in store.tag_counts(visit.start, visit.end, as_of)]
         visit.read = _ranked(t.text for m in moments for t in m.texts)
+        visit.read_in = Counter(line for m in moments for line in {t.text for t in m.texts})
+        visit.headed = Counter(line for m in moments for line in set(headings(m.texts)))
         visit.heard = [t.text for t in store.transcripts(visit.start, visit.end, as_of)]
     return found
 
@@ -222,11 +243,30 @@ def _centre(samples: Track) -> tuple[float, float]:
 
 
 def _distinct(lines: list[str]) -> list[str]:
-    """Lines that say different things, in order: one read with its spaces dropped ("STAFFONLY") is the same."""
+    """Lines that say different things, in order: one read with its spaces dropped ("STAFFONLY") is the same, and
+    a part of another, read where the sign was half in view ("ARKRO" of "DARKROOM"), says nothing of its own."""
     kept: dict[str, str] = {}
     for line in lines:
         kept.setdefault(re.sub(r"[\W_]", "", line.lower()), line)
-    return list(kept.values())
+    return [line for key, line in kept.items() if not any(_part_of(key, other) for other in kept)]
+
+
+def _part_of(part: str, whole: str) -> bool:
+    """Whether ``part`` is a piece of a longer line, read off its edge ("ARKROOM" of "DARKROOM"), with the cut
+    letter misread at worst ("ASHCOMP" of "ASHCOMBEROVERS"); lines of one length are different lines ("CAM05",
+    "CAM02")."""
+    if len(part) >= len(whole):
+        return False
+    if part in whole:
+        return True
+    if len(part) < FRAGMENT_MIN or len(part) > len(whole) - 2:
+        return False
+    match = difflib.SequenceMatcher(None, part, whole, autojunk=False).find_longest_match()
+    return match.size >= len(part) - 1
+
+
+# A piece with a misread letter is this long at least, and two letters shorter than its line at most.
+FRAGMENT_MIN = 5
 
 
 def _ranked(items: Iterable[str]) -> list[str]:
