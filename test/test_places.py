@@ -799,3 +799,32 @@ def test_a_place_at_a_glance_quotes_its_signs_headings_first_and_no_half_read_co
     brief = next(p for p in listed if p.x >= 5).brief()
     assert brief.startswith("read 'BOOK RETURNS', 'COLLECT BY 6PM'"), brief
     assert "OOK RETURN'" not in brief.replace("'BOOK RETURNS'", ""), brief
+
+
+@pytest.mark.parametrize(
+    ("question", "seen"),
+    [
+        ("Was a cat in the boiler house when you went through it?", True),
+        ("Were there any cats in the boiler house while you were in there?", True),
+        ("Was a cat in the room with the cup while you were in there?", False),
+        ("Were any cups in the boiler house during your visit there?", False),
+        ("Was there a cup in the room with the cup each time you passed through it?", True),
+    ],
+)
+def test_a_closing_clause_that_points_back_to_the_place_named_asks_nothing_more(
+    patrol: Reasoner, config: VidmemConfig, question: str, seen: bool
+) -> None:
+    from vidmem_ros.memory.records import Moment
+    from vidmem_ros.perception.types import TextLine
+
+    patrol.store.add_moment(Moment(T0 + 48, "/cam", 64, 48, None, texts=[TextLine("BOILER HOUSE", 0.9)], pose=at(10.0)))
+    answer = _reading_meaning(patrol, config).answer(question)
+    assert answer.value is seen, answer.text
+
+
+@pytest.mark.parametrize(
+    "question", ["Did you see a cat with a cup?", "Was there a cat with a cup?", "Did you notice any cats with cups?"]
+)
+def test_a_thing_never_in_view_with_what_it_was_asked_with_is_not_seen_so(patrol: Reasoner, question: str) -> None:
+    answer = patrol.answer(question)  # the cat was at B, the mug at A: the detector knows both
+    assert answer.value is False and "never with cup" in answer.text, answer.text

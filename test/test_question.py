@@ -1056,3 +1056,31 @@ def test_a_total_time_at_a_place_said_as_a_noun_is_how_long_the_robot_was_there(
 def test_a_request_to_count_what_was_heard_is_a_count(text: str) -> None:
     parsed = parse_question(text)
     assert parsed is not None and parsed.intent is Intent.COUNT and parsed.modality is Modality.SPEECH, parsed
+
+
+@pytest.mark.parametrize(
+    ("question", "target"),
+    [
+        ("Was a canoe in the garage?", "canoe in the garage"),
+        ("Were any prams outside the shed?", "prams outside the shed"),
+        ("Was anybody at the till?", "person at the till"),
+        ("Was someone waiting by the lift?", "person by the lift"),
+        ("Is a teapot on the counter?", "teapot on the counter"),
+    ],
+)
+def test_whether_something_was_somewhere_is_asked_without_there_too(question: str, target: str) -> None:
+    parsed = parse_question(question)
+    assert parsed is not None and (parsed.intent, parsed.modality, parsed.target) == (
+        Intent.DID,
+        Modality.OBJECT,
+        target,
+    )
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["Was anybody holding a kite at any point?", "Was the meeting in room 4?", "Was anyone painting in the studio?"],
+)
+def test_a_time_a_definite_thing_or_an_activity_is_no_thing_somewhere(question: str) -> None:
+    parsed = parse_question(question)
+    assert parsed is None or not parsed.target.startswith(("person holding", "meeting", "person painting")), parsed

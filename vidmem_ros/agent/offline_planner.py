@@ -583,8 +583,13 @@ class OfflinePlanner:
         if p.intent is Intent.WHERE and p.modality is Modality.OBJECT and _SAYS_FIRST.search(p.text.lower()):
             yield from self._first_position(state, p, found)  # "where did you first see X": where I was then
             return
-        step = self._compose(state, p, found)
         not_with = next((f.data["not_with"] for f in found if f.data.get("not_with")), None)
+        if not_with and p.intent is Intent.DID:  # "anyone holding a kite": the detector knows kites, and saw none by
+            first = found[0]  # anyone, so not as described
+            text = f"No: I saw {head_words(p.target)}, but never with {', '.join(not_with)} in view."
+            yield answer(text, NOT_SEEN_CONFIDENCE, [first.ref], value=False)
+            return
+        step = self._compose(state, p, found)
         if not_with:  # the thing was seen, but not what the description says it was with: say so, less sure
             args = step[0]["args"]
             args["text"] = f"{args['text']} I did not make out {', '.join(not_with)} with it, though."

@@ -178,6 +178,18 @@ _RUN_START = (
     r"(?:(?:you|we|the robot) (?:first )?(?:started|began|set off|set out|were switched on|came online)"
     rf"(?: (?:on )?(?:the |your |its |this |today's )?{ACTIVITY})?|(?:the )?(?:start|beginning)(?: of [\w ]+)?)"
 )
+# What a question without "there" says is somewhere: something indefinite ("a canoe", "any prams", "anyone").
+_SOME_ONE = (
+    r"(?:(?:a|an|any|some|more|several|many|lots of|a few)\s+\w[\w-]*"
+    r"|anyone|anybody|someone|somebody|anything|something|people|nobody|no one)"
+)
+# ... how it was there, not what it was doing ("anyone waiting at the counter", not "anyone rowing at the club")
+_STILL = r"(?:sitting|standing|waiting|lying|sleeping|resting|queuing|queueing|gathering|hanging|leaning|parked)"
+# ... not a time said like a place ("at any point", "at all", "on the way")
+_NO_PLACE = r"(?:any|some|one|that|this|the same) (?:point|time|stage|moment)\b|all\b|first\b|last\b|once\b|the way\b"
+_WHERE_AT = r"in|at|on|inside|outside|near|by|beside|behind|under|among|next to|in front of|on top of|around"
+
+
 _PATTERNS: list[tuple[Intent, Modality, str]] = [
     (
         Intent.ORDER,
@@ -415,6 +427,12 @@ _PATTERNS: list[tuple[Intent, Modality, str]] = [
     (Intent.WHERE, Modality.OBJECT, r"^where (?:is|was|were|are) (?P<t>.+)$"),
     (Intent.DID, Modality.OBJECT, rf"^(?:did|have|had) you (?:ever |already )?{_SEE} (?P<t>.+)$"),
     (Intent.DID, Modality.OBJECT, r"^(?:is|was|were|are) there (?P<t>.+)$"),
+    # without "there": "was a canoe in the loft", "were any prams outside the shed", "was anyone at the counter"
+    (
+        Intent.DID,
+        Modality.OBJECT,
+        rf"^(?:is|was|were|are) (?P<t>{_SOME_ONE}(?: (?!\w+ing\b)\S+?)*?(?: {_STILL})? (?:{_WHERE_AT}) (?!{_NO_PLACE}).+)$",
+    ),
     # the passive, with a count checked or none: "was the van seen more than once", "was the leak mentioned"
     (Intent.DID, Modality.SPEECH, rf"^(?:was|were|has|have|had) {_PASSIVE_SUBJECT}{_PASSIVE}{_SAID_OF}{_CHECKED}$"),
     (Intent.DID, Modality.TEXT, rf"^(?:was|were|has|have|had) {_PASSIVE_SUBJECT}{_PASSIVE}read{_CHECKED}$"),
@@ -579,6 +597,27 @@ def parse_question(text: str) -> ParsedQuestion | None:
     if parsed is None:
         return None
     return with_this_visit(_resolved(with_either(with_times(with_ordinal(parsed))), _context(text)))
+
+
+# A closing clause that points back to the place the question named ("a canoe in the loft when you went up
+# there", "people in the hall while you were in it", "... during your visit there"): the place says it already.
+_BACK_REFERENCE = re.compile(
+    r",?\s+(?:(?:when|while|as|whenever|each time|every time) (?:you|the robot|it|we) (?:went|go|passed|walked|drove"
+    r"|came|were|was|are|stopped|looked|called|checked|visited)(?: (?:through|in|into|past|by|inside|round|around|up"
+    r"|down|over|in on))?(?: (?:it|there|them|in there|in it|that place|that room|that area))?"
+    r"|(?:during|on) (?:your|that|each|every) (?:visits?|stops?|time)(?: (?:there|to it|in it|to them))?)"
+    r"(?=\s*[?.!]*$)"
+)
+# ... after a place the question has named
+_PLACE_NAMED = re.compile(r"\b(?:in|at|inside|on|by|near|around) (?:the|a|an|your|that|this)\b")
+
+
+def without_back_reference(text: str) -> str:
+    """The question less a closing clause that only points back to the place it named."""
+    match = _BACK_REFERENCE.search(text)
+    if match is None or not _PLACE_NAMED.search(text[: match.start()]):
+        return text
+    return text[: match.start()] + text[match.end() :]
 
 
 # "How long have you been at the dock now", "... in this room", "... here": the visit going on when asked

@@ -27,6 +27,7 @@ from vidmem_ros.agent.question import (
     expanded_contractions,
     spelled_out,
     validate_question,
+    without_back_reference,
 )
 from vidmem_ros.agent.question_model import (
     ModelQuestionParser,
@@ -113,7 +114,7 @@ class Reasoner:
             asked = validate_question(question, self.config.max_question_chars)
             wordnet = self.lexicon.wordnet
             plain = expanded_contractions(asked, (lambda w: bool(wordnet.irregular_verb(w))) if wordnet else None)
-            text = capitals_quoted(spelled_out(direct_question(plain, wordnet)))
+            text = capitals_quoted(spelled_out(without_back_reference(direct_question(plain, wordnet))))
             if scope not in SCOPES:
                 raise InputError("bad_scope", f"scope must be one of {', '.join(repr(s) for s in SCOPES)}")
         except InputError as exc:
