@@ -2445,3 +2445,27 @@ def test_a_sign_read_whole_on_fewer_frames_than_its_title_answers_with_the_line_
         _read(answerer, 45 + k, "SPRING FAIR", "stalls by group 7B")
     sign = answerer.answer(question, as_of=T0 + 90)
     assert "7B" in str(sign.value), sign.text
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What was the code on the glass store sign?",
+        "Read me the code on the glass store sign.",
+        "I need the code from the sign at the glass store.",
+        "Tell me the access code on the glass store sign.",
+        "What is the access code for the glass store?",
+    ],
+)
+def test_a_number_asked_for_is_the_line_that_gives_it_not_the_line_that_names_it(
+    answerer: Reasoner, question: str
+) -> None:
+    from vidmem_ros.memory.records import Moment
+    from vidmem_ros.perception.types import TextLine
+
+    lines = ["GLASS STORE", "ACCESS CODE", "4471"]
+    for offset in (200, 201, 202):
+        read = [TextLine(line, 0.95, (10.0, 10.0 + 30 * k, 200.0, 35.0 + 30 * k)) for k, line in enumerate(lines)]
+        answerer.store.add_moment(Moment(T0 + offset, "/cam", 640, 480, None, texts=read))
+    answer = answerer.answer(question)
+    assert answer.value == "4471", answer.text

@@ -1008,8 +1008,12 @@ _VALUE_KINDS = (
     (
         ValueKind.NUMBER,
         re.compile(
-            r"^(?:what|which) (?:\w+ )?(?:number|code|digits?|temperature|weight|height|price|cost|fee|speed|pressure"
-            r"|voltage|percentage|year)\b|^how much\b|\b(?:any|a|some) numbers?\b(?! of)"
+            # "which bay number", "what was the code on the door", "read me the number on the tag", "I need the
+            # batch number"
+            r"^(?:(?:what|which)(?: (?:is|was|are|were|'s))?|(?:please )?(?:read(?: me| out| off)*|tell me|give me"
+            r"|i need|i want|i'd like|let me have|let me know)) (?:the |its |their |that |this )?(?:\w+ )?"
+            r"(?:numbers?|codes?|digits?|temperatures?|weights?|heights?|prices?|costs?|fees?|speeds?|pressures?"
+            r"|voltages?|percentages?|years?)\b|^how much\b|\b(?:any|a|some) numbers?\b(?! of)"
             # a price, a measure, or an hour of a timetable ("what does it cost", "how tall may a van be", "from
             # what time is the desk open"), not the moment something was met ("what time did you see it")
             r"|^what (?:does|do|did|will) (?:\w+ ){1,3}cost\b|^how (?:tall|high|wide|long|heavy|deep|far|low)"
