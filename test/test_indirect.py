@@ -180,3 +180,43 @@ def test_windows_from_the_start_or_the_end_are_read_as_before(question: str, win
 def test_the_robot_named_in_the_third_person_is_you(question: str, intent: Intent, target: str) -> None:
     parsed = parse_question(question)
     assert parsed is not None and (parsed.intent, parsed.target) == (intent, target)
+
+
+@pytest.mark.parametrize(
+    "asked, direct",
+    [
+        # a statement to confirm
+        ("Someone was waiting at the fountain, right?", "was someone waiting at the fountain?"),
+        ("You passed a canoe in the shed, didn't you?", "did you pass a canoe in the shed?"),
+        ("The hatch had been left open, correct?", "had the hatch been left open?"),
+        ("There were crates by the ramp, weren't there?", "were there crates by the ramp?"),
+        ("The robot heard the siren, is that right?", "did the robot hear the siren?"),
+        # "did you" left out
+        ("Notice any puddles near the ramp?", "did you notice any puddles near the ramp?"),
+        ("Hear anything about the lift today?", "did you hear anything about the lift today?"),
+        ("Come across anybody in the cloister?", "did you come across anybody in the cloister?"),
+        # the moment first, then the question
+        ("When you reached the shed, was the door open?", "was the door open when you reached the shed?"),
+        (
+            "Once the robot left the kiln room, did it pass anyone?",
+            "did it pass anyone once the robot left the kiln room?",
+        ),
+    ],
+)
+def test_a_statement_to_confirm_an_elided_question_and_a_moment_said_first_are_asked_directly(
+    asked: str, direct: str
+) -> None:
+    assert direct_question(asked, WORDNET) == direct
+
+
+@pytest.mark.parametrize(
+    "asked",
+    [
+        "What is on the left, right?",
+        "Read me the sign by the door.",
+        "Marta was at the counter, right?",
+        "See you later?",
+    ],
+)
+def test_questions_of_other_forms_stay_as_asked(asked: str) -> None:
+    assert direct_question(asked, WORDNET) == asked

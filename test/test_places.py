@@ -828,3 +828,23 @@ def test_a_closing_clause_that_points_back_to_the_place_named_asks_nothing_more(
 def test_a_thing_never_in_view_with_what_it_was_asked_with_is_not_seen_so(patrol: Reasoner, question: str) -> None:
     answer = patrol.answer(question)  # the cat was at B, the mug at A: the detector knows both
     assert answer.value is False and "never with cup" in answer.text, answer.text
+
+
+@pytest.mark.parametrize(
+    ("question", "seen"),
+    [
+        ("A cat was in the boiler house, right?", True),
+        ("There was a cat in the room with the cup, wasn't there?", False),
+        ("Spot any cats in the boiler house?", True),
+        ("When you got to the boiler house, was there a cup there?", False),
+    ],
+)
+def test_yes_or_no_asked_as_a_statement_to_confirm_without_did_you_or_moment_first(
+    patrol: Reasoner, config: VidmemConfig, question: str, seen: bool
+) -> None:
+    from vidmem_ros.memory.records import Moment
+    from vidmem_ros.perception.types import TextLine
+
+    patrol.store.add_moment(Moment(T0 + 48, "/cam", 64, 48, None, texts=[TextLine("BOILER HOUSE", 0.9)], pose=at(10.0)))
+    answer = _reading_meaning(patrol, config).answer(question)
+    assert answer.value is seen, answer.text

@@ -33,10 +33,9 @@ _LEAD_IN = re.compile(
 _AUXILIARIES = frozenset(
     re.findall(r"\w+", "was were is are am had has have did does do can could will would should shall might may must")
 )
-_SUBJECT = (
-    r"you|the robot|it|we|they|he|she|there|some(?:one|body)|any(?:one|body)|every(?:one|body)|no(?:one|body)"
-    r"|(?:the|a|an|that|this|those|these|your|its|any|some|our) [\w'-]+(?: [\w'-]+){0,3}?"
-)
+_PRONOUNS = r"you|it|we|they|he|she|there|some(?:one|body)|any(?:one|body)|every(?:one|body)|no(?:one|body)"
+_DETERMINERS = frozenset(("the", "a", "an", "that", "this", "those", "these", "your", "its", "any", "some", "our"))
+_SUBJECT = rf"{_PRONOUNS}|the robot|(?:{'|'.join(_DETERMINERS)}) [\w'-]+(?: [\w'-]+){{0,3}}?"
 # Adverbs that stand between a subject and its verb ("when you first saw it").
 _ADVERBS = r"first|last|ever|already|just|actually|really|still|most recently|again|also|finally|previously|earlier"
 # The embedded question: its question phrase (with the words it asks of: "how many spoken messages"), its
@@ -51,19 +50,60 @@ _EMBEDDED = re.compile(
 _RECALLED = re.compile(r"^(?:do you (?:remember|recall)|can you remember)\s+(?P<verb>\w+ing)\b", re.IGNORECASE)
 
 
+# A statement asked to be confirmed ("someone was in the shed, right?", "you saw the van, didn't you?").
+_TAG = re.compile(
+    r"^(?P<statement>.+?),?\s+(?:right|correct|yes|true|yeah|eh|ok|okay|am i right|is that (?:right|correct|so)"
+    r"|(?:was|were|is|are|did|do|does|had|has|have)(?:n't| not)? (?:you|it|they|there|he|she|we|i)"
+    r"|(?:was|were|is|are|did|do|does|had|has|have)(?:n't| not)? (?:someone|somebody|anyone|anybody))\s*[?!.]*$",
+    re.IGNORECASE,
+)
+# A question that leaves out "did you" ("spot any foxes on the way?", "hear anything about the lift?").
+_ELLIPTICAL = re.compile(
+    r"^(?:spot|see|notice|hear|read|catch|meet|find|pass|come across|run into|bump into|visit|get to)\s+"
+    r"(?=(?:any|anything|anyone|anybody|a|an|some|something|someone|somebody|many|much|more)\b)",
+    re.IGNORECASE,
+)
+# A moment said first, then the question ("when you reached the quay, was a boat moored there?").
+_MOMENT_FIRST = re.compile(
+    r"^(?P<moment>(?:when|while|as|once|after|before) (?:you|the robot|it|we) [^,]+),\s+"
+    r"(?P<asked>(?:was|were|is|are|did|do|does|had|has|have|could|can)\b.+)$",
+    re.IGNORECASE,
+)
+
+
 def direct_question(question: str, wordnet: WordNet | None = None) -> str:
-    """The question in its direct form where it was asked indirectly; otherwise the question as asked."""
+    """The question in its direct form where it was asked indirectly, as a statement to confirm, without its "did
+    you", or with the moment it asks about said first; otherwise the question as asked."""
     text = question.strip()
     recalled = _RECALLED.match(text)
     if recalled:
         return f"did you {_base(recalled['verb'], wordnet)}{text[recalled.end() :]}"
+    if text.endswith("?") and _ELLIPTICAL.match(text):
+        return f"did you {text[0].lower()}{text[1:]}"
+    moment = _MOMENT_FIRST.match(text.rstrip(" ?.!"))
+    if moment:
+        return _asked(f"{moment['asked']} {moment['moment'][0].lower()}{moment['moment'][1:]}")
     lead = _LEAD_IN.match(text)
+    tag = _TAG.match(text) if lead is None and text.endswith("?") else None
+    if tag is not None:
+        statement = tag["statement"]
+        first = statement.split(" ", 1)[0]
+        if re.fullmatch(_PRONOUNS, first.lower()) or first.lower() in _DETERMINERS:
+            statement = statement[0].lower() + statement[1:]  # "Somebody was ..." as "was somebody ..."
+        return _direct(f"whether {statement}", wordnet) or question
     if lead is None:
         return question
     embedded = text[lead.end() :]
+    # the question word is its subject ("what was said"), or no verb follows it: in the order of asking
+    return _direct(embedded, wordnet) or _asked(embedded)
+
+
+def _direct(embedded: str, wordnet: WordNet | None) -> str | None:
+    """An embedded question ("whether the van was late") in the direct form ("was the van late?"); None where it
+    has no subject and verb in the order of a statement."""
     match = _EMBEDDED.match(embedded)
     if match is None:
-        return _asked(embedded)  # the question word is its subject ("what was said"): in the order of asking
+        return None
     wh, subject, verb, rest = match["wh"], match["subject"], match["verb"], match["rest"]
     adverb = match["adverb"] or ""
     asked = "" if wh.lower() in ("whether", "if") else f"{wh} "
@@ -71,7 +111,7 @@ def direct_question(question: str, wordnet: WordNet | None = None) -> str:
         return _asked(f"{asked}{verb} {subject} {adverb}{rest.lstrip()}")
     base = _base(verb, wordnet)
     if base == verb.lower() and not (wordnet is not None and wordnet.is_verb(base)):
-        return _asked(embedded)  # no verb after the subject: the clause as it was
+        return None
     does = "does" if _present(verb, base) else "did"
     return _asked(f"{asked}{does} {subject} {adverb}{base}{rest}")
 
