@@ -1,6 +1,7 @@
 """The reasoner with the offline planner on a memory built from real photos by the real detector."""
 
 import json
+import re
 
 import pytest
 
@@ -2469,3 +2470,5 @@ def test_a_number_asked_for_is_the_line_that_gives_it_not_the_line_that_names_it
         answerer.store.add_moment(Moment(T0 + offset, "/cam", 640, 480, None, texts=read))
     answer = answerer.answer(question)
     assert answer.value == "4471", answer.text
+    # the clock's hours, minutes and seconds would read as other numbers beside the one given
+    assert set(re.findall(r"\d+", answer.text)) == {"4471", "200"}, answer.text

@@ -1822,6 +1822,7 @@ class OfflinePlanner:
         # could: as sure as a good match, however few of the question's words it shares.
         confidence = sure * (max(best.score, CLAIM_MIN) if best.data.get("claimed") else best.score)
         if best.data.get("record") == "transcript":
+            when = when if not _has_digit(held) else when_said(state, best.stamp, clock=False)
             text = f'{"; ".join(held) + ": " if held else ""}"{quoted}", as I heard {when}.'
             said = "; ".join(held) or best.text
             yield answer(text, confidence, [best.ref], best.ref, best.ref, value=said)
@@ -1866,6 +1867,7 @@ class OfflinePlanner:
         ]
         listed = ", ".join(f'"{line}"' for line in cited)
         together = " together" if len(cited) > 1 else ""
+        when = when if not _has_digit(values) else when_said(state, best.stamp, clock=False)
         text = f"{'; '.join(values)}: I read {listed}{together} {when}."
         yield answer(text, confidence, [best.ref], best.ref, best.ref, value="; ".join(values))
         return True
@@ -2356,6 +2358,10 @@ def _singled_out(lines: list[str], words: list[str]) -> list[str]:
     and say more than those words; else []."""
     chosen = _sharing_most(lines, words)
     return chosen if chosen and len(chosen) < len(lines) and all(_says_more(line, words) for line in chosen) else []
+
+
+def _has_digit(values: list[str]) -> bool:
+    return any(c.isdigit() for v in values for c in v)
 
 
 def _sharing_most(texts: list[str], words: list[str]) -> list[str]:

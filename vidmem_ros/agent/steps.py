@@ -35,10 +35,12 @@ def answer(
     return [{"tool": ANSWER_TOOL, "args": fit_to_schema(AnswerArgs, args, prose=frozenset({"text"}))}]
 
 
-def when_said(state: AgentState, stamp: float) -> str:
+def when_said(state: AgentState, stamp: float, clock: bool = True) -> str:
     """A moment as answers give it: the clock (and run, where memory holds several) and whole seconds into memory
-    (a tenth of a second is no use to anyone, and its digits read as a number the answer does not give)."""
-    return f"at {describe_time(state.runs, stamp)} ({stamp - state.t0:.0f} s after my memory begins)"
+    (a tenth of a second is no use to anyone, and its digits read as a number the answer does not give).  Without
+    ``clock`` for an answer that gives a number: the clock's hours, minutes and seconds would read as others."""
+    into = f"{stamp - state.t0:.0f} s after my memory begins"
+    return f"at {describe_time(state.runs, stamp)} ({into})" if clock else into
 
 
 def xy_said(pose: Pose) -> str:
