@@ -220,3 +220,21 @@ def test_a_statement_to_confirm_an_elided_question_and_a_moment_said_first_are_a
 )
 def test_questions_of_other_forms_stay_as_asked(asked: str) -> None:
     assert direct_question(asked, WORDNET) == asked
+
+
+@pytest.mark.parametrize(
+    "asked, direct",
+    [
+        ("Tally of golf carts so far, please.", "how many golf carts so far?"),
+        ("What's your count of trips to the boiler house?", "how many trips to the boiler house?"),
+        ("Give me the total number of barrels you passed.", "how many barrels did you pass?"),
+        ("Number of people you have greeted?", "how many people have you greeted?"),
+        ("Can you give me a running count of the announcements?", "how many announcements?"),
+    ],
+)
+def test_a_count_asked_for_as_a_quantity_is_how_many(asked: str, direct: str) -> None:
+    assert direct_question(asked, WORDNET) == direct
+
+
+def test_the_number_of_one_thing_is_no_count() -> None:
+    assert direct_question("What was the number of the tram?", WORDNET) == "What was the number of the tram?"

@@ -1084,3 +1084,23 @@ def test_whether_something_was_somewhere_is_asked_without_there_too(question: st
 def test_a_time_a_definite_thing_or_an_activity_is_no_thing_somewhere(question: str) -> None:
     parsed = parse_question(question)
     assert parsed is None or not parsed.target.startswith(("person holding", "meeting", "person painting")), parsed
+
+
+@pytest.mark.parametrize(
+    ("question", "intent", "modality", "target"),
+    [
+        ("How many golf carts so far?", Intent.COUNT, Modality.OBJECT, "golf carts"),
+        ("How many trips into the boiler house in all?", Intent.COUNT, Modality.PLACE, "boiler house"),
+        ("How many announcements up to now?", Intent.COUNT, Modality.SPEECH, ""),
+        ("How long since the recording started?", Intent.ACTIVE, Modality.OBJECT, ""),
+        ("What is the elapsed time since your shift began?", Intent.ACTIVE, Modality.OBJECT, ""),
+    ],
+)
+def test_a_count_or_a_time_asked_without_a_verb(question: str, intent: Intent, modality: Modality, target: str) -> None:
+    parsed = parse_question(question)
+    assert parsed is not None and (parsed.intent, parsed.modality, parsed.target) == (intent, modality, target)
+
+
+def test_a_count_without_a_verb_that_names_what_gives_it_is_read_not_counted() -> None:
+    parsed = parse_question("According to the notice, how many spaces are left?")
+    assert parsed is None or parsed.modality is not Modality.OBJECT, parsed

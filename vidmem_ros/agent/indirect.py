@@ -71,6 +71,20 @@ _MOMENT_FIRST = re.compile(
 )
 
 
+# A count asked for as a quantity ("tally of vans so far, please", "what's your count of visits to the kiln room", "give
+# me the number of messages you heard"): how many.
+_COUNT_OF = re.compile(
+    r"^(?:(?:what|how much)(?: is| was|'s| are| were) |(?:please )?(?:give|tell|show|get) me |(?:can|could|would) you "
+    r"(?:please )?(?:give|tell) me )?(?:a |an |the |your |my )?(?:running |final |current |overall |total |full )?"
+    r"(?:tally|count|number|total|head ?count|sum)(?: number)? of (?:the |all the )?(?P<counted>.+?)(?:,? please)?\s*[?.!]*$",
+    re.IGNORECASE,
+)
+# Plural nouns not made with an "s".
+_PLURALS = frozenset(
+    ("people", "children", "men", "women", "staff", "police", "sheep", "deer", "fish", "mice", "geese")
+)
+
+
 def direct_question(question: str, wordnet: WordNet | None = None) -> str:
     """The question in its direct form where it was asked indirectly, as a statement to confirm, without its "did
     you", or with the moment it asks about said first; otherwise the question as asked."""
@@ -80,6 +94,12 @@ def direct_question(question: str, wordnet: WordNet | None = None) -> str:
         return f"did you {_base(recalled['verb'], wordnet)}{text[recalled.end() :]}"
     if text.endswith("?") and _ELLIPTICAL.match(text):
         return f"did you {text[0].lower()}{text[1:]}"
+    counted = _COUNT_OF.match(text)
+    if counted and _plural(counted["counted"]):
+        embedded = f"how many {counted['counted']}"
+        # "... you passed" is said as a question ("did you pass"); a phrase without it stays as it is
+        by_you = re.search(r"\b(?:you|the robot|it|we)\b", counted["counted"], re.IGNORECASE)
+        return (_direct(embedded, wordnet) if by_you else None) or _asked(embedded)
     moment = _MOMENT_FIRST.match(text.rstrip(" ?.!"))
     if moment:
         return _asked(f"{moment['asked']} {moment['moment'][0].lower()}{moment['moment'][1:]}")
@@ -114,6 +134,13 @@ def _direct(embedded: str, wordnet: WordNet | None) -> str | None:
         return None
     does = "does" if _present(verb, base) else "did"
     return _asked(f"{asked}{does} {subject} {adverb}{base}{rest}")
+
+
+def _plural(phrase: str) -> bool:
+    """Whether a noun phrase names things in the plural in its first words ("spoken messages", "the vans"): a
+    count of them; not "the number of the tram"."""
+    words = re.findall(r"[a-z']+", phrase.lower())[:3]
+    return any(w in _PLURALS or (w.endswith("s") and not w.endswith(("ss", "us", "is", "'s"))) for w in words)
 
 
 def _asked(clause: str) -> str:

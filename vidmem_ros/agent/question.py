@@ -176,7 +176,19 @@ _SEEN = rf"(?:seen|spotted|noticed|sighted|observed|{IN_SIGHT}|detected|passed)"
 # The start of the robot's run, said as a moment: "you started", "the beginning of your shift".
 _RUN_START = (
     r"(?:(?:you|we|the robot) (?:first )?(?:started|began|set off|set out|were switched on|came online)"
-    rf"(?: (?:on )?(?:the |your |its |this |today's )?{ACTIVITY})?|(?:the )?(?:start|beginning)(?: of [\w ]+)?)"
+    rf"(?: (?:on )?(?:the |your |its |this |today's )?{ACTIVITY})?|(?:the )?(?:start|beginning)(?: of [\w ]+)?"
+    # "since the recording began", "since your memory starts"
+    r"|(?:the |your |this |my )?(?:recording|memory|log|logging|video|footage|run|session|patrol|shift)"
+    r" (?:started|began|begins|starts|was started|kicked off|got going))"
+)
+# How a count without a verb may end ("so far", "in all").
+_TALLY_END = (
+    r"(?: (?:so far|until now|up to now|by now|yet|today|tonight|in total|in all|altogether|overall|all told))*"
+)
+# ... and the words that are no part of the things counted ("how many vans were in the cloister" has a verb).
+_NOT_NOUN = (
+    r"(?:were|was|are|is|be|been|did|do|does|have|has|had|you|it|we|they|there|in|at|on|to|into|by|near|from|with"
+    r"|so|until|up|yet|today|tonight|overall|altogether|all)"
 )
 # What a question without "there" says is somewhere: something indefinite ("a canoe", "any prams", "anyone").
 _SOME_ONE = (
@@ -228,8 +240,8 @@ _PATTERNS: list[tuple[Intent, Modality, str]] = [
     (  # time gone since the start: "how many minutes have passed since you started?"
         Intent.ACTIVE,
         Modality.OBJECT,
-        r"^how (?:long|much time|many (?:seconds|minutes|hours)) (?:has it been|(?:have|has) (?:passed|elapsed|gone by)"
-        rf"|went by|passed|elapsed) since {_RUN_START}$",
+        r"^how (?:long|much time|many (?:seconds|minutes|hours))(?: (?:has it been|(?:have|has) (?:passed|elapsed|gone by)"
+        rf"|went by|passed|elapsed|is it))? since {_RUN_START}$",
     ),
     (  # the same asked for as a quantity: "what is the time elapsed since the start of your shift?"
         Intent.ACTIVE,
@@ -433,12 +445,32 @@ _PATTERNS: list[tuple[Intent, Modality, str]] = [
         Modality.OBJECT,
         rf"^(?:is|was|were|are) (?P<t>{_SOME_ONE}(?: (?!\w+ing\b)\S+?)*?(?: {_STILL})? (?:{_WHERE_AT}) (?!{_NO_PLACE}).+)$",
     ),
+    # a count asked without a verb: "how many visits to the kiln room so far", "how many vans in all"
+    (
+        Intent.COUNT,
+        Modality.PLACE,
+        rf"^how many (?:separate |different |distinct )?(?:visits|trips|stops|calls) (?:to|into|at|in) (?P<t>.+?){_TALLY_END}"
+        rf"(?: (?:were|are|was|is) there)?{_TALLY_END}$",
+    ),
+    (
+        Intent.COUNT,
+        Modality.OBJECT,
+        rf"^how many (?P<t>(?!times\b)(?:(?!{_NOT_NOUN}\b)[a-z][a-z'-]*)(?: (?!{_NOT_NOUN}\b)[a-z][a-z'-]*){{0,4}}?)"
+        rf"{_TALLY_END}(?: (?:were|are|was|is) there)?{_TALLY_END}$",
+    ),
     # the passive, with a count checked or none: "was the van seen more than once", "was the leak mentioned"
     (Intent.DID, Modality.SPEECH, rf"^(?:was|were|has|have|had) {_PASSIVE_SUBJECT}{_PASSIVE}{_SAID_OF}{_CHECKED}$"),
     (Intent.DID, Modality.TEXT, rf"^(?:was|were|has|have|had) {_PASSIVE_SUBJECT}{_PASSIVE}read{_CHECKED}$"),
     (Intent.DID, Modality.OBJECT, rf"^(?:was|were|has|have|had) {_PASSIVE_SUBJECT}{_PASSIVE}{_SEEN}{_CHECKED}$"),
 ]
 _COMPILED = [(intent, modality, re.compile(pattern)) for intent, modality, pattern in _PATTERNS]
+# The counts asked without a verb: where the question names what says the number ("according to the sign, how
+# many units are there"), the number is read, not counted.
+_BARE_COUNTS = {pattern for _, _, pattern in _COMPILED if _TALLY_END in pattern.pattern}
+_SOURCE_NAMED = re.compile(
+    r"\baccording to\b|\b(?:the|a|that|this) (?:sign|notice|label|poster|board|plaque|placard|banner|note|screen"
+    r"|display|sticker|message|announcement|call)s?\b"
+)
 _SIGN_TARGET = re.compile(rf"^{_SIGN} {_SAYING} (?P<t>.+)$")
 _FILLER = re.compile(
     r"^(?:(?:anything|something|aught) (?:about|on|regarding|concerning|mentioning|saying|that said)"
@@ -914,7 +946,7 @@ def _parse_clause(text: str) -> ParsedQuestion | None:
     window = window or _lead_window(text)
     for intent, modality, pattern in _COMPILED:
         match = pattern.match(normal)
-        if match is None:
+        if match is None or (pattern in _BARE_COUNTS and _SOURCE_NAMED.search(text.lower())):
             continue
         groups = match.groupdict()
         # A comma ends the thing's name: what follows adds to the question ("a heron, even a picture of one").
