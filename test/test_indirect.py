@@ -238,3 +238,20 @@ def test_a_count_asked_for_as_a_quantity_is_how_many(asked: str, direct: str) ->
 
 def test_the_number_of_one_thing_is_no_count() -> None:
     assert direct_question("What was the number of the tram?", WORDNET) == "What was the number of the tram?"
+
+
+@pytest.mark.parametrize(
+    "asked, direct",
+    [
+        ("At what second of the recording did you first notice the kite?", "when did you first notice the kite?"),
+        ("The kite - at which point did you spot it?", "The kite - when did you spot it?"),
+        ("First sighting of the florist's van: when was it?", "when did you first see the florist's van?"),
+        ("When was your most recent sighting of a golf cart?", "when did you last see a golf cart?"),
+        ("The scullery was followed by which area?", "where did you go after the scullery?"),
+        ("The refectory was preceded by which room of the mill?", "where did you go before the refectory?"),
+        ("The mill: what was the length of your visit there?", "The mill: how long was your visit there?"),
+        ("What was the duration of your stop at the pavilion?", "how long was your stop at the pavilion?"),
+    ],
+)
+def test_a_question_said_another_way_than_the_patterns_read_is_said_plainly(asked: str, direct: str) -> None:
+    assert direct_question(asked, WORDNET) == direct

@@ -85,10 +85,42 @@ _PLURALS = frozenset(
 )
 
 
+# Questions said another way than the patterns read them, as the plain question: (pattern, replacement).
+_REWORDED = [
+    # "at what second of the recording did you ...", "at which point into the patrol did you ...": when
+    (re.compile(r"^at (?:what|which) (?:exact )?(?:second|minute|point|moment|instant)(?: (?:of|in|into) (?:the |your "
+                r"|this )?(?:recording|patrol|run|memory|footage|video|shift|round))? (?P<x>(?:did|do|was|were|had|have)"
+                r"\b.*)$", re.IGNORECASE), "when {x}"),
+    # "last sighting of the van: what time was it?", "when was your first sighting of the van?"
+    (re.compile(r"^(?P<w>first|last|latest|earliest|most recent|final) sighting of (?P<x>.+?)\s*[:,;-]+\s*(?:what time "
+                r"was (?:it|that)|when was (?:it|that)|what was the time|when)\s*\??$", re.IGNORECASE),
+     "when did you {w} see {x}?"),
+    (re.compile(r"^when was (?:the|your|its) (?P<w>first|last|latest|earliest|most recent|final) sighting of "
+                r"(?P<x>.+?)\s*\??$", re.IGNORECASE), "when did you {w} see {x}?"),
+    # "the vestry was followed by which room?", "which area was the cloister preceded by?"
+    (re.compile(r"^(?P<x>.+?) (?:was|were) (?:followed|succeeded) by (?:which|what) (?:\w+ )?(?:part|place|area|room"
+                r"|spot|stop|location|zone|section)(?: of [\w ]+?)?\s*\??$", re.IGNORECASE),
+     "where did you go after {x}?"),
+    (re.compile(r"^(?P<x>.+?) (?:was|were) preceded by (?:which|what) (?:\w+ )?(?:part|place|area|room|spot|stop"
+                r"|location|zone|section)(?: of [\w ]+?)?\s*\??$", re.IGNORECASE),
+     "where did you go before {x}?"),
+    # "what was the length of your stop there", "the duration of the visit to the kiln room"
+    (re.compile(r"^what (?:was|is) the (?:length|duration|total length|total duration) of (?:your|the|its|my) "
+                r"(?P<x>(?:stop|visit|stay|halt|time)\b.*?)\s*\??$", re.IGNORECASE), "how long was your {x}?"),
+]  # fmt: skip
+
+
 def direct_question(question: str, wordnet: WordNet | None = None) -> str:
     """The question in its direct form where it was asked indirectly, as a statement to confirm, without its "did
     you", or with the moment it asks about said first; otherwise the question as asked."""
     text = question.strip()
+    for topic, rest in (("", text), _topic_and_question(text)):
+        for pattern, plain in _REWORDED:
+            if reworded := pattern.match(rest):
+                parts = {k: _lowered(v) for k, v in reworded.groupdict().items()}
+                if "w" in parts:  # "latest sighting": when last seen
+                    parts["w"] = "first" if parts["w"].lower() in ("first", "earliest") else "last"
+                return topic + plain.format(**parts)
     recalled = _RECALLED.match(text)
     if recalled:
         return f"did you {_base(recalled['verb'], wordnet)}{text[recalled.end() :]}"
@@ -141,6 +173,26 @@ def _plural(phrase: str) -> bool:
     count of them; not "the number of the tram"."""
     words = re.findall(r"[a-z']+", phrase.lower())[:3]
     return any(w in _PLURALS or (w.endswith("s") and not w.endswith(("ss", "us", "is", "'s"))) for w in words)
+
+
+# A topic said before the question ("The kiln room: what ...", "The van - when ...").
+_TOPIC = re.compile(r"^(?P<topic>[^:?]{2,60}?(?::| -| –| —)\s+)(?P<rest>\S.*)$")
+
+
+def _topic_and_question(text: str) -> tuple[str, str]:
+    topic = _TOPIC.match(text)
+    return (topic["topic"], topic["rest"]) if topic else ("", text)
+
+
+def _lowered(phrase: str) -> str:
+    """A phrase put inside a question: its first word in lower case where it is a determiner or an ordinary word
+    that opened the question ("The kiln room" as "the kiln room", "Last" as "last"), not a name."""
+    first = phrase.split(" ", 1)[0]
+    ordinary = first.lower() in _DETERMINERS or first.lower() in _ORDINALS
+    return phrase[0].lower() + phrase[1:] if ordinary else phrase
+
+
+_ORDINALS = frozenset(("first", "last", "latest", "earliest", "most", "final"))
 
 
 def _asked(clause: str) -> str:
