@@ -251,6 +251,10 @@ def test_the_number_of_one_thing_is_no_count() -> None:
         ("The refectory was preceded by which room of the mill?", "where did you go before the refectory?"),
         ("The mill: what was the length of your visit there?", "The mill: how long was your visit there?"),
         ("What was the duration of your stop at the pavilion?", "how long was your stop at the pavilion?"),
+        ("The golf cart was spotted from which map x, y?", "where did you spot the golf cart?"),
+        ("A wet paint notice was read at what position?", "where did you read a wet paint notice?"),
+        ("As of right now, how many barrels have you passed?", "how many barrels have you passed?"),
+        ("Up to now, what's your count of stops at the pavilion?", "how many stops at the pavilion?"),
     ],
 )
 def test_a_question_said_another_way_than_the_patterns_read_is_said_plainly(asked: str, direct: str) -> None:

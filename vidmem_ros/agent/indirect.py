@@ -85,6 +85,8 @@ _PLURALS = frozenset(
 )
 
 
+# "As of right now, ...", "up to now, ...": the moment asked is now already.
+_AS_OF_NOW = re.compile(r"^(?:as of|up to|until|till) (?:right |just )?now,\s*", re.IGNORECASE)
 # Questions said another way than the patterns read them, as the plain question: (pattern, replacement).
 _REWORDED = [
     # "at what second of the recording did you ...", "at which point into the patrol did you ...": when
@@ -104,6 +106,10 @@ _REWORDED = [
     (re.compile(r"^(?P<x>.+?) (?:was|were) preceded by (?:which|what) (?:\w+ )?(?:part|place|area|room|spot|stop"
                 r"|location|zone|section)(?: of [\w ]+?)?\s*\??$", re.IGNORECASE),
      "where did you go before {x}?"),
+    # "the kite was seen from which x, y?", "the notice was read at what position?"
+    (re.compile(r"^(?P<x>.+?) (?:was|were) (?P<v>seen|spotted|noticed|observed|detected|read|heard) (?:from|at) "
+                r"(?:which|what) (?:odom |map |robot )?(?:x,? ?y|x and y|position|coordinates|point|spot|location|place)"
+                r"\s*\??$", re.IGNORECASE), "where did you {v} {x}?"),
     # "what was the length of your stop there", "the duration of the visit to the kiln room"
     (re.compile(r"^what (?:was|is) the (?:length|duration|total length|total duration) of (?:your|the|its|my) "
                 r"(?P<x>(?:stop|visit|stay|halt|time)\b.*?)\s*\??$", re.IGNORECASE), "how long was your {x}?"),
@@ -113,11 +119,14 @@ _REWORDED = [
 def direct_question(question: str, wordnet: WordNet | None = None) -> str:
     """The question in its direct form where it was asked indirectly, as a statement to confirm, without its "did
     you", or with the moment it asks about said first; otherwise the question as asked."""
-    text = question.strip()
+    question = _AS_OF_NOW.sub("", question.strip())
+    text = question
     for topic, rest in (("", text), _topic_and_question(text)):
         for pattern, plain in _REWORDED:
             if reworded := pattern.match(rest):
                 parts = {k: _lowered(v) for k, v in reworded.groupdict().items()}
+                if "v" in parts:  # "seen from which x, y": where did you see it
+                    parts["v"] = _PARTICIPLES.get(parts["v"].lower(), parts["v"])
                 if "w" in parts:  # "latest sighting": when last seen
                     parts["w"] = "first" if parts["w"].lower() in ("first", "earliest") else "last"
                 return topic + plain.format(**parts)
@@ -192,6 +201,8 @@ def _lowered(phrase: str) -> str:
     return phrase[0].lower() + phrase[1:] if ordinary else phrase
 
 
+_PARTICIPLES = {"seen": "see", "spotted": "spot", "noticed": "notice", "observed": "observe", "detected": "detect",
+               "heard": "hear"}  # fmt: skip
 _ORDINALS = frozenset(("first", "last", "latest", "earliest", "most", "final"))
 
 
