@@ -2472,3 +2472,28 @@ def test_a_number_asked_for_is_the_line_that_gives_it_not_the_line_that_names_it
     assert answer.value == "4471", answer.text
     # the clock's hours, minutes and seconds would read as other numbers beside the one given
     assert set(re.findall(r"\d+", answer.text)) == {"4471", "200"}, answer.text
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "The grumble about the boiler: when was it said?",
+        "The complaint about the boiler - when was that made?",
+        "When was the moan about the boiler voiced?",
+    ],
+)
+def test_a_thing_said_named_by_the_kind_of_saying_is_found_by_what_it_was_about(
+    answerer: Reasoner, question: str
+) -> None:
+    from vidmem_ros.memory.records import Transcript
+
+    said = [
+        "Please tell the porter about any faults you find.",
+        "The van for the laundry will be late today.",
+        "The boiler in here is making that banging noise again.",
+        "Lunch is served in the refectory at noon.",
+    ]
+    for k, sentence in enumerate(said):
+        answerer.store.add_transcript(Transcript(T0 + 20 + 20 * k, T0 + 23 + 20 * k, sentence))
+    answer = answerer.answer(question)
+    assert answer.stamp == T0 + 60, answer.text

@@ -254,6 +254,15 @@ def test_the_number_of_one_thing_is_no_count() -> None:
         ("The golf cart was spotted from which map x, y?", "where did you spot the golf cart?"),
         ("A wet paint notice was read at what position?", "where did you read a wet paint notice?"),
         ("As of right now, how many barrels have you passed?", "how many barrels have you passed?"),
+        ("pavilion visit: duration in seconds?", "how long was your visit to pavilion?"),
+        ("Mill stop - length?", "how long was your visit to Mill?"),
+        ("Just after the mill you were somewhere else. Where?", "where were you just after the mill?"),
+        (
+            "Right before the refectory the robot went somewhere; where was that?",
+            "where were you right before the refectory?",
+        ),
+        ("scullery -> ? (next stop)", "where did you go after scullery?"),
+        ("? -> refectory", "where did you go before refectory?"),
         ("Up to now, what's your count of stops at the pavilion?", "how many stops at the pavilion?"),
     ],
 )

@@ -1104,3 +1104,20 @@ def test_a_count_or_a_time_asked_without_a_verb(question: str, intent: Intent, m
 def test_a_count_without_a_verb_that_names_what_gives_it_is_read_not_counted() -> None:
     parsed = parse_question("According to the notice, how many spaces are left?")
     assert parsed is None or parsed.modality is not Modality.OBJECT, parsed
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "When was the complaint about the boiler said?",
+        "When was the reminder about the boiler made?",
+        "When was a warning about the boiler given?",
+    ],
+)
+def test_when_a_thing_said_named_by_the_kind_of_saying_was_said(question: str) -> None:
+    parsed = parse_question(question)
+    assert parsed is not None and (parsed.intent, parsed.modality, parsed.target) == (
+        Intent.LAST,
+        Modality.SPEECH,
+        "boiler",
+    )

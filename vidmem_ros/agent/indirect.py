@@ -106,6 +106,16 @@ _REWORDED = [
     (re.compile(r"^(?P<x>.+?) (?:was|were) preceded by (?:which|what) (?:\w+ )?(?:part|place|area|room|spot|stop"
                 r"|location|zone|section)(?: of [\w ]+?)?\s*\??$", re.IGNORECASE),
      "where did you go before {x}?"),
+    # "kiln room visit: duration?", "stop at the arch - length in seconds?"
+    (re.compile(r"^(?P<x>.+?) (?:visit|stop|stay)\s*[:,-]+\s*(?:the |its |your )?(?:duration|length|time spent"
+                r"|how long)(?: in (?:seconds|minutes))?\s*\??$", re.IGNORECASE), "how long was your visit to {x}?"),
+    # "just before the kiln room you were somewhere else. where?": where the robot was
+    (re.compile(r"^(?P<x>(?:just |right |immediately )?(?:before|after) .+?),? (?:you|the robot) (?:were|was|had been"
+                r"|went) (?:somewhere|someplace|elsewhere)(?: else)?\s*[.;,:-]+\s*where(?: was that| was it)?\s*\??$",
+                re.IGNORECASE), "where were you {x}?"),
+    # "kiln room -> ?", "kiln room -> ? (next stop)": the stop after it
+    (re.compile(r"^(?P<x>[^?]+?)\s*(?:->|→|=>|-->)\s*\?.*$"), "where did you go after {x}?"),
+    (re.compile(r"^\?\s*(?:->|→|=>|-->)\s*(?P<x>[^?]+?)\s*[?.]*$"), "where did you go before {x}?"),
     # "the kite was seen from which x, y?", "the notice was read at what position?"
     (re.compile(r"^(?P<x>.+?) (?:was|were) (?P<v>seen|spotted|noticed|observed|detected|read|heard) (?:from|at) "
                 r"(?:which|what) (?:odom |map |robot )?(?:x,? ?y|x and y|position|coordinates|point|spot|location|place)"
@@ -197,12 +207,13 @@ def _lowered(phrase: str) -> str:
     """A phrase put inside a question: its first word in lower case where it is a determiner or an ordinary word
     that opened the question ("The kiln room" as "the kiln room", "Last" as "last"), not a name."""
     first = phrase.split(" ", 1)[0]
-    ordinary = first.lower() in _DETERMINERS or first.lower() in _ORDINALS
+    ordinary = first.lower() in _DETERMINERS | _ORDINALS | _OPENERS
     return phrase[0].lower() + phrase[1:] if ordinary else phrase
 
 
 _PARTICIPLES = {"seen": "see", "spotted": "spot", "noticed": "notice", "observed": "observe", "detected": "detect",
                "heard": "hear"}  # fmt: skip
+_OPENERS = frozenset(("just", "right", "immediately", "before", "after", "once", "when", "while"))
 _ORDINALS = frozenset(("first", "last", "latest", "earliest", "most", "final"))
 
 

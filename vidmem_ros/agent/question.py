@@ -181,6 +181,11 @@ _RUN_START = (
     r"|(?:the |your |this |my )?(?:recording|memory|log|logging|video|footage|run|session|patrol|shift)"
     r" (?:started|began|begins|starts|was started|kicked off|got going))"
 )
+# The kinds of things said ("the complaint about the lift", "a reminder about the van").
+_SAYINGS = (
+    r"(?:complaint|grumble|moan|gripe|remark|comment|warning|reminder|request|question|query|announcement|message"
+    r"|call|report|note|alert|update|joke|instruction|order|news|mention|appeal|plea)s?"
+)
 # How a count without a verb may end ("so far", "in all").
 _TALLY_END = (
     r"(?: (?:so far|until now|up to now|by now|yet|today|tonight|in total|in all|altogether|overall|all told))*"
@@ -419,7 +424,12 @@ _PATTERNS: list[tuple[Intent, Modality, str]] = [
         Intent.LAST,
         Modality.SPEECH,
         r"^when (?:was|were|is|are) (?P<t>.+?) (?:reported|announced|mentioned|brought up|talked about|referred to"
-        r"|said to be|declared)(?P<t2> .+)?$",
+        r"|said to be|declared)(?P<t2> .+)?$"
+        # "when was the complaint about the lift said": a thing said, named by what kind of saying it was
+        rf"|^when (?:was|were) (?P<t3>(?:the|a|an|that|this|your) (?:[a-z-]+ )?{_SAYINGS} (?:about|of|on|concerning|from) .+?"
+        r"|it|that|this|they|those)"
+        r" (?:said|made|voiced|raised|heard|uttered|broadcast|aired|put out|passed on|given|issued|sent|shouted"
+        r"|called out)$",
     ),
     (Intent.WHERE, Modality.SPEECH, rf"^where did you {_HEAR} (?P<t>.+)$"),
     (Intent.DID, Modality.SPEECH, rf"^(?:did|has|have) {_WHO} (?:ever |already )?{_SAY} (?P<t>.+)$"),
@@ -950,7 +960,7 @@ def _parse_clause(text: str) -> ParsedQuestion | None:
             continue
         groups = match.groupdict()
         # A comma ends the thing's name: what follows adds to the question ("a heron, even a picture of one").
-        target = clean_target(((groups.get("t") or "") + (groups.get("t2") or "")).split(", ")[0])
+        target = clean_target(((groups.get("t") or groups.get("t3") or "") + (groups.get("t2") or "")).split(", ")[0])
         other = clean_target(groups.get("o") or "")
         relation = ""
         if intent is Intent.ORDER:
