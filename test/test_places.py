@@ -848,3 +848,14 @@ def test_yes_or_no_asked_as_a_statement_to_confirm_without_did_you_or_moment_fir
     patrol.store.add_moment(Moment(T0 + 48, "/cam", 64, 48, None, texts=[TextLine("BOILER HOUSE", 0.9)], pose=at(10.0)))
     answer = _reading_meaning(patrol, config).answer(question)
     assert answer.value is seen, answer.text
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["How many times were you in the pantry?", "Pantry visits: how many?", "the pantry - visits: how many so far?"],
+)
+def test_visits_to_a_place_no_sign_names_are_counted_however_asked(
+    patrol: Reasoner, config: VidmemConfig, question: str
+) -> None:
+    answer = _reading_meaning(patrol, config).answer(question)  # a mug seen at A (twice visited), a cat at B
+    assert answer.value == 2, answer.text

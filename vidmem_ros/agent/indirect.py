@@ -109,6 +109,9 @@ _REWORDED = [
     # "kiln room visit: duration?", "stop at the arch - length in seconds?"
     (re.compile(r"^(?P<x>.+?) (?:visit|stop|stay)\s*[:,-]+\s*(?:the |its |your )?(?:duration|length|time spent"
                 r"|how long)(?: in (?:seconds|minutes))?\s*\??$", re.IGNORECASE), "how long was your visit to {x}?"),
+    # "kiln room visits: how many?", "trips to the kiln room - how many so far?"
+    (re.compile(r"^(?P<x>.+?) (?P<v>visits|trips|stops)\s*[:,-]+\s*how many(?P<w>(?: (?:so far|in all|in total|altogether"
+                r"|today|until now|up to now))*)\s*\??$", re.IGNORECASE), "how many {v} to {x}{w}?"),
     # "just before the kiln room you were somewhere else. where?": where the robot was
     (re.compile(r"^(?P<x>(?:just |right |immediately )?(?:before|after) .+?),? (?:you|the robot) (?:were|was|had been"
                 r"|went) (?:somewhere|someplace|elsewhere)(?: else)?\s*[.;,:-]+\s*where(?: was that| was it)?\s*\??$",
