@@ -153,7 +153,9 @@ def direct_question(question: str, wordnet: WordNet | None = None) -> str:
         embedded = f"how many {counted['counted']}"
         # "... you passed" is said as a question ("did you pass"); a phrase without it stays as it is
         by_you = re.search(r"\b(?:you|the robot|it|we)\b", counted["counted"], re.IGNORECASE)
-        return (_direct(embedded, wordnet) if by_you else None) or _asked(embedded)
+        if not by_you:
+            return _asked(embedded)
+        return _direct(embedded, wordnet) or question  # not in the order of a statement: as it was asked
     moment = _MOMENT_FIRST.match(text.rstrip(" ?.!"))
     if moment:
         return _asked(f"{moment['asked']} {moment['moment'][0].lower()}{moment['moment'][1:]}")
