@@ -263,6 +263,8 @@ def test_the_number_of_one_thing_is_no_count() -> None:
         ),
         ("scullery -> ? (next stop)", "where did you go after scullery?"),
         ("? -> refectory", "where did you go before refectory?"),
+        ("pavilion visits: how many?", "how many visits to pavilion?"),
+        ("the pavilion - trips: how many so far?", "how many trips to the pavilion so far?"),
         ("Up to now, what's your count of stops at the pavilion?", "how many stops at the pavilion?"),
     ],
 )

@@ -100,18 +100,15 @@ _REWORDED = [
     (re.compile(r"^when was (?:the|your|its) (?P<w>first|last|latest|earliest|most recent|final) sighting of "
                 r"(?P<x>.+?)\s*\??$", re.IGNORECASE), "when did you {w} see {x}?"),
     # "the vestry was followed by which room?", "which area was the cloister preceded by?"
-    (re.compile(r"^(?P<x>.+?) (?:was|were) (?:followed|succeeded) by (?:which|what) (?:\w+ )?(?:part|place|area|room"
-                r"|spot|stop|location|zone|section)(?: of [\w ]+?)?\s*\??$", re.IGNORECASE),
-     "where did you go after {x}?"),
-    (re.compile(r"^(?P<x>.+?) (?:was|were) preceded by (?:which|what) (?:\w+ )?(?:part|place|area|room|spot|stop"
-                r"|location|zone|section)(?: of [\w ]+?)?\s*\??$", re.IGNORECASE),
-     "where did you go before {x}?"),
+    (re.compile(r"^(?P<x>.+?) (?:was|were) (?P<r>followed|succeeded|preceded) by (?:which|what) (?:\w+ )?(?:part|place"
+                r"|area|room|spot|stop|location|zone|section)(?: of [\w ]+?)?\s*\??$", re.IGNORECASE),
+     "where did you go {r} {x}?"),
     # "kiln room visit: duration?", "stop at the arch - length in seconds?"
     (re.compile(r"^(?P<x>.+?) (?:visit|stop|stay)\s*[:,-]+\s*(?:the |its |your )?(?:duration|length|time spent"
                 r"|how long)(?: in (?:seconds|minutes))?\s*\??$", re.IGNORECASE), "how long was your visit to {x}?"),
     # "kiln room visits: how many?", "trips to the kiln room - how many so far?"
-    (re.compile(r"^(?P<x>.+?) (?P<v>visits|trips|stops)\s*[:,-]+\s*how many(?P<w>(?: (?:so far|in all|in total|altogether"
-                r"|today|until now|up to now))*)\s*\??$", re.IGNORECASE), "how many {v} to {x}{w}?"),
+    (re.compile(r"^(?P<x>.+?)(?:\s*[-,:])?\s+(?P<v>visits|trips|stops)\s*[:,-]+\s*how many(?P<tail>(?: (?:so far|in all"
+                r"|in total|altogether|today|until now|up to now))*)\s*\??$", re.IGNORECASE), "how many {v} to {x}{tail}?"),
     # "just before the kiln room you were somewhere else. where?": where the robot was
     (re.compile(r"^(?P<x>(?:just |right |immediately )?(?:before|after) .+?),? (?:you|the robot) (?:were|was|had been"
                 r"|went) (?:somewhere|someplace|elsewhere)(?: else)?\s*[.;,:-]+\s*where(?: was that| was it)?\s*\??$",
@@ -137,11 +134,7 @@ def direct_question(question: str, wordnet: WordNet | None = None) -> str:
     for topic, rest in (("", text), _topic_and_question(text)):
         for pattern, plain in _REWORDED:
             if reworded := pattern.match(rest):
-                parts = {k: _lowered(v) for k, v in reworded.groupdict().items()}
-                if "v" in parts:  # "seen from which x, y": where did you see it
-                    parts["v"] = _PARTICIPLES.get(parts["v"].lower(), parts["v"])
-                if "w" in parts:  # "latest sighting": when last seen
-                    parts["w"] = "first" if parts["w"].lower() in ("first", "earliest") else "last"
+                parts = {k: _PLAIN_WORDS.get(v.lower(), _lowered(v)) for k, v in reworded.groupdict().items()}
                 return topic + plain.format(**parts)
     recalled = _RECALLED.match(text)
     if recalled:
@@ -216,8 +209,11 @@ def _lowered(phrase: str) -> str:
     return phrase[0].lower() + phrase[1:] if ordinary else phrase
 
 
-_PARTICIPLES = {"seen": "see", "spotted": "spot", "noticed": "notice", "observed": "observe", "detected": "detect",
-               "heard": "hear"}  # fmt: skip
+# Words of a reworded question said as the plain one says them: "seen from which x, y" as "did you see", "the
+# latest sighting" as "last see", "followed by" as "after".
+_PLAIN_WORDS = {"seen": "see", "spotted": "spot", "noticed": "notice", "observed": "observe", "detected": "detect",
+                "heard": "hear", "earliest": "first", "latest": "last", "most recent": "last", "final": "last",
+                "followed": "after", "succeeded": "after", "preceded": "before"}  # fmt: skip
 _OPENERS = frozenset(("just", "right", "immediately", "before", "after", "once", "when", "while"))
 _ORDINALS = frozenset(("first", "last", "latest", "earliest", "most", "final"))
 
