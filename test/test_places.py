@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from vidmem_ros.agent.answer import Answer
 from vidmem_ros.agent.reasoner import Reasoner
 from vidmem_ros.config import PlacesConfig, VidmemConfig
 from vidmem_ros.ingest.frames import DecodedImage, FrameInput
@@ -801,6 +802,15 @@ def test_a_place_at_a_glance_quotes_its_signs_headings_first_and_no_half_read_co
     assert "OOK RETURN'" not in brief.replace("'BOOK RETURNS'", ""), brief
 
 
+def _asked_with_the_boiler_house(patrol: Reasoner, config: VidmemConfig, question: str) -> Answer:
+    """A question asked of the patrol, with a sign at B that names it the boiler house."""
+    from vidmem_ros.memory.records import Moment
+    from vidmem_ros.perception.types import TextLine
+
+    patrol.store.add_moment(Moment(T0 + 48, "/cam", 64, 48, None, texts=[TextLine("BOILER HOUSE", 0.9)], pose=at(10.0)))
+    return _reading_meaning(patrol, config).answer(question)
+
+
 @pytest.mark.parametrize(
     ("question", "seen"),
     [
@@ -814,11 +824,7 @@ def test_a_place_at_a_glance_quotes_its_signs_headings_first_and_no_half_read_co
 def test_a_closing_clause_that_points_back_to_the_place_named_asks_nothing_more(
     patrol: Reasoner, config: VidmemConfig, question: str, seen: bool
 ) -> None:
-    from vidmem_ros.memory.records import Moment
-    from vidmem_ros.perception.types import TextLine
-
-    patrol.store.add_moment(Moment(T0 + 48, "/cam", 64, 48, None, texts=[TextLine("BOILER HOUSE", 0.9)], pose=at(10.0)))
-    answer = _reading_meaning(patrol, config).answer(question)
+    answer = _asked_with_the_boiler_house(patrol, config, question)
     assert answer.value is seen, answer.text
 
 
@@ -842,11 +848,7 @@ def test_a_thing_never_in_view_with_what_it_was_asked_with_is_not_seen_so(patrol
 def test_yes_or_no_asked_as_a_statement_to_confirm_without_did_you_or_moment_first(
     patrol: Reasoner, config: VidmemConfig, question: str, seen: bool
 ) -> None:
-    from vidmem_ros.memory.records import Moment
-    from vidmem_ros.perception.types import TextLine
-
-    patrol.store.add_moment(Moment(T0 + 48, "/cam", 64, 48, None, texts=[TextLine("BOILER HOUSE", 0.9)], pose=at(10.0)))
-    answer = _reading_meaning(patrol, config).answer(question)
+    answer = _asked_with_the_boiler_house(patrol, config, question)
     assert answer.value is seen, answer.text
 
 
